@@ -1,0 +1,57 @@
+//===- CommDialect.td - comm dialect definition ------------*- tablegen -*-===//
+
+#ifndef COMM_DIALECT_COMM_COMMDIALECT_TD
+#define COMM_DIALECT_COMM_COMMDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Comm_Dialect : Dialect {
+  let name = "comm";
+  let cppNamespace = "::mlir::comm";
+  let summary = "Tensor movement between ranks and memory spaces";
+  let description = [{
+    The `comm` dialect describes how tensors move in an SPMD program: every
+    rank runs the same function, and the ops below say which data crosses
+    between ranks (collectives, point-to-point transfers) or between memory
+    spaces (copies between GPU memory and host memory). It says *what* moves;
+    the planning passes decide *how*, and record each decision in a
+    `#comm.plan` attribute on the op, where it can also be written by hand.
+
+    Groups of ranks are XLA-style replica groups: a list of disjoint rank
+    lists of equal size, each running the collective independently.
+
+    ```mlir
+    module attributes {comm.world_size = 8 : i64} {
+      func.func @step(%grad: tensor<1024xf32>) -> tensor<1024xf32> {
+        %0 = comm.all_reduce sum %grad over [[0, 1, 2, 3], [4, 5, 6, 7]]
+            : tensor<1024xf32>
+        return %0 : tensor<1024xf32>
+      }
+    }
+    ```
+
+    Module attributes understood by the dialect:
+    - `comm.world_size` (positive integer): the number of ranks; every rank
+      named by a group or a source/target pair must be below it.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the module attribute that holds the number of ranks.
+    static constexpr ::llvm::StringLiteral getWorldSizeAttrName() {
+      return ::llvm::StringLiteral("comm.world_size");
+    }
+
+  private:
+    void registerAttributes();
+    void registerTypes();
+
+  public:
+  }];
+}
+
+class Comm_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Comm_Dialect, mnemonic, traits>;
+
+#endif // COMM_DIALECT_COMM_COMMDIALECT_TD

@@ -1,0 +1,44 @@
+//===- CommInterfaces.td - comm op interfaces --------------*- tablegen -*-===//
+
+#ifndef COMM_DIALECT_COMM_COMMINTERFACES_TD
+#define COMM_DIALECT_COMM_COMMINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Comm_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
+  let cppNamespace = "::mlir::comm";
+  let description = [{
+    What the cost model, the simulator and the planning passes need to know
+    about a collective without knowing which one it is: the groups of ranks
+    that take part, the element type, and the payload each participating
+    rank sends into and receives out of the collective. The payload is the
+    collective's logical contract (what a rank hands in and gets back), not
+    the traffic of any particular algorithm: a ring all_reduce of N bytes
+    sends 2(n-1)/n * N bytes per rank, but its payload is N in and N out.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "The groups of ranks that run this collective. For a permute, a "
+      "single group holding every rank that sends or receives.",
+      "::mlir::comm::ReplicaGroupsAttr", "getReplicaGroups">,
+    InterfaceMethod<"Number of ranks in each group.",
+      "int64_t", "getGroupSize", (ins), [{
+        return $_op.getReplicaGroups().getGroupSize();
+      }]>,
+    InterfaceMethod<"Element type of the data moved; null for a barrier.",
+      "::mlir::Type", "getCommElementType">,
+    InterfaceMethod<"Payload bytes each participating rank sends.",
+      "int64_t", "getBytesSentPerRank">,
+    InterfaceMethod<"Payload bytes each participating rank receives.",
+      "int64_t", "getBytesReceivedPerRank">,
+    InterfaceMethod<"The reduction applied, if any.",
+      "std::optional<::mlir::comm::ReductionKind>", "getReduction", (ins),
+      [{}], [{ return std::nullopt; }]>,
+    InterfaceMethod<"The plan attached to the op, or null.",
+      "::mlir::comm::PlanAttr", "getPlanAttr">,
+    InterfaceMethod<"Attaches `plan` to the op.",
+      "void", "setPlanAttr", (ins "::mlir::comm::PlanAttr":$plan)>,
+  ];
+}
+
+#endif // COMM_DIALECT_COMM_COMMINTERFACES_TD

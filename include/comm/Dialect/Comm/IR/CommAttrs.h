@@ -1,0 +1,29 @@
+//===- CommAttrs.h - comm enums and attributes ------------------*- C++ -*-===//
+
+#ifndef COMM_DIALECT_COMM_IR_COMMATTRS_H
+#define COMM_DIALECT_COMM_IR_COMMATTRS_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include "comm/Dialect/Comm/CommEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "comm/Dialect/Comm/CommAttrs.h.inc"
+
+namespace mlir {
+namespace comm {
+
+/// Whether `kind` is a valid reduction for elements of type `elementType`.
+/// Bitwise reductions need integers, `avg` needs floating point.
+bool isValidReduction(ReductionKind kind, Type elementType);
+
+/// The algorithms that apply to the op named `opName` (e.g. "all_reduce").
+ArrayRef<Algorithm> getApplicableAlgorithms(StringRef opName);
+
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_DIALECT_COMM_IR_COMMATTRS_H

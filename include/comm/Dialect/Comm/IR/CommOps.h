@@ -1,0 +1,36 @@
+//===- CommOps.h - comm dialect operations ----------------------*- C++ -*-===//
+
+#ifndef COMM_DIALECT_COMM_IR_COMMOPS_H
+#define COMM_DIALECT_COMM_IR_COMMOPS_H
+
+#include "comm/Dialect/Comm/IR/CommAttrs.h"
+#include "comm/Dialect/Comm/IR/CommDialect.h"
+#include "comm/Dialect/Comm/IR/CommInterfaces.h"
+#include "comm/Dialect/Comm/IR/CommTypes.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace comm {
+
+/// The side-effect resource of inter-rank communication. Ops that touch it
+/// keep their relative order and are not erased when their results are
+/// unused, since the other ranks take part in them.
+struct CommResource : public SideEffects::Resource::Base<CommResource> {
+  StringRef getName() final { return "comm"; }
+};
+
+/// Number of ranks declared by the nearest enclosing `comm.world_size`, or
+/// std::nullopt when none is declared.
+std::optional<int64_t> getWorldSize(Operation *op);
+
+} // namespace comm
+} // namespace mlir
+
+#define GET_OP_CLASSES
+#include "comm/Dialect/Comm/CommOps.h.inc"
+
+#endif // COMM_DIALECT_COMM_IR_COMMOPS_H

@@ -1,0 +1,34 @@
+//===- CommDialect.cpp - comm dialect --------------------------*- C++ -*-===//
+
+#include "comm/Dialect/Comm/IR/CommDialect.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+
+#include "comm/Dialect/Comm/CommDialect.cpp.inc"
+
+void CommDialect::initialize() {
+  registerAttributes();
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "comm/Dialect/Comm/CommOps.cpp.inc"
+      >();
+}
+
+LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() == getWorldSizeAttrName()) {
+    auto size = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!size || !size.getType().isSignlessInteger() || size.getInt() < 1)
+      return op->emitError()
+             << "'" << getWorldSizeAttrName()
+             << "' must be a positive integer, got " << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown comm attribute '" << attr.getName().getValue()
+                         << "' on " << op->getName()
+                         << "; expected '" << getWorldSizeAttrName() << "'";
+}

@@ -1,0 +1,726 @@
+//===- CommOps.cpp - comm dialect operations -------------------*- C++ -*-===//
+
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+
+#include "comm/Dialect/Comm/CommOpInterfaces.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> mlir::comm::getWorldSize(Operation *op) {
+  for (Operation *parent = op; parent; parent = parent->getParentOp())
+    if (auto size = parent->getAttrOfType<IntegerAttr>(
+            CommDialect::getWorldSizeAttrName()))
+      return size.getInt();
+  return std::nullopt;
+}
+
+/// Size in bytes of a statically shaped tensor (sub-byte elements are
+/// rounded up to a byte each, as the runtime stores them), or std::nullopt
+/// when it does not fit in 63 bits.
+static std::optional<int64_t> getCheckedTensorBytes(RankedTensorType tensor) {
+  int64_t bytes = (tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+  for (int64_t dim : tensor.getShape())
+    if (ShapedType::isDynamic(dim) || llvm::MulOverflow(bytes, dim, bytes))
+      return std::nullopt;
+  return bytes;
+}
+
+/// Size in bytes of a tensor of a verified op.
+static int64_t getTensorBytes(Type type) {
+  return getCheckedTensorBytes(cast<RankedTensorType>(type)).value_or(0);
+}
+
+/// Rejects tensors whose size in bytes overflows 64-bit arithmetic, so that
+/// every byte count derived from a verified op is exact.
+static LogicalResult verifyTensorSizes(Operation *op) {
+  auto check = [&](Type type) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() ||
+        !tensor.getElementType().isIntOrFloat() ||
+        getCheckedTensorBytes(tensor))
+      return success();
+    return op->emitOpError() << "moves " << tensor
+                             << ", whose size in bytes overflows 64 bits";
+  };
+  for (Type type : op->getOperandTypes())
+    if (failed(check(type)))
+      return failure();
+  for (Type type : op->getResultTypes())
+    if (failed(check(type)))
+      return failure();
+  return success();
+}
+
+static LogicalResult verifyRankInWorld(Operation *op, int64_t rank,
+                                       StringRef what) {
+  std::optional<int64_t> worldSize = getWorldSize(op);
+  if (worldSize && rank >= *worldSize)
+    return op->emitOpError()
+           << what << " names rank " << rank << ", but the world has only "
+           << *worldSize << " ranks (comm.world_size)";
+  return success();
+}
+
+static LogicalResult verifyGroups(Operation *op, ReplicaGroupsAttr groups) {
+  return verifyRankInWorld(op, groups.getMaxRank(), "replica group");
+}
+
+/// Checks a flat [source, target, source, target, ...] list.
+static LogicalResult verifyPairs(Operation *op, ArrayRef<int64_t> pairs) {
+  if (pairs.empty())
+    return op->emitOpError() << "expects at least one [source, target] pair";
+  if (pairs.size() % 2 != 0)
+    return op->emitOpError()
+           << "expects [source, target] pairs, got an odd number of ranks ("
+           << pairs.size() << ")";
+  llvm::SmallDenseSet<int64_t> sources, targets;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    int64_t source = pairs[i], target = pairs[i + 1];
+    if (source < 0 || target < 0)
+      return op->emitOpError()
+             << "pair [" << source << ", " << target
+             << "] names a negative rank";
+    if (!sources.insert(source).second)
+      return op->emitOpError()
+             << "rank " << source << " is the source of more than one pair";
+    if (!targets.insert(target).second)
+      return op->emitOpError()
+             << "rank " << target << " is the target of more than one pair";
+    if (failed(verifyRankInWorld(op, std::max(source, target), "pair")))
+      return failure();
+  }
+  return success();
+}
+
+static LogicalResult verifyReduction(Operation *op, ReductionKind kind,
+                                     Type elementType) {
+  if (isValidReduction(kind, elementType))
+    return success();
+  return op->emitOpError()
+         << "reduction '" << stringifyReductionKind(kind)
+         << "' is not defined for element type " << elementType << "; "
+         << (isa<FloatType>(elementType) ? "bitwise reductions need integers"
+                                         : "'avg' needs floating point");
+}
+
+/// Checks a plan against the op it is attached to. `elementType` is null for
+/// ops that move no data.
+static LogicalResult verifyTransfer(Operation *op, PlanAttr plan,
+                                    Type elementType) {
+  if (failed(verifyTensorSizes(op)))
+    return failure();
+  if (!plan)
+    return success();
+  StringRef opName = op->getName().stripDialect();
+  if (std::optional<Algorithm> algorithm = plan.getAlgorithm()) {
+    ArrayRef<Algorithm> applicable = getApplicableAlgorithms(opName);
+    if (applicable.empty())
+      return op->emitOpError()
+             << "takes no algorithm, but its plan names '"
+             << stringifyAlgorithm(*algorithm) << "'";
+    if (!llvm::is_contained(applicable, *algorithm)) {
+      auto diag = op->emitOpError()
+                  << "cannot use algorithm '" << stringifyAlgorithm(*algorithm)
+                  << "'; expected one of ";
+      llvm::interleaveComma(applicable, diag, [&](Algorithm a) {
+        diag << stringifyAlgorithm(a);
+      });
+      return diag;
+    }
+  }
+  if (Type precision = plan.getPrecision()) {
+    auto floatType = dyn_cast_or_null<FloatType>(elementType);
+    if (!floatType) {
+      auto diag = op->emitOpError()
+                  << "plan precision " << precision
+                  << " needs floating-point data, but the op moves ";
+      if (elementType)
+        diag << "elements of type " << elementType;
+      else
+        diag << "no data";
+      return diag;
+    }
+    if (cast<FloatType>(precision).getWidth() > floatType.getWidth())
+      return op->emitOpError()
+             << "plan precision " << precision
+             << " is wider than the element type " << elementType;
+  }
+  return success();
+}
+
+/// Common checks of a grouped collective.
+static LogicalResult verifyGroupedCollective(Operation *op,
+                                             ReplicaGroupsAttr groups,
+                                             PlanAttr plan, Type elementType) {
+  if (failed(verifyGroups(op, groups)))
+    return failure();
+  return verifyTransfer(op, plan, elementType);
+}
+
+static LogicalResult verifyDim(Operation *op, StringRef name, int64_t dim,
+                               RankedTensorType type) {
+  if (dim >= type.getRank())
+    return op->emitOpError() << name << " " << dim << " is out of range for "
+                             << type << " of rank " << type.getRank();
+  return success();
+}
+
+static LogicalResult verifySameElementType(Operation *op, Type input,
+                                           Type result) {
+  Type inElt = getElementTypeOrSelf(input);
+  Type outElt = getElementTypeOrSelf(result);
+  if (inElt != outElt)
+    return op->emitOpError() << "result element type " << outElt
+                             << " differs from input element type " << inElt;
+  return success();
+}
+
+/// Checks that `result` is `input` with dimension `dim` scaled: multiplied
+/// by `groupSize` when `multiply`, divided otherwise.
+static LogicalResult verifyScaledShape(Operation *op, RankedTensorType input,
+                                       RankedTensorType result, int64_t dim,
+                                       int64_t groupSize, bool multiply) {
+  if (input.getRank() != result.getRank())
+    return op->emitOpError() << "result rank " << result.getRank()
+                             << " differs from input rank " << input.getRank();
+  SmallVector<int64_t> expected(input.getShape());
+  if (multiply) {
+    if (llvm::MulOverflow(expected[dim], groupSize, expected[dim]))
+      return op->emitOpError() << "dimension " << dim << " of size "
+                               << input.getDimSize(dim) << " times "
+                               << groupSize << " ranks overflows 64 bits";
+  } else {
+    if (input.getDimSize(dim) % groupSize != 0)
+      return op->emitOpError()
+             << "dimension " << dim << " of size " << input.getDimSize(dim)
+             << " is not divisible by the group size " << groupSize;
+    expected[dim] /= groupSize;
+  }
+  if (result.getShape() != ArrayRef<int64_t>(expected))
+    return op->emitOpError()
+           << "expected result type "
+           << RankedTensorType::get(expected, input.getElementType())
+           << " for groups of " << groupSize << ", got " << result;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// Enum attributes are written as a bare keyword inside ops.
+template <typename AttrT>
+static ParseResult parseEnumKeyword(OpAsmParser &parser, AttrT &attr) {
+  using EnumT = decltype(std::declval<AttrT>().getValue());
+  FailureOr<EnumT> value = FieldParser<EnumT>::parse(parser);
+  if (failed(value))
+    return failure();
+  attr = AttrT::get(parser.getContext(), *value);
+  return success();
+}
+
+template <typename AttrT>
+static void printEnumKeyword(OpAsmPrinter &printer, Operation *, AttrT attr) {
+  printer << stringifyEnum(attr.getValue());
+}
+
+static ParseResult parseReplicaGroups(OpAsmParser &parser,
+                                      ReplicaGroupsAttr &groups) {
+  groups = ReplicaGroupsAttr::parseBare(parser);
+  return success(static_cast<bool>(groups));
+}
+
+static void printReplicaGroups(OpAsmPrinter &printer, Operation *,
+                               ReplicaGroupsAttr groups) {
+  groups.printBare(printer);
+}
+
+static ParseResult parsePairs(OpAsmParser &parser, DenseI64ArrayAttr &pairs) {
+  SmallVector<int64_t> flat;
+  auto parsePair = [&]() -> ParseResult {
+    SMLoc loc = parser.getCurrentLocation();
+    SmallVector<int64_t, 2> pair;
+    if (parser.parseCommaSeparatedList(
+            AsmParser::Delimiter::Square,
+            [&]() { return parser.parseInteger(pair.emplace_back()); },
+            "in a [source, target] pair"))
+      return failure();
+    if (pair.size() != 2)
+      return parser.emitError(loc)
+             << "expected a [source, target] pair, got " << pair.size()
+             << " ranks";
+    llvm::append_range(flat, pair);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parsePair,
+                                     "in the [source, target] pairs"))
+    return failure();
+  pairs = DenseI64ArrayAttr::get(parser.getContext(), flat);
+  return success();
+}
+
+static void printPairs(OpAsmPrinter &printer, Operation *,
+                       DenseI64ArrayAttr pairs) {
+  ArrayRef<int64_t> flat = pairs.asArrayRef();
+  printer << '[';
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    printer << (i ? ", " : "") << '[' << flat[i] << ", " << flat[i + 1] << ']';
+  printer << ']';
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// A collective over groups of one rank moves nothing: its result is its
+/// input.
+template <typename OpT>
+static OpFoldResult foldSingletonGroups(OpT op) {
+  if (op.getGroups().getGroupSize() == 1 &&
+      op.getInput().getType() == op.getType())
+    return op.getInput();
+  return {};
+}
+
+// all_reduce
+
+LogicalResult AllReduceOp::verify() {
+  Type elementType = getInput().getType().getElementType();
+  if (failed(verifyReduction(*this, getKind(), elementType)))
+    return failure();
+  return verifyGroupedCollective(*this, getGroups(), getPlanAttr(),
+                                 elementType);
+}
+
+OpFoldResult AllReduceOp::fold(FoldAdaptor) {
+  return foldSingletonGroups(*this);
+}
+
+Type AllReduceOp::getCommElementType() {
+  return getInput().getType().getElementType();
+}
+int64_t AllReduceOp::getBytesSentPerRank() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t AllReduceOp::getBytesReceivedPerRank() {
+  return getTensorBytes(getType());
+}
+
+// reduce_scatter
+
+LogicalResult ReduceScatterOp::verify() {
+  auto input = getInput().getType(), result = getType();
+  Type elementType = input.getElementType();
+  if (failed(verifyReduction(*this, getKind(), elementType)) ||
+      failed(verifySameElementType(*this, input, result)) ||
+      failed(verifyDim(*this, "dim", getDim(), input)) ||
+      failed(verifyScaledShape(*this, input, result, getDim(),
+                               getGroups().getGroupSize(),
+                               /*multiply=*/false)))
+    return failure();
+  return verifyGroupedCollective(*this, getGroups(), getPlanAttr(),
+                                 elementType);
+}
+
+OpFoldResult ReduceScatterOp::fold(FoldAdaptor) {
+  return foldSingletonGroups(*this);
+}
+
+Type ReduceScatterOp::getCommElementType() {
+  return getInput().getType().getElementType();
+}
+int64_t ReduceScatterOp::getBytesSentPerRank() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t ReduceScatterOp::getBytesReceivedPerRank() {
+  return getTensorBytes(getType());
+}
+
+// all_gather
+
+LogicalResult AllGatherOp::verify() {
+  auto input = getInput().getType(), result = getType();
+  if (failed(verifySameElementType(*this, input, result)) ||
+      failed(verifyDim(*this, "dim", getDim(), input)) ||
+      failed(verifyScaledShape(*this, input, result, getDim(),
+                               getGroups().getGroupSize(),
+                               /*multiply=*/true)))
+    return failure();
+  return verifyGroupedCollective(*this, getGroups(), getPlanAttr(),
+                                 input.getElementType());
+}
+
+OpFoldResult AllGatherOp::fold(FoldAdaptor) {
+  return foldSingletonGroups(*this);
+}
+
+Type AllGatherOp::getCommElementType() {
+  return getInput().getType().getElementType();
+}
+int64_t AllGatherOp::getBytesSentPerRank() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t AllGatherOp::getBytesReceivedPerRank() {
+  return getTensorBytes(getType());
+}
+
+// all_to_all
+
+LogicalResult AllToAllOp::verify() {
+  auto input = getInput().getType(), result = getType();
+  int64_t groupSize = getGroups().getGroupSize();
+  int64_t splitDim = getSplitDim(), concatDim = getConcatDim();
+  if (failed(verifySameElementType(*this, input, result)) ||
+      failed(verifyDim(*this, "split dimension", splitDim, input)) ||
+      failed(verifyDim(*this, "concat dimension", concatDim, input)))
+    return failure();
+  if (input.getDimSize(splitDim) % groupSize != 0)
+    return emitOpError() << "split dimension " << splitDim << " of size "
+                         << input.getDimSize(splitDim)
+                         << " is not divisible by the group size "
+                         << groupSize;
+  SmallVector<int64_t> expected(input.getShape());
+  expected[splitDim] /= groupSize;
+  if (llvm::MulOverflow(expected[concatDim], groupSize, expected[concatDim]))
+    return emitOpError() << "concat dimension " << concatDim
+                         << " times " << groupSize
+                         << " ranks overflows 64 bits";
+  if (result.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "expected result type "
+                         << RankedTensorType::get(expected,
+                                                  input.getElementType())
+                         << " (split " << splitDim << ", concat " << concatDim
+                         << ", groups of " << groupSize << "), got " << result;
+  return verifyGroupedCollective(*this, getGroups(), getPlanAttr(),
+                                 input.getElementType());
+}
+
+OpFoldResult AllToAllOp::fold(FoldAdaptor) {
+  return foldSingletonGroups(*this);
+}
+
+Type AllToAllOp::getCommElementType() {
+  return getInput().getType().getElementType();
+}
+int64_t AllToAllOp::getBytesSentPerRank() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t AllToAllOp::getBytesReceivedPerRank() {
+  return getTensorBytes(getType());
+}
+
+// broadcast
+
+static LogicalResult verifyRoot(Operation *op, int64_t root,
+                                ReplicaGroupsAttr groups) {
+  if (root >= groups.getGroupSize())
+    return op->emitOpError() << "root " << root
+                             << " is not a position in groups of "
+                             << groups.getGroupSize() << " ranks";
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  if (failed(verifyRoot(*this, getRoot(), getGroups())))
+    return failure();
+  return verifyGroupedCollective(*this, getGroups(), getPlanAttr(),
+                                 getInput().getType().getElementType());
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  return foldSingletonGroups(*this);
+}
+
+Type BroadcastOp::getCommElementType() {
+  return getInput().getType().getElementType();
+}
+int64_t BroadcastOp::getBytesSentPerRank() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t BroadcastOp::getBytesReceivedPerRank() {
+  return getTensorBytes(getType());
+}
+
+// reduce
+
+LogicalResult ReduceOp::verify() {
+  Type elementType = getInput().getType().getElementType();
+  if (failed(verifyReduction(*this, getKind(), elementType)) ||
+      failed(verifyRoot(*this, getRoot(), getGroups())))
+    return failure();
+  return verifyGroupedCollective(*this, getGroups(), getPlanAttr(),
+                                 elementType);
+}
+
+OpFoldResult ReduceOp::fold(FoldAdaptor) { return foldSingletonGroups(*this); }
+
+Type ReduceOp::getCommElementType() {
+  return getInput().getType().getElementType();
+}
+int64_t ReduceOp::getBytesSentPerRank() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t ReduceOp::getBytesReceivedPerRank() {
+  return getTensorBytes(getType());
+}
+
+// permute
+
+LogicalResult PermuteOp::verify() {
+  if (failed(verifyPairs(*this, getPairs())))
+    return failure();
+  return verifyTransfer(*this, getPlanAttr(),
+                    getInput().getType().getElementType());
+}
+
+ReplicaGroupsAttr PermuteOp::getReplicaGroups() {
+  SmallVector<int64_t> ranks(getPairs());
+  llvm::sort(ranks);
+  ranks.erase(llvm::unique(ranks), ranks.end());
+  return ReplicaGroupsAttr::get(getContext(), ranks, ranks.size());
+}
+
+Type PermuteOp::getCommElementType() {
+  return getInput().getType().getElementType();
+}
+int64_t PermuteOp::getBytesSentPerRank() {
+  return getTensorBytes(getInput().getType());
+}
+int64_t PermuteOp::getBytesReceivedPerRank() {
+  return getTensorBytes(getType());
+}
+
+// barrier
+
+LogicalResult BarrierOp::verify() {
+  return verifyGroupedCollective(*this, getGroups(), getPlanAttr(),
+                                 /*elementType=*/nullptr);
+}
+
+Type BarrierOp::getCommElementType() { return nullptr; }
+int64_t BarrierOp::getBytesSentPerRank() { return 0; }
+int64_t BarrierOp::getBytesReceivedPerRank() { return 0; }
+
+namespace {
+/// A barrier over groups of one rank waits for nobody.
+struct EraseSingletonBarrier : public OpRewritePattern<BarrierOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BarrierOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getGroups().getGroupSize() != 1)
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void BarrierOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<EraseSingletonBarrier>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Point to point
+//===----------------------------------------------------------------------===//
+
+LogicalResult SendOp::verify() {
+  if (failed(verifyPairs(*this, getPairs())))
+    return failure();
+  return verifyTransfer(*this, getPlanAttr(),
+                    getInput().getType().getElementType());
+}
+
+LogicalResult RecvOp::verify() {
+  if (failed(verifyPairs(*this, getPairs())))
+    return failure();
+  return verifyTransfer(*this, getPlanAttr(), getType().getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Memory movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult CopyOp::verify() {
+  return verifyTransfer(*this, getPlanAttr(),
+                    getInput().getType().getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+/// Checks that `pieces` placed at `offsets` fit, without overlapping, in the
+/// 1-D `buffer`, and that their element types are the buffer's or, for a
+/// converting pack/unpack, floating point like the buffer's. `what` names a
+/// piece in messages ("input" or "result").
+static LogicalResult verifyBufferLayout(Operation *op, Type bufferType,
+                                        TypeRange pieces,
+                                        ArrayRef<int64_t> offsets,
+                                        StringRef what) {
+  auto buffer = cast<RankedTensorType>(bufferType);
+  if (buffer.getRank() != 1)
+    return op->emitOpError() << "expects a 1-D buffer, got " << buffer;
+  if (pieces.empty())
+    return op->emitOpError() << "expects at least one " << what;
+  if (offsets.size() != pieces.size())
+    return op->emitOpError() << "expects one offset per " << what << " ("
+                             << pieces.size() << "), got " << offsets.size();
+  Type bufferElt = buffer.getElementType();
+  int64_t capacity = buffer.getNumElements();
+  SmallVector<std::tuple<int64_t, int64_t, unsigned>> extents;
+  for (auto [index, piece] : llvm::enumerate(pieces)) {
+    auto type = cast<RankedTensorType>(piece);
+    Type elt = type.getElementType();
+    if (elt != bufferElt && !(isa<FloatType>(elt) && isa<FloatType>(bufferElt)))
+      return op->emitOpError()
+             << what << " #" << index << " has element type " << elt
+             << " but the buffer holds " << bufferElt
+             << "; only floating-point types convert";
+    int64_t offset = offsets[index], size = type.getNumElements();
+    if (offset < 0)
+      return op->emitOpError() << "offset of " << what << " #" << index
+                               << " is negative (" << offset << ")";
+    if (size > capacity || offset > capacity - size)
+      return op->emitOpError()
+             << what << " #" << index << " (" << size
+             << " elements at offset " << offset
+             << ") does not fit in the buffer of " << capacity << " elements";
+    extents.emplace_back(offset, size, index);
+  }
+  llvm::sort(extents);
+  for (size_t i = 1; i < extents.size(); ++i) {
+    auto [prevOffset, prevSize, prevIndex] = extents[i - 1];
+    auto [offset, size, index] = extents[i];
+    if (size != 0 && prevOffset + prevSize > offset)
+      return op->emitOpError()
+             << what << "s #" << std::min(prevIndex, index) << " and #"
+             << std::max(prevIndex, index) << " overlap in the buffer";
+  }
+  return success();
+}
+
+/// Whether the pieces fill every element of the buffer (they are known not
+/// to overlap).
+static bool coversBuffer(Type bufferType, TypeRange pieces) {
+  int64_t total = 0;
+  for (Type piece : pieces)
+    total += cast<RankedTensorType>(piece).getNumElements();
+  return total == cast<RankedTensorType>(bufferType).getNumElements();
+}
+
+static bool convertsElements(Type bufferType, TypeRange pieces) {
+  Type bufferElt = getElementTypeOrSelf(bufferType);
+  return llvm::any_of(pieces, [&](Type piece) {
+    return getElementTypeOrSelf(piece) != bufferElt;
+  });
+}
+
+LogicalResult PackOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
+  return verifyBufferLayout(*this, getType(), getInputs().getTypes(),
+                            getOffsets(), "input");
+}
+
+/// pack(unpack(%b)) with the same layout, covering the whole buffer and
+/// converting nothing, is %b.
+OpFoldResult PackOp::fold(FoldAdaptor) {
+  if (getInputs().empty())
+    return {};
+  auto unpack = getInputs().front().getDefiningOp<UnpackOp>();
+  if (!unpack || unpack.getInput().getType() != getType() ||
+      unpack.getOffsets() != getOffsets() ||
+      !llvm::equal(unpack.getResults(), getInputs()) ||
+      convertsElements(getType(), getInputs().getTypes()) ||
+      !coversBuffer(getType(), getInputs().getTypes()))
+    return {};
+  return unpack.getInput();
+}
+
+LogicalResult UnpackOp::verify() {
+  if (failed(verifyTensorSizes(*this)))
+    return failure();
+  return verifyBufferLayout(*this, getInput().getType(), getResultTypes(),
+                            getOffsets(), "result");
+}
+
+/// unpack(pack(%a, %b)) with the same layout and no conversion is %a, %b.
+LogicalResult UnpackOp::fold(FoldAdaptor,
+                             SmallVectorImpl<OpFoldResult> &results) {
+  auto pack = getInput().getDefiningOp<PackOp>();
+  if (!pack || pack.getOffsets() != getOffsets() ||
+      pack.getInputs().getTypes() != getResultTypes() ||
+      convertsElements(pack.getType(), pack.getInputs().getTypes()))
+    return failure();
+  llvm::append_range(results, pack.getInputs());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Compute stand-in
+//===----------------------------------------------------------------------===//
+
+LogicalResult ComputeOp::verify() {
+  if (getName().empty())
+    return emitOpError() << "expects a non-empty name";
+  if (auto flops = getFlops(); flops && flops->isNegative())
+    return emitOpError() << "flops must be non-negative, got "
+                         << flops->convertToDouble();
+  if (IntegerAttr bytes = getBytesAttr(); bytes && bytes.getInt() < 0)
+    return emitOpError() << "bytes must be non-negative, got "
+                         << bytes.getInt();
+  if (auto time = getTimeUs(); time && time->isNegative())
+    return emitOpError() << "time_us must be non-negative, got "
+                         << time->convertToDouble();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Async
+//===----------------------------------------------------------------------===//
+
+YieldOp StartOp::getYield() {
+  Block &body = getBody().front();
+  if (body.empty())
+    return {};
+  return dyn_cast<YieldOp>(body.back());
+}
+
+LogicalResult StartOp::verify() {
+  // The terminator is a comm.yield: no other terminator accepts this parent.
+  if ((*this)->getParentOfType<StartOp>())
+    return emitOpError() << "may not be nested inside another comm.start";
+  return success();
+}
+
+LogicalResult WaitOp::verify() {
+  auto start = getToken().getDefiningOp<StartOp>();
+  if (!start)
+    return success();
+  YieldOp yield = start.getYield();
+  if (!yield)
+    return success();
+  TypeRange yielded = yield.getValues().getTypes();
+  if (yielded != getResultTypes())
+    return emitOpError() << "returns " << getNumResults()
+                         << " value(s) of type(s) (" << getResultTypes()
+                         << ") but its comm.start yields (" << yielded << ")";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "comm/Dialect/Comm/CommOps.cpp.inc"

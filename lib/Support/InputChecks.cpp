@@ -1,0 +1,79 @@
+//===- InputChecks.cpp - guards run on input before parsing ----*- C++ -*-===//
+
+#include "comm/Support/InputChecks.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
+                                            unsigned bufferId,
+                                            unsigned maxDepth) {
+  const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
+  StringRef text = buffer->getBuffer();
+  // MLIR bytecode starts with "ML\xefR"; its reader does not recurse on
+  // brackets.
+  if (text.starts_with("ML\xef"
+                       "R"))
+    return success();
+  unsigned depth = 0;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    char c = text[i];
+    switch (c) {
+    case '\0':
+      sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data() + i),
+                             llvm::SourceMgr::DK_Error,
+                             "NUL byte in a text file; the file is binary or "
+                             "corrupted");
+      return failure();
+    case '"':
+      // Skip a string literal, honouring backslash escapes.
+      for (++i; i < e && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      break;
+    case '/':
+      if (i + 1 < e && text[i + 1] == '/')
+        while (i < e && text[i] != '\n')
+          ++i;
+      break;
+    case '(':
+    case '[':
+    case '{':
+    case '<':
+      if (++depth > maxDepth) {
+        sourceMgr.PrintMessage(
+            llvm::SMLoc::getFromPointer(text.data() + i),
+            llvm::SourceMgr::DK_Error,
+            "brackets nest deeper than " + Twine(maxDepth) +
+                " levels here; comm does not accept input nested this "
+                "deeply");
+        return failure();
+      }
+      break;
+    case '>':
+      // `->` is an arrow, not a closing bracket.
+      if (i > 0 && text[i - 1] == '-')
+        break;
+      [[fallthrough]];
+    case ')':
+    case ']':
+    case '}':
+      if (depth > 0)
+        --depth;
+      break;
+    default:
+      break;
+    }
+  }
+  return success();
+}
+
+LogicalResult mlir::comm::checkInputText(const llvm::MemoryBuffer &buffer,
+                                            unsigned maxDepth) {
+  llvm::SourceMgr sourceMgr;
+  unsigned id = sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(buffer.getMemBufferRef(),
+                                       /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  return checkInputText(sourceMgr, id, maxDepth);
+}

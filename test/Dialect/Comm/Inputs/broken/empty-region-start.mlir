@@ -1,0 +1,5 @@
+func.func @f() {
+  %t = comm.start {
+  }
+  return
+}

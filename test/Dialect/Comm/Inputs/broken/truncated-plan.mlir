@@ -1,0 +1,2 @@
+func.func @f(%x: tensor<4xf32>) {
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <algorithm = 

@@ -1,0 +1,4 @@
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = comm.allreduce sum %x over [[0, 1]] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

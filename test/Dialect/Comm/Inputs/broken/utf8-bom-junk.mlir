@@ -1,0 +1,1 @@
+ï»¿ÿþ comm.barrier over [[0]]

@@ -1,0 +1,4 @@
+func.func @f(%x: i32) {
+  "comm.wait"(%x) : (i32) -> ()
+  return
+}

@@ -1,0 +1,626 @@
+// RUN: comm-opt %s -split-input-file -verify-diagnostics
+
+// One case per user-facing diagnostic of the comm dialect.
+
+//===----------------------------------------------------------------------===//
+// Replica groups
+//===----------------------------------------------------------------------===//
+
+func.func @negative_rank(%x: tensor<4xf32>) {
+  // expected-error @+1 {{rank must be non-negative, got -1}}
+  %0 = comm.all_reduce sum %x over [[0, -1]] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @duplicate_rank_in_group(%x: tensor<4xf32>) {
+  // expected-error @+1 {{rank 1 appears twice in replica group 0}}
+  %0 = comm.all_reduce sum %x over [[0, 1, 1]] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @overlapping_groups(%x: tensor<4xf32>) {
+  // expected-error @+1 {{rank 1 appears in replica groups 0 and 1; groups must be disjoint}}
+  %0 = comm.all_reduce sum %x over [[0, 1], [1, 2]] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @empty_group(%x: tensor<4xf32>) {
+  // expected-error @+1 {{replica group 0 is empty}}
+  %0 = comm.all_reduce sum %x over [[]] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unequal_groups(%x: tensor<4xf32>) {
+  // expected-error @+1 {{replica group 1 has 3 ranks, but group 0 has 2; all groups must have the same size}}
+  %0 = comm.all_reduce sum %x over [[0, 1], [2, 3, 4]] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @no_groups(%x: tensor<4xf32>) {
+  // expected-error @+1 {{replica groups must contain at least one group}}
+  %0 = comm.all_reduce sum %x over [] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @groups_attr_syntax() attributes {
+  // expected-error @+1 {{rank 3 appears in replica groups 0 and 1; groups must be disjoint}}
+  test.groups = #comm.groups<[[3], [3]]>} {
+  return
+}
+
+// -----
+
+module attributes {comm.world_size = 8 : i64} {
+  func.func @rank_outside_world(%x: tensor<4xf32>) {
+    // expected-error @+1 {{'comm.all_reduce' op replica group names rank 9, but the world has only 8 ranks (comm.world_size)}}
+    %0 = comm.all_reduce sum %x over [[0, 9]] : tensor<4xf32>
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'comm.world_size' must be a positive integer, got 0 : i64}}
+module attributes {comm.world_size = 0 : i64} {
+}
+
+// -----
+
+// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size'}}
+module attributes {comm.topolgy = "dgx-h100"} {
+}
+
+//===----------------------------------------------------------------------===//
+// Plans
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @unknown_plan_field(%x: tensor<4xf32>) {
+  // expected-error @+1 {{unknown plan field 'algo'; expected one of algorithm, protocol, channels, chunk_bytes, precision, route, stream}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <algo = ring> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @duplicate_plan_field(%x: tensor<4xf32>) {
+  // expected-error @+1 {{plan field 'channels' is given more than once}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <channels = 2, channels = 4> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_algorithm(%x: tensor<4xf32>) {
+  // expected-error @+1 {{unknown algorithm 'butterfly'; expected one of ring, tree, direct, halving_doubling, hierarchical, nvls}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <algorithm = butterfly> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_protocol(%x: tensor<4xf32>) {
+  // expected-error @+1 {{unknown protocol 'll64'; expected one of simple, ll, ll128}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <protocol = ll64> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_route(%x: tensor<4xf32>) {
+  // expected-error @+1 {{unknown route 'ethernet'; expected one of nvlink, pcie, host_staged, gdr}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <route = ethernet> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @zero_channels(%x: tensor<4xf32>) {
+  // expected-error @+1 {{plan 'channels' must be at least 1, got 0}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <channels = 0> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @zero_chunk(%x: tensor<4xf32>) {
+  // expected-error @+1 {{plan 'chunk_bytes' must be at least 1, got 0}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <chunk_bytes = 0> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_stream(%x: tensor<4xf32>) {
+  // expected-error @+1 {{plan 'stream' must be non-negative, got -1}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <stream = -1> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @integer_precision(%x: tensor<4xf32>) {
+  // expected-error @+1 {{plan 'precision' must be a floating-point type, got 'i8'}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <precision = i8> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @algorithm_not_for_op(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.all_to_all' op cannot use algorithm 'nvls'; expected one of direct, hierarchical}}
+  %0 = comm.all_to_all %x over [[0, 1]] split 0 concat 0 plan <algorithm = nvls> : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @algorithm_on_copy(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.copy' op takes no algorithm, but its plan names 'ring'}}
+  %0 = comm.copy %x hbm to host plan <algorithm = ring> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @precision_on_integers(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'comm.all_reduce' op plan precision 'bf16' needs floating-point data, but the op moves elements of type 'i32'}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <precision = bf16> : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @precision_on_barrier() {
+  // expected-error @+1 {{'comm.barrier' op plan precision 'bf16' needs floating-point data, but the op moves no data}}
+  comm.barrier over [[0, 1]] plan <precision = bf16>
+  return
+}
+
+// -----
+
+func.func @wider_precision(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.all_reduce' op plan precision 'f64' is wider than the element type 'f32'}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <precision = f64> : tensor<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and shapes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @bitwise_on_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.all_reduce' op reduction 'and' is not defined for element type 'f32'; bitwise reductions need integers}}
+  %0 = comm.all_reduce and %x over [[0, 1]] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @avg_on_integer(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'comm.reduce' op reduction 'avg' is not defined for element type 'i32'; 'avg' needs floating point}}
+  %0 = comm.reduce avg %x over [[0, 1]] root 0 : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_bitwise_float(%x: tensor<4xf16>) {
+  // expected-error @+1 {{'comm.reduce_scatter' op reduction 'xor' is not defined for element type 'f16'}}
+  %0 = comm.reduce_scatter xor %x over [[0, 1]] dim 0 : tensor<4xf16> -> tensor<2xf16>
+  return
+}
+
+// -----
+
+func.func @dynamic_shape(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'comm.all_reduce' op operand #0 must be statically shaped tensor of signless integer or floating-point values, but got 'tensor<?xf32>'}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_indivisible(%x: tensor<10xf32>) {
+  // expected-error @+1 {{'comm.reduce_scatter' op dimension 0 of size 10 is not divisible by the group size 4}}
+  %0 = comm.reduce_scatter sum %x over [[0, 1, 2, 3]] dim 0 : tensor<10xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_wrong_result(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'comm.reduce_scatter' op expected result type 'tensor<2xf32>' for groups of 4, got 'tensor<4xf32>'}}
+  %0 = comm.reduce_scatter sum %x over [[0, 1, 2, 3]] dim 0 : tensor<8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_scatter_dim_out_of_range(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'comm.reduce_scatter' op dim 1 is out of range for 'tensor<8xf32>' of rank 1}}
+  %0 = comm.reduce_scatter sum %x over [[0, 1]] dim 1 : tensor<8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_wrong_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'comm.all_gather' op expected result type 'tensor<2x6xf32>' for groups of 2, got 'tensor<4x3xf32>'}}
+  %0 = comm.all_gather %x over [[0, 1]] dim 1 : tensor<2x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_rank_mismatch(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'comm.all_gather' op result rank 1 differs from input rank 2}}
+  %0 = comm.all_gather %x over [[0, 1]] dim 0 : tensor<2x3xf32> -> tensor<12xf32>
+  return
+}
+
+// -----
+
+func.func @all_gather_element_type(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.all_gather' op result element type 'f16' differs from input element type 'f32'}}
+  %0 = comm.all_gather %x over [[0, 1]] dim 0 : tensor<4xf32> -> tensor<8xf16>
+  return
+}
+
+// -----
+
+func.func @all_to_all_indivisible(%x: tensor<6x4xf32>) {
+  // expected-error @+1 {{'comm.all_to_all' op split dimension 0 of size 6 is not divisible by the group size 4}}
+  %0 = comm.all_to_all %x over [[0, 1, 2, 3]] split 0 concat 1 : tensor<6x4xf32> -> tensor<1x16xf32>
+  return
+}
+
+// -----
+
+func.func @all_to_all_wrong_result(%x: tensor<8x4xf32>) {
+  // expected-error @+1 {{'comm.all_to_all' op expected result type 'tensor<2x16xf32>' (split 0, concat 1, groups of 4), got 'tensor<8x4xf32>'}}
+  %0 = comm.all_to_all %x over [[0, 1, 2, 3]] split 0 concat 1 : tensor<8x4xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @all_to_all_concat_out_of_range(%x: tensor<8x4xf32>) {
+  // expected-error @+1 {{'comm.all_to_all' op concat dimension 2 is out of range for 'tensor<8x4xf32>' of rank 2}}
+  %0 = comm.all_to_all %x over [[0, 1]] split 0 concat 2 : tensor<8x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @all_to_all_split_out_of_range(%x: tensor<8x4xf32>) {
+  // expected-error @+1 {{'comm.all_to_all' op split dimension 3 is out of range for 'tensor<8x4xf32>' of rank 2}}
+  %0 = comm.all_to_all %x over [[0, 1]] split 3 concat 0 : tensor<8x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_root(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.broadcast' op root 4 is not a position in groups of 4 ranks}}
+  %0 = comm.broadcast %x over [[0, 1, 2, 3]] root 4 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_type_mismatch(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.broadcast' op failed to verify that all of {input, result} have same type}}
+  %0 = "comm.broadcast"(%x) <{groups = #comm.groups<[[0, 1]]>, root = 0 : i64}> : (tensor<4xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @negative_root(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.reduce' op attribute 'root' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = comm.reduce sum %x over [[0, 1]] root -1 : tensor<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Source/target pairs
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @pair_of_three(%x: tensor<4xf32>) {
+  // expected-error @+1 {{expected a [source, target] pair, got 3 ranks}}
+  %0 = comm.permute %x pairs [[0, 1, 2]] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @no_pairs(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.permute' op expects at least one [source, target] pair}}
+  %0 = comm.permute %x pairs [] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @odd_pairs(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.permute' op expects [source, target] pairs, got an odd number of ranks (3)}}
+  %0 = "comm.permute"(%x) <{pairs = array<i64: 0, 1, 2>}> : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @negative_pair(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.send' op pair [0, -2] names a negative rank}}
+  comm.send %x to [[0, -2]] tag 0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @duplicate_source(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.permute' op rank 0 is the source of more than one pair}}
+  %0 = comm.permute %x pairs [[0, 1], [0, 2]] : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @duplicate_target() -> tensor<4xf32> {
+  // expected-error @+1 {{'comm.recv' op rank 2 is the target of more than one pair}}
+  %0 = comm.recv from [[0, 2], [1, 2]] tag 0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+module attributes {comm.world_size = 4 : i64} {
+  func.func @pair_outside_world(%x: tensor<4xf32>) {
+    // expected-error @+1 {{'comm.send' op pair names rank 4, but the world has only 4 ranks (comm.world_size)}}
+    comm.send %x to [[3, 4]] tag 0 : tensor<4xf32>
+    return
+  }
+}
+
+// -----
+
+func.func @negative_tag(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.send' op attribute 'tag' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  comm.send %x to [[0, 1]] tag -3 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @recv_algorithm() -> tensor<4xf32> {
+  // expected-error @+1 {{'comm.recv' op cannot use algorithm 'ring'; expected one of direct}}
+  %0 = comm.recv from [[0, 1]] tag 0 plan <algorithm = ring> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @pack_2d_buffer(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.pack' op expects a 1-D buffer, got 'tensor<2x2xf32>'}}
+  %0 = comm.pack %a offsets [0] : tensor<4xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @pack_nothing() {
+  // expected-error @+1 {{'comm.pack' op expects at least one input}}
+  %0 = "comm.pack"() <{offsets = array<i64>}> : () -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @pack_offsets_count(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.pack' op expects one offset per input (2), got 1}}
+  %0 = comm.pack %a, %b offsets [0] : tensor<4xf32>, tensor<4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @pack_mixed_types(%a: tensor<4xf32>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{'comm.pack' op input #1 has element type 'i32' but the buffer holds 'f32'; only floating-point types convert}}
+  %0 = comm.pack %a, %b offsets [0, 4] : tensor<4xf32>, tensor<4xi32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @pack_negative_offset(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.pack' op offset of input #0 is negative (-1)}}
+  %0 = comm.pack %a offsets [-1] : tensor<4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @pack_overflow(%a: tensor<4xf32>, %b: tensor<2x2xf32>) {
+  // expected-error @+1 {{'comm.pack' op input #1 (4 elements at offset 6) does not fit in the buffer of 8 elements}}
+  %0 = comm.pack %a, %b offsets [0, 6] : tensor<4xf32>, tensor<2x2xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @pack_overlap(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.pack' op inputs #0 and #1 overlap in the buffer}}
+  %0 = comm.pack %a, %b offsets [0, 3] : tensor<4xf32>, tensor<4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @unpack_overlap(%buf: tensor<8xf32>) {
+  // expected-error @+1 {{'comm.unpack' op results #0 and #1 overlap in the buffer}}
+  %0:2 = comm.unpack %buf offsets [4, 2] : tensor<8xf32> -> tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unpack_too_large(%buf: tensor<8xf32>) {
+  // expected-error @+1 {{'comm.unpack' op result #0 (16 elements at offset 0) does not fit in the buffer of 8 elements}}
+  %0 = comm.unpack %buf offsets [0] : tensor<8xf32> -> tensor<4x4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @compute_no_name() {
+  // expected-error @+1 {{'comm.compute' op expects a non-empty name}}
+  comm.compute ""() : () -> ()
+  return
+}
+
+// -----
+
+func.func @compute_negative_flops() {
+  // expected-error @+1 {{'comm.compute' op flops must be non-negative, got -1}}
+  comm.compute "gemm"() flops -1.0 : () -> ()
+  return
+}
+
+// -----
+
+func.func @compute_negative_bytes() {
+  // expected-error @+1 {{'comm.compute' op bytes must be non-negative, got -5}}
+  comm.compute "gemm"() bytes -5 : () -> ()
+  return
+}
+
+// -----
+
+func.func @compute_negative_time() {
+  // expected-error @+1 {{'comm.compute' op time_us must be non-negative, got -2}}
+  comm.compute "gemm"() time_us -2.0 : () -> ()
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Async
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @wait_on_tensor(%x: tensor<4xf32>) {
+  // expected-note @-1 {{prior use here}}
+  // expected-error @+1 {{use of value '%x' expects different type than prior uses: '!comm.token' vs 'tensor<4xf32>'}}
+  comm.wait %x
+  return
+}
+
+// -----
+
+func.func @wait_on_tensor_generic(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.wait' op operand #0 must be handle of a transfer in flight, but got 'tensor<4xf32>'}}
+  "comm.wait"(%x) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @wait_wrong_results(%x: tensor<4xf32>) {
+  %t = comm.start {
+    %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<4xf32>
+    comm.yield %0 : tensor<4xf32>
+  }
+  // expected-error @+1 {{'comm.wait' op returns 1 value(s) of type(s) ('tensor<8xf32>') but its comm.start yields ('tensor<4xf32>')}}
+  %r = comm.wait %t : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @nested_start(%x: tensor<4xf32>) {
+  %t = comm.start {
+    // expected-error @+1 {{'comm.start' op may not be nested inside another comm.start}}
+    %t2 = comm.start {
+      comm.yield
+    }
+    comm.yield
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_start(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.yield' op expects parent op 'comm.start'}}
+  comm.yield %x : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @huge_tensor(%x: tensor<4611686018427387904x4xf32>) {
+  // expected-error @+1 {{'comm.all_reduce' op moves 'tensor<4611686018427387904x4xf32>', whose size in bytes overflows 64 bits}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<4611686018427387904x4xf32>
+  return
+}
+
+// -----
+
+func.func @huge_pack(%x: tensor<4611686018427387904x4xf32>) {
+  // expected-error @+1 {{'comm.pack' op moves 'tensor<4611686018427387904x4xf32>', whose size in bytes overflows 64 bits}}
+  %0 = comm.pack %x offsets [0] : tensor<4611686018427387904x4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_overflow(%x: tensor<4611686018427387904xi8>) {
+  // expected-error @+1 {{'comm.all_gather' op dimension 0 of size 4611686018427387904 times 4 ranks overflows 64 bits}}
+  %0 = comm.all_gather %x over [[0, 1, 2, 3]] dim 0 : tensor<4611686018427387904xi8> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @all_to_all_overflow(%x: tensor<4x4611686018427387904xi8>) {
+  // expected-error @+1 {{'comm.all_to_all' op concat dimension 1 times 4 ranks overflows 64 bits}}
+  %0 = comm.all_to_all %x over [[0, 1, 2, 3]] split 0 concat 1 : tensor<4x4611686018427387904xi8> -> tensor<1x4xi8>
+  return
+}
+
+// -----
+
+func.func @pack_offset_overflow(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.pack' op input #0 (4 elements at offset 9223372036854775806) does not fit in the buffer of 8 elements}}
+  %0 = comm.pack %a offsets [9223372036854775806] : tensor<4xf32> -> tensor<8xf32>
+  return
+}

@@ -1,0 +1,55 @@
+//===- comm-opt.cpp - comm optimizer driver --------------------*- C++ -*-===//
+//
+// mlir-opt for comm: parses IR, runs passes and pipelines, prints the result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/InitAllDialects.h"
+#include "comm/InitAllPasses.h"
+#include "comm/Support/InputChecks.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+int main(int argc, char **argv) {
+  DialectRegistry registry;
+  comm::registerAllDialects(registry);
+  comm::registerAllPasses();
+  auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
+      argc, argv,
+      "comm-opt: parse, verify and transform comm IR (passes and pipelines "
+      "as in mlir-opt)\n",
+      registry);
+
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  // Listing dialects or passes reads no input: let MLIR's driver do it.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return asMainReturnCode(
+        MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+
+  llvm::InitLLVM initLLVM(argc, argv);
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::errs() << "comm-opt: error: " << errorMessage << "\n";
+    return 1;
+  }
+  if (failed(comm::checkInputText(*input)))
+    return 1;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << "comm-opt: error: " << errorMessage << "\n";
+    return 1;
+  }
+  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
+}
