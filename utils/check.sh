@@ -4,6 +4,6 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 comm_install_packages
-comm_build
+comm_build all comm-test-depends
 comm_log "running the test suite"
 "${COMM_LLVM_LIT:-/usr/lib/llvm-22/bin/lit}" -sv "$@" "$COMM_BUILD/test"
