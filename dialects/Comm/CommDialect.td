@@ -33,6 +33,9 @@ def Comm_Dialect : Dialect {
     Module attributes understood by the dialect:
     - `comm.world_size` (positive integer): the number of ranks; every rank
       named by a group or a source/target pair must be below it.
+    - `comm.topology` (string): the hardware the program targets: a preset
+      (`dgx-h100`), a cluster of a preset (`dgx-h100x4`), an NCCL topology
+      XML file or a comm YAML file (see docs/Topology.md).
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
@@ -41,6 +44,10 @@ def Comm_Dialect : Dialect {
     /// Name of the module attribute that holds the number of ranks.
     static constexpr ::llvm::StringLiteral getWorldSizeAttrName() {
       return ::llvm::StringLiteral("comm.world_size");
+    }
+    /// Name of the module attribute that names the target topology.
+    static constexpr ::llvm::StringLiteral getTopologyAttrName() {
+      return ::llvm::StringLiteral("comm.topology");
     }
 
   private:

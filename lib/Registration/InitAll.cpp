@@ -1,6 +1,7 @@
 //===- InitAll.cpp - register comm and its companions ----------*- C++ -*-===//
 
 #include "comm/Dialect/Comm/IR/CommDialect.h"
+#include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,4 +22,7 @@ void mlir::comm::registerAllDialects(DialectRegistry &registry) {
                   scf::SCFDialect, shard::ShardDialect, tensor::TensorDialect>();
 }
 
-void mlir::comm::registerAllPasses() { mlir::registerTransformsPasses(); }
+void mlir::comm::registerAllPasses() {
+  mlir::registerTransformsPasses();
+  comm::registerCommPasses();
+}

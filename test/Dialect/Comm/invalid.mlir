@@ -78,8 +78,14 @@ module attributes {comm.world_size = 0 : i64} {
 
 // -----
 
-// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size'}}
+// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size' or 'comm.topology'}}
 module attributes {comm.topolgy = "dgx-h100"} {
+}
+
+// -----
+
+// expected-error @+1 {{'comm.topology' must be a non-empty string naming a preset or a file, got 8 : i64}}
+module attributes {comm.topology = 8 : i64} {
 }
 
 //===----------------------------------------------------------------------===//

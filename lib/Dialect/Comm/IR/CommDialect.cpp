@@ -28,7 +28,18 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
              << "' must be a positive integer, got " << attr.getValue();
     return success();
   }
-  return op->emitError() << "unknown comm attribute '" << attr.getName().getValue()
-                         << "' on " << op->getName()
-                         << "; expected '" << getWorldSizeAttrName() << "'";
+  if (attr.getName() == getTopologyAttrName()) {
+    auto spec = dyn_cast<StringAttr>(attr.getValue());
+    if (!spec || spec.getValue().empty())
+      return op->emitError()
+             << "'" << getTopologyAttrName()
+             << "' must be a non-empty string naming a preset or a file, got "
+             << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown comm attribute '"
+                         << attr.getName().getValue() << "' on "
+                         << op->getName() << "; expected '"
+                         << getWorldSizeAttrName() << "' or '"
+                         << getTopologyAttrName() << "'";
 }

@@ -1,0 +1,53 @@
+//===- TopologyAnalysis.h - the topology a program targets ------*- C++ -*-===//
+//
+// Passes find the hardware a module targets through its `comm.topology`
+// attribute (or a pass option that overrides it). Topologies are loaded once
+// per process and shared: a preset or a file named by several passes or
+// modules is read only once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMM_ANALYSIS_TOPOLOGYANALYSIS_H
+#define COMM_ANALYSIS_TOPOLOGYANALYSIS_H
+
+#include "comm/Analysis/Topology.h"
+#include "mlir/IR/Operation.h"
+
+#include <memory>
+
+namespace mlir {
+namespace comm {
+
+/// Name of the module attribute naming the topology.
+constexpr StringLiteral kTopologyAttrName = "comm.topology";
+
+/// The topology spec for `op`: `overrideSpec` when non-empty, else the
+/// nearest enclosing `comm.topology` attribute, else an empty string.
+std::string getTopologySpec(Operation *op, StringRef overrideSpec = "");
+
+/// Loads (or returns the cached) topology named by `spec`. Thread-safe.
+llvm::Expected<std::shared_ptr<const Topology>>
+loadCachedTopology(StringRef spec);
+
+/// The topology `op` targets. Emits an error at `op` and fails when none is
+/// named or it cannot be loaded.
+FailureOr<std::shared_ptr<const Topology>>
+getTopologyFor(Operation *op, StringRef overrideSpec = "");
+
+/// An analysis for `getAnalysis<TopologyAnalysis>()`: the topology named by
+/// the module's `comm.topology`, loaded lazily.
+class TopologyAnalysis {
+public:
+  explicit TopologyAnalysis(Operation *op) : op(op) {}
+  /// The topology, or failure (with an error emitted at the module).
+  FailureOr<std::shared_ptr<const Topology>> getTopology();
+
+private:
+  Operation *op;
+  std::shared_ptr<const Topology> topology;
+};
+
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_ANALYSIS_TOPOLOGYANALYSIS_H

@@ -1,0 +1,65 @@
+//===- TopologyAnalysis.cpp - the topology a program targets ---*- C++ -*-===//
+
+#include "comm/Analysis/TopologyAnalysis.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::comm;
+
+std::string mlir::comm::getTopologySpec(Operation *op, StringRef overrideSpec) {
+  if (!overrideSpec.empty())
+    return overrideSpec.str();
+  for (Operation *parent = op; parent; parent = parent->getParentOp())
+    if (auto spec = parent->getAttrOfType<StringAttr>(kTopologyAttrName))
+      return spec.getValue().str();
+  return {};
+}
+
+llvm::Expected<std::shared_ptr<const Topology>>
+mlir::comm::loadCachedTopology(StringRef spec) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::shared_ptr<const Topology>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(spec);
+  if (it != cache.end())
+    return it->second;
+  llvm::Expected<std::unique_ptr<Topology>> loaded = loadTopology(spec);
+  if (!loaded)
+    return loaded.takeError();
+  std::shared_ptr<const Topology> shared(std::move(*loaded));
+  cache[spec] = shared;
+  return shared;
+}
+
+FailureOr<std::shared_ptr<const Topology>>
+mlir::comm::getTopologyFor(Operation *op, StringRef overrideSpec) {
+  std::string spec = getTopologySpec(op, overrideSpec);
+  if (spec.empty())
+    return op->emitError()
+           << "no topology: add a '" << kTopologyAttrName
+           << "' module attribute (a preset such as \"dgx-h100\", a cluster "
+              "\"dgx-h100x4\", or a .xml/.yaml file) or pass "
+              "topology=<preset|file> to the pass";
+  llvm::Expected<std::shared_ptr<const Topology>> topology =
+      loadCachedTopology(spec);
+  if (!topology)
+    return op->emitError() << "cannot load topology '" << spec
+                           << "': " << llvm::toString(topology.takeError());
+  if ((*topology)->getNode().getNumDevices() == 0)
+    return op->emitError() << "topology '" << spec
+                           << "' describes no hardware (an NCCL graph file?)";
+  return *topology;
+}
+
+FailureOr<std::shared_ptr<const Topology>> TopologyAnalysis::getTopology() {
+  if (topology)
+    return topology;
+  FailureOr<std::shared_ptr<const Topology>> result = getTopologyFor(op);
+  if (succeeded(result))
+    topology = *result;
+  return result;
+}

@@ -1,0 +1,879 @@
+//===- TopologyNcclXml.cpp - import NCCL topology XML ----------*- C++ -*-===//
+//
+// Reads what NCCL reads from NCCL_TOPO_FILE and writes with
+// NCCL_TOPO_DUMP_FILE (<system>, <cpu>, <pci>, <gpu>, <nvlink>, <c2c>,
+// <nic>, <net>, <pcilink>), and NCCL graph files (NCCL_GRAPH_FILE:
+// <graphs>, <graph>, <channel>), with libxml2. The mapping to comm's model
+// follows NCCL's own (src/graph/topo.cc); docs/Topology.md lists each rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Analysis/Topology.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+#include <limits>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::comm;
+
+namespace {
+
+/// What comm knows about a GPU from its PCI device id (datasheet figures,
+/// docs/Topology.md).
+struct GpuModel {
+  unsigned deviceId;
+  StringRef name;
+  double memoryGB, memoryGBps;
+};
+
+const GpuModel kGpuModels[] = {
+    {0x1db1, "V100-SXM2-16GB", 16, 900},  {0x1db5, "V100-SXM2-32GB", 32, 900},
+    {0x20b0, "A100-SXM4-40GB", 40, 1555}, {0x20b2, "A100-SXM4-80GB", 80, 2039},
+    {0x20b5, "A100-PCIE-80GB", 80, 1935}, {0x20f1, "A100-PCIE-40GB", 40, 1555},
+    {0x2204, "GeForce RTX 3090", 24, 936}, {0x26b9, "L40S", 48, 864},
+    {0x2330, "H100-SXM5-80GB", 80, 3350}, {0x2331, "H100-PCIE-80GB", 80, 2000},
+    {0x2335, "H200-SXM-141GB", 141, 4800}, {0x2901, "B200-180GB", 180, 8000},
+};
+
+/// Fallback by compute capability when the device id is unknown.
+static GpuModel estimateGpu(int cc) {
+  if (cc >= 100)
+    return {0, "sm100 GPU", 180, 8000};
+  if (cc >= 90)
+    return {0, "sm90 GPU", 80, 3350};
+  if (cc == 89)
+    return {0, "sm89 GPU", 48, 864};
+  if (cc == 86)
+    return {0, "sm86 GPU", 24, 936};
+  if (cc >= 80)
+    return {0, "sm80 GPU", 80, 2039};
+  if (cc >= 70)
+    return {0, "sm70 GPU", 32, 900};
+  return {0, "GPU", 16, 732};
+}
+
+struct PendingNVLink {
+  unsigned gpu;
+  std::string target;
+  unsigned count;
+  unsigned tclass;
+  unsigned line;
+};
+
+struct PendingC2C {
+  unsigned gpu;
+  unsigned count;
+  double bwMBps;
+  unsigned line;
+};
+
+struct PendingPciLink {
+  unsigned from;
+  std::string target;
+  unsigned line;
+};
+
+class NcclXmlImporter {
+public:
+  NcclXmlImporter(StringRef fileName, Topology &topology)
+      : fileName(fileName), topology(topology), graph(topology.getNode()) {}
+
+  llvm::Error importDocument(xmlNode *root);
+
+private:
+  // Diagnostics: the first error wins.
+  llvm::Error fail(xmlNode *node, const Twine &problem) {
+    return makeTopologyError(fileName, node ? xmlGetLineNo(node) : 0,
+                             problem);
+  }
+
+  static StringRef nameOf(xmlNode *node) {
+    return reinterpret_cast<const char *>(node->name);
+  }
+  static SmallVector<xmlNode *> elements(xmlNode *node) {
+    SmallVector<xmlNode *> result;
+    for (xmlNode *child = node->children; child; child = child->next)
+      if (child->type == XML_ELEMENT_NODE)
+        result.push_back(child);
+    return result;
+  }
+  static std::optional<std::string> attr(xmlNode *node, const char *name) {
+    xmlChar *value = xmlGetProp(node, reinterpret_cast<const xmlChar *>(name));
+    if (!value)
+      return std::nullopt;
+    std::string result(reinterpret_cast<const char *>(value));
+    xmlFree(value);
+    return result;
+  }
+
+  /// Reads an integer attribute (decimal or 0x hex). Missing: `fallback`,
+  /// or an error when `required`.
+  llvm::Error intAttr(xmlNode *node, const char *name, int64_t &out,
+                      bool required, int64_t fallback = 0) {
+    std::optional<std::string> text = attr(node, name);
+    if (!text || StringRef(*text).trim().empty()) {
+      if (required)
+        return fail(node, "<" + nameOf(node) + "> needs attribute '" + name +
+                              "'");
+      out = fallback;
+      return llvm::Error::success();
+    }
+    StringRef value = StringRef(*text).trim();
+    if (value.getAsInteger(0, out))
+      return fail(node, "attribute '" + Twine(name) + "' of <" + nameOf(node) +
+                            "> must be an integer, got '" + value + "'");
+    return llvm::Error::success();
+  }
+
+  llvm::Error doubleAttr(xmlNode *node, const char *name, double &out,
+                         double fallback) {
+    std::optional<std::string> text = attr(node, name);
+    if (!text || StringRef(*text).trim().empty()) {
+      out = fallback;
+      return llvm::Error::success();
+    }
+    StringRef value = StringRef(*text).trim();
+    if (value.getAsDouble(out))
+      return fail(node, "attribute '" + Twine(name) + "' of <" + nameOf(node) +
+                            "> must be a number, got '" + value + "'");
+    return llvm::Error::success();
+  }
+
+  llvm::Error checkChildren(xmlNode *node, ArrayRef<StringRef> allowed) {
+    for (xmlNode *child : elements(node))
+      if (!llvm::is_contained(allowed, nameOf(child))) {
+        std::string list;
+        for (StringRef a : allowed)
+          list += (list.empty() ? "<" : ", <") + a.str() + ">";
+        return fail(child, "unknown element <" + nameOf(child) + "> in <" +
+                               nameOf(node) + ">; expected " +
+                               (list.empty() ? std::string("no children")
+                                             : list));
+      }
+    return llvm::Error::success();
+  }
+
+  llvm::Error importGraphs(xmlNode *root);
+  llvm::Error importCpu(xmlNode *cpu);
+  llvm::Error importPci(xmlNode *pci, unsigned parent, int numa,
+                        double &upstreamGBps);
+  llvm::Error importGpu(xmlNode *gpu, xmlNode *pci, unsigned parent, int numa,
+                        unsigned &device);
+  llvm::Error importNic(xmlNode *nic, xmlNode *pci, unsigned parent, int numa);
+  llvm::Error pcieLinkOf(xmlNode *pci, unsigned &generation, unsigned &width);
+  llvm::Error claimBusId(xmlNode *pci, std::string &busId);
+  unsigned addPcieLink(unsigned a, unsigned b, unsigned generation,
+                       unsigned width, unsigned line);
+  llvm::Error resolve();
+
+  StringRef fileName;
+  Topology &topology;
+  NodeGraph &graph;
+
+  llvm::StringMap<std::pair<unsigned, unsigned>> busIds; ///< -> (device, line)
+  std::map<int64_t, unsigned> cpuByNuma;
+  llvm::DenseMap<int64_t, unsigned> gpuLines, nicLines;
+  std::vector<PendingNVLink> nvlinks;
+  std::vector<PendingC2C> c2cs;
+  std::vector<PendingPciLink> pciLinks;
+  llvm::StringSet<> nvswitchBusIds;
+  unsigned numSwitches = 0;
+  unsigned numOtherPci = 0, numGuessedLinks = 0;
+  SmallVector<std::string> correctedBridges;
+  SmallVector<unsigned> skeletonGpus, skeletonNics;
+  int maxGpuDev = -1, maxNicDev = -1;
+};
+
+} // namespace
+
+llvm::Error NcclXmlImporter::importDocument(xmlNode *root) {
+  StringRef rootName = nameOf(root);
+  if (rootName == "graphs")
+    return importGraphs(root);
+  if (rootName != "system")
+    return fail(root, "expected <system> (an NCCL topology file) or <graphs> "
+                      "(an NCCL graph file) as the root element, got <" +
+                          rootName + ">");
+  if (llvm::Error error = checkChildren(root, {"cpu"}))
+    return error;
+  SmallVector<xmlNode *> cpus = elements(root);
+  if (cpus.empty())
+    return fail(root, "<system> lists no <cpu>; there is no hardware to "
+                      "import");
+  for (xmlNode *cpu : cpus)
+    if (llvm::Error error = importCpu(cpu))
+      return error;
+  return resolve();
+}
+
+llvm::Error NcclXmlImporter::importGraphs(xmlNode *root) {
+  if (llvm::Error error = checkChildren(root, {"graph"}))
+    return error;
+  for (xmlNode *graphNode : elements(root)) {
+    if (llvm::Error error = checkChildren(graphNode, {"channel"}))
+      return error;
+    NcclGraph result;
+    result.sourceLine = xmlGetLineNo(graphNode);
+    int64_t id, pattern, channels, crossNic;
+    double intra, inter;
+    if (llvm::Error e = intAttr(graphNode, "id", id, /*required=*/true))
+      return e;
+    if (llvm::Error e = intAttr(graphNode, "pattern", pattern, true))
+      return e;
+    if (llvm::Error e = intAttr(graphNode, "nchannels", channels, true))
+      return e;
+    if (llvm::Error e = intAttr(graphNode, "crossnic", crossNic, false))
+      return e;
+    if (llvm::Error e = doubleAttr(graphNode, "speedintra", intra, 0))
+      return e;
+    if (llvm::Error e = doubleAttr(graphNode, "speedinter", inter, 0))
+      return e;
+    if (pattern < 1 || pattern > 6)
+      return fail(graphNode, "graph pattern " + Twine(pattern) +
+                                 " is not one of NCCL's patterns (1-6)");
+    result.id = id;
+    result.pattern = pattern;
+    result.numChannels = channels;
+    result.crossNic = crossNic != 0;
+    result.speedIntra = intra;
+    result.speedInter = inter;
+    result.typeIntra = attr(graphNode, "typeintra").value_or("");
+    result.typeInter = attr(graphNode, "typeinter").value_or("");
+    for (xmlNode *channel : elements(graphNode)) {
+      if (llvm::Error error = checkChildren(channel, {"gpu", "net"}))
+        return error;
+      SmallVector<std::string, 8> order;
+      for (xmlNode *member : elements(channel)) {
+        int64_t dev;
+        if (llvm::Error e = intAttr(member, "dev", dev, true))
+          return e;
+        order.push_back((nameOf(member) + Twine(dev)).str());
+      }
+      result.channels.push_back(std::move(order));
+    }
+    if (static_cast<int64_t>(result.channels.size()) != channels)
+      return fail(graphNode, "graph " + Twine(id) + " declares " +
+                                 Twine(channels) + " channels but lists " +
+                                 Twine(result.channels.size()));
+    topology.getNcclGraphs().push_back(std::move(result));
+  }
+  if (topology.getNcclGraphs().empty())
+    return fail(root, "<graphs> lists no <graph>");
+  topology.addNote("an NCCL graph file (NCCL_GRAPH_FILE): it records the "
+                   "rings and trees NCCL chose, not the hardware; give the "
+                   "matching NCCL_TOPO_FILE to query paths");
+  return llvm::Error::success();
+}
+
+llvm::Error NcclXmlImporter::importCpu(xmlNode *cpu) {
+  if (llvm::Error error = checkChildren(cpu, {"pci", "nic"}))
+    return error;
+  int64_t numa, family, model;
+  if (llvm::Error e = intAttr(cpu, "numaid", numa, /*required=*/true))
+    return e;
+  if (numa < 0)
+    return fail(cpu, "numaid must be non-negative, got " + Twine(numa));
+  if (llvm::Error e = intAttr(cpu, "familyid", family, false))
+    return e;
+  if (llvm::Error e = intAttr(cpu, "modelid", model, false))
+    return e;
+  auto [it, inserted] = cpuByNuma.try_emplace(numa, graph.getNumDevices());
+  if (!inserted)
+    return fail(cpu, "duplicate <cpu numaid=\"" + Twine(numa) +
+                         "\"> (also at line " +
+                         Twine(graph.getDevice(it->second).sourceLine) + ")");
+  Device device;
+  device.kind = DeviceKind::CPU;
+  device.name = ("cpu" + Twine(numa)).str();
+  device.index = device.numa = numa;
+  device.vendor = attr(cpu, "vendor").value_or("");
+  device.arch = attr(cpu, "arch").value_or("");
+  device.familyId = family;
+  device.modelId = model;
+  device.sourceLine = xmlGetLineNo(cpu);
+  unsigned index = graph.addDevice(std::move(device));
+  for (xmlNode *child : elements(cpu)) {
+    if (nameOf(child) == "pci") {
+      double upstream = 0;
+      if (llvm::Error error = importPci(child, index, numa, upstream))
+        return error;
+    } else if (llvm::Error error = importNic(child, nullptr, index, numa)) {
+      return error;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error NcclXmlImporter::claimBusId(xmlNode *pci, std::string &busId) {
+  std::optional<std::string> text = attr(pci, "busid");
+  if (!text || text->empty())
+    return fail(pci, "<pci> needs attribute 'busid'");
+  busId = StringRef(*text).lower();
+  auto it = busIds.find(busId);
+  if (it != busIds.end())
+    return fail(pci, "duplicate PCI bus id " + busId + " (also at line " +
+                         Twine(it->second.second) + ")");
+  return llvm::Error::success();
+}
+
+llvm::Error NcclXmlImporter::pcieLinkOf(xmlNode *pci, unsigned &generation,
+                                        unsigned &width) {
+  int64_t w;
+  if (llvm::Error e = intAttr(pci, "link_width", w, false))
+    return e;
+  if (w < 0)
+    return fail(pci, "link_width must be non-negative, got " + Twine(w));
+  if (w > 32)
+    return fail(pci, "link_width " + Twine(w) +
+                         " is wider than any PCIe link (32 lanes)");
+  std::string speedText = StringRef(attr(pci, "link_speed").value_or(""))
+                              .trim()
+                              .str();
+  if (w == 0 || speedText.empty() || speedText == "Unknown")
+    ++numGuessedLinks;
+  width = w ? w : 16; // NCCL's default for a width sysfs did not report
+  generation = 3;     // NCCL's fallback speed (8 GT/s per lane)
+  if (speedText.empty() || speedText == "Unknown")
+    return llvm::Error::success();
+  StringRef rate = StringRef(speedText).split(' ').first;
+  double gts;
+  if (rate.getAsDouble(gts))
+    return fail(pci, "link_speed '" + speedText +
+                         "' is not a PCIe rate such as '16.0 GT/s PCIe'");
+  if (gts == 2.5)
+    generation = 1;
+  else if (gts == 5)
+    generation = 2;
+  else if (gts == 8)
+    generation = 3;
+  else if (gts == 16)
+    generation = 4;
+  else if (gts == 32)
+    generation = 5;
+  else if (gts == 64)
+    generation = 6;
+  else
+    return fail(pci, "link_speed '" + speedText +
+                         "' is not a PCIe rate (2.5, 5, 8, 16, 32 or 64 GT/s)");
+  return llvm::Error::success();
+}
+
+unsigned NcclXmlImporter::addPcieLink(unsigned a, unsigned b,
+                                      unsigned generation, unsigned width,
+                                      unsigned line) {
+  Link link;
+  link.a = a;
+  link.b = b;
+  link.kind = LinkKind::PCIe;
+  link.generation = generation;
+  link.width = width;
+  link.bandwidthGBps = getPCIeBandwidth(generation, width);
+  link.latencyUs = kPCIeHopLatencyUs;
+  link.sourceLine = line;
+  return graph.addLink(link);
+}
+
+llvm::Error NcclXmlImporter::importPci(xmlNode *pci, unsigned parent, int numa,
+                                       double &upstreamGBps) {
+  if (llvm::Error error =
+          checkChildren(pci, {"pci", "gpu", "nic", "pcilink"}))
+    return error;
+  std::string busId;
+  if (llvm::Error error = claimBusId(pci, busId))
+    return error;
+  std::optional<std::string> classText = attr(pci, "class");
+  int64_t classCode;
+  if (!classText || StringRef(*classText).getAsInteger(0, classCode))
+    return fail(pci, "<pci busid=\"" + busId +
+                         "\"> needs a PCI class code such as 0x060400");
+  unsigned generation, width;
+  if (llvm::Error error = pcieLinkOf(pci, generation, width))
+    return error;
+  unsigned line = xmlGetLineNo(pci);
+
+  xmlNode *gpuChild = nullptr, *nicChild = nullptr;
+  bool hasPciChildren = false;
+  for (xmlNode *child : elements(pci)) {
+    if (nameOf(child) == "gpu")
+      gpuChild = child;
+    else if (nameOf(child) == "nic")
+      nicChild = child;
+    else if (nameOf(child) == "pci")
+      hasPciChildren = true;
+  }
+
+  unsigned baseClass = (classCode >> 16) & 0xff;
+  unsigned subClass = (classCode >> 8) & 0xff;
+  bool isBridge = baseClass == 0x06 && subClass == 0x04;
+  bool isNVSwitch = classCode == 0x068000;
+
+  if (gpuChild) {
+    unsigned device;
+    if (llvm::Error error = importGpu(gpuChild, pci, parent, numa, device))
+      return error;
+    graph.getDevice(device).busId = busId;
+    busIds[busId] = {device, line};
+    unsigned link = addPcieLink(device, parent, generation, width, line);
+    upstreamGBps = graph.getLink(link).bandwidthGBps;
+    return llvm::Error::success();
+  }
+  if (nicChild) {
+    unsigned before = graph.getNumDevices();
+    if (llvm::Error error = importNic(nicChild, pci, parent, numa))
+      return error;
+    for (unsigned device = before; device < graph.getNumDevices(); ++device) {
+      graph.getDevice(device).busId = busId;
+      unsigned link = addPcieLink(device, parent, generation, width, line);
+      upstreamGBps = graph.getLink(link).bandwidthGBps;
+    }
+    busIds[busId] = {before, line};
+    return llvm::Error::success();
+  }
+  if (isNVSwitch) {
+    nvswitchBusIds.insert(busId);
+    busIds[busId] = {~0u, line};
+    return llvm::Error::success();
+  }
+  if (isBridge || hasPciChildren) {
+    Device device;
+    device.kind = DeviceKind::PCIeSwitch;
+    device.index = numSwitches;
+    device.name = ("pcie" + Twine(numSwitches++)).str();
+    device.numa = numa;
+    device.busId = busId;
+    device.generation = generation;
+    device.sourceLine = line;
+    unsigned index = graph.addDevice(std::move(device));
+    busIds[busId] = {index, line};
+    double widestChild = 0;
+    for (xmlNode *child : elements(pci)) {
+      if (nameOf(child) == "pci") {
+        double childGBps = 0;
+        if (llvm::Error error = importPci(child, index, numa, childGBps))
+          return error;
+        widestChild = std::max(widestChild, childGBps);
+      } else if (nameOf(child) == "pcilink") {
+        std::optional<std::string> target = attr(child, "target");
+        if (!target || target->empty())
+          return fail(child, "<pcilink> needs attribute 'target'");
+        pciLinks.push_back(
+            {index, StringRef(*target).lower(), (unsigned)xmlGetLineNo(child)});
+      }
+    }
+    unsigned link = addPcieLink(index, parent, generation, width, line);
+    Link &up = graph.getLink(link);
+    // Virtual machines often report placeholder speeds (2.5 GT/s x1) for
+    // virtual bridges; a bridge cannot be an eighth as fast as what hangs
+    // below it, so take the widest device below instead.
+    if (up.bandwidthGBps * 8 < widestChild) {
+      correctedBridges.push_back(llvm::formatv(
+          "{0} (line {1}) reports {2:F2} GB/s, below it {3:F1} GB/s", busId,
+          line, up.bandwidthGBps, widestChild));
+      up.bandwidthGBps = widestChild;
+    }
+    upstreamGBps = up.bandwidthGBps;
+    return llvm::Error::success();
+  }
+  if (baseClass == 0x03 || baseClass == 0x02) {
+    // A PCI skeleton: the slot is known, the device is not (NCCL fills it
+    // in at run time).
+    Device device;
+    bool isGpu = baseClass == 0x03;
+    device.kind = isGpu ? DeviceKind::GPU : DeviceKind::NIC;
+    device.index = isGpu ? ++maxGpuDev : ++maxNicDev;
+    device.name = ((isGpu ? "gpu" : "nic") + Twine(device.index)).str();
+    device.numa = numa;
+    device.busId = busId;
+    device.described = false;
+    device.sourceLine = line;
+    unsigned index = graph.addDevice(std::move(device));
+    (isGpu ? skeletonGpus : skeletonNics).push_back(index);
+    busIds[busId] = {index, line};
+    unsigned link = addPcieLink(index, parent, generation, width, line);
+    upstreamGBps = graph.getLink(link).bandwidthGBps;
+    return llvm::Error::success();
+  }
+  // Storage controllers and the like: not part of the data path comm plans.
+  ++numOtherPci;
+  busIds[busId] = {~0u, line};
+  return llvm::Error::success();
+}
+
+llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
+                                       unsigned parent, int numa,
+                                       unsigned &deviceIndex) {
+  if (llvm::Error error = checkChildren(gpu, {"nvlink", "c2c"}))
+    return error;
+  int64_t dev, sm, gdr;
+  if (llvm::Error e = intAttr(gpu, "dev", dev, /*required=*/true))
+    return e;
+  if (llvm::Error e = intAttr(gpu, "sm", sm, true))
+    return e;
+  if (llvm::Error e = intAttr(gpu, "gdr", gdr, false))
+    return e;
+  if (dev < 0)
+    return fail(gpu, "GPU dev must be non-negative, got " + Twine(dev));
+  if (sm <= 0)
+    return fail(gpu, "GPU sm must be positive, got " + Twine(sm));
+  auto [it, inserted] = gpuLines.try_emplace(dev, xmlGetLineNo(gpu));
+  if (!inserted)
+    return fail(gpu, "duplicate GPU dev " + Twine(dev) + " (also at line " +
+                         Twine(it->second) + ")");
+  maxGpuDev = std::max<int>(maxGpuDev, dev);
+
+  Device device;
+  device.kind = DeviceKind::GPU;
+  device.name = ("gpu" + Twine(dev)).str();
+  device.index = dev;
+  device.numa = numa;
+  device.computeCapability = sm;
+  device.gpuDirect = gdr != 0;
+  device.sourceLine = xmlGetLineNo(gpu);
+  int64_t pciDevice = 0;
+  if (pci) {
+    if (std::optional<std::string> id = attr(pci, "device"))
+      (void)StringRef(*id).getAsInteger(0, pciDevice);
+  }
+  GpuModel model = estimateGpu(sm);
+  for (const GpuModel &known : kGpuModels)
+    if (known.deviceId == pciDevice) {
+      model = known;
+      device.memoryKnown = true;
+    }
+  device.model = model.name.str();
+  device.memoryGB = model.memoryGB;
+  device.memoryGBps = model.memoryGBps;
+  deviceIndex = graph.addDevice(std::move(device));
+
+  for (xmlNode *child : elements(gpu)) {
+    unsigned line = xmlGetLineNo(child);
+    int64_t count;
+    if (llvm::Error e = intAttr(child, "count", count, true))
+      return e;
+    if (count <= 0)
+      return fail(child, "<" + nameOf(child) + "> count must be positive, got " +
+                             Twine(count));
+    if (nameOf(child) == "nvlink") {
+      std::optional<std::string> target = attr(child, "target");
+      int64_t tclass;
+      if (!target || target->empty())
+        return fail(child, "<nvlink> needs attribute 'target'");
+      if (llvm::Error e = intAttr(child, "tclass", tclass, true))
+        return e;
+      nvlinks.push_back({deviceIndex, StringRef(*target).lower(),
+                         static_cast<unsigned>(count),
+                         static_cast<unsigned>(tclass), line});
+      continue;
+    }
+    double bw;
+    if (llvm::Error e = doubleAttr(child, "bw", bw, 0))
+      return e;
+    if (!(bw > 0))
+      return fail(child, "<c2c> bw must be positive (MB/s per link), got " +
+                             llvm::formatv("{0}", bw).str());
+    c2cs.push_back({deviceIndex, static_cast<unsigned>(count), bw, line});
+  }
+  (void)parent;
+  return llvm::Error::success();
+}
+
+llvm::Error NcclXmlImporter::importNic(xmlNode *nic, xmlNode *pci,
+                                       unsigned parent, int numa) {
+  if (llvm::Error error = checkChildren(nic, {"net"}))
+    return error;
+  SmallVector<xmlNode *> nets = elements(nic);
+  if (nets.empty())
+    return fail(nic, "<nic> lists no <net> port");
+  for (xmlNode *net : nets) {
+    int64_t dev, speed, gdr;
+    double latency;
+    if (llvm::Error e = intAttr(net, "dev", dev, /*required=*/true))
+      return e;
+    if (llvm::Error e = intAttr(net, "speed", speed, true))
+      return e;
+    if (llvm::Error e = intAttr(net, "gdr", gdr, false))
+      return e;
+    if (llvm::Error e = doubleAttr(net, "latency", latency, 0))
+      return e;
+    if (dev < 0)
+      return fail(net, "NIC dev must be non-negative, got " + Twine(dev));
+    if (speed <= 0)
+      return fail(net, "NIC speed must be positive (Mbit/s), got " +
+                           Twine(speed));
+    if (latency < 0)
+      return fail(net, "NIC latency must be non-negative");
+    auto [it, inserted] = nicLines.try_emplace(dev, xmlGetLineNo(net));
+    if (!inserted)
+      return fail(net, "duplicate NIC dev " + Twine(dev) + " (also at line " +
+                           Twine(it->second) + ")");
+    maxNicDev = std::max<int>(maxNicDev, dev);
+    Device device;
+    device.kind = DeviceKind::NIC;
+    device.name = ("nic" + Twine(dev)).str();
+    device.index = dev;
+    device.numa = numa;
+    device.speedGbit = speed / 1000.0;
+    device.latencyUs = latency;
+    device.gpuDirect = gdr != 0;
+    device.model = attr(net, "name").value_or("");
+    // NCCL's XML does not say whether a port is InfiniBand or Ethernet.
+    device.network = NetworkKind::InfiniBand;
+    device.sourceLine = xmlGetLineNo(net);
+    unsigned index = graph.addDevice(std::move(device));
+    if (!pci) {
+      // A NIC directly under a CPU: its PCIe link is not described.
+      addPcieLink(index, parent, 3, 16, xmlGetLineNo(net));
+      ++numGuessedLinks;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error NcclXmlImporter::resolve() {
+  // NVSwitches: NCCL merges every switch chip into one node.
+  std::optional<unsigned> nvswitch;
+  llvm::StringSet<> switchTargets = nvswitchBusIds;
+  for (const PendingNVLink &link : nvlinks)
+    if (link.tclass == 0x068000)
+      switchTargets.insert(link.target);
+  if (!switchTargets.empty()) {
+    Device device;
+    device.kind = DeviceKind::NVSwitch;
+    device.name = "nvswitch";
+    device.index = 0;
+    device.chips = switchTargets.size();
+    int cc = 0;
+    for (const PendingNVLink &link : nvlinks)
+      if (link.tclass == 0x068000)
+        cc = std::max(cc, graph.getDevice(link.gpu).computeCapability);
+    device.generation = getNVLinkGeneration(cc);
+    // NVLink SHARP arrived with the third-generation NVSwitch (Hopper).
+    device.reductionCapable = cc >= 90;
+    nvswitch = graph.addDevice(std::move(device));
+  }
+
+  // Merge NVLinks per (GPU, peer): a GPU lists one <nvlink> per switch chip,
+  // and a GPU-GPU link appears in both GPUs' lists.
+  std::map<std::pair<unsigned, unsigned>, std::pair<unsigned, unsigned>>
+      lanes; // -> (count, line)
+  unsigned selfLinks = 0;
+  for (const PendingNVLink &link : nvlinks) {
+    unsigned peer;
+    if (link.tclass == 0x068000) {
+      peer = *nvswitch;
+    } else if (link.tclass == 0x068001) {
+      peer = cpuByNuma.count(graph.getDevice(link.gpu).numa)
+                 ? cpuByNuma[graph.getDevice(link.gpu).numa]
+                 : cpuByNuma.begin()->second;
+    } else if ((link.tclass >> 16) == 0x03) {
+      auto it = busIds.find(link.target);
+      if (it == busIds.end() || it->second.first == ~0u)
+        return makeTopologyError(fileName, link.line,
+                                 "<nvlink> target " + link.target +
+                                     " is not a GPU of this file");
+      peer = it->second.first;
+      if (graph.getDevice(peer).kind != DeviceKind::GPU)
+        return makeTopologyError(fileName, link.line,
+                                 "<nvlink> target " + link.target +
+                                     " is a " +
+                                     stringifyDeviceKind(
+                                         graph.getDevice(peer).kind) +
+                                     ", not a GPU");
+      if (peer == link.gpu) {
+        ++selfLinks;
+        continue;
+      }
+    } else {
+      return makeTopologyError(
+          fileName, link.line,
+          llvm::formatv("<nvlink> target class {0:x} is not a GPU (0x03xxxx), "
+                        "an NVSwitch (0x068000) or a CPU (0x068001)",
+                        link.tclass)
+              .str());
+    }
+    if (nvswitch && peer == *nvswitch) {
+      auto &entry = lanes[{link.gpu, peer}];
+      entry.first += link.count;
+      entry.second = entry.second ? entry.second : link.line;
+      continue;
+    }
+    auto key = std::minmax(link.gpu, peer);
+    auto &entry = lanes[{key.first, key.second}];
+    // Listed from both ends: keep one link of the larger count.
+    entry.first = std::max(entry.first, link.count);
+    entry.second = entry.second ? entry.second : link.line;
+  }
+  for (auto &[ends, info] : lanes) {
+    auto [a, b] = ends;
+    const Device &gpu = graph.getDevice(a).kind == DeviceKind::GPU
+                            ? graph.getDevice(a)
+                            : graph.getDevice(b);
+    Link link;
+    link.a = a;
+    link.b = b;
+    link.kind = LinkKind::NVLink;
+    link.count = info.first;
+    link.generation = getNVLinkGeneration(gpu.computeCapability);
+    link.bandwidthGBps =
+        info.first * getNVLinkLaneBandwidth(gpu.computeCapability);
+    link.latencyUs = kNVLinkHopLatencyUs;
+    link.sourceLine = info.second;
+    graph.addLink(link);
+  }
+
+  for (const PendingC2C &c2c : c2cs) {
+    int numa = graph.getDevice(c2c.gpu).numa;
+    auto it = cpuByNuma.find(numa);
+    if (it == cpuByNuma.end())
+      return makeTopologyError(fileName, c2c.line,
+                               "<c2c> of a GPU outside any <cpu>");
+    Link link;
+    link.a = c2c.gpu;
+    link.b = it->second;
+    link.kind = LinkKind::C2C;
+    link.count = c2c.count;
+    link.bandwidthGBps = c2c.count * c2c.bwMBps / 1000.0;
+    link.latencyUs = kC2CLatencyUs;
+    link.sourceLine = c2c.line;
+    graph.addLink(link);
+  }
+
+  for (const PendingPciLink &pciLink : pciLinks) {
+    auto it = busIds.find(pciLink.target);
+    if (it == busIds.end() || it->second.first == ~0u ||
+        graph.getDevice(it->second.first).kind != DeviceKind::PCIeSwitch)
+      return makeTopologyError(fileName, pciLink.line,
+                               "<pcilink> target " + pciLink.target +
+                                   " is not a PCIe switch of this file");
+    unsigned peer = it->second.first;
+    if (peer == pciLink.from)
+      continue;
+    // Peer-to-peer links between switches of one vendor: as fast as the
+    // slower switch's upstream link.
+    double bw = std::numeric_limits<double>::infinity();
+    unsigned generation = 0, width = 0;
+    for (unsigned sw : {pciLink.from, peer})
+      for (auto [linkIndex, other] : graph.getNeighbors(sw)) {
+        const Link &up = graph.getLink(linkIndex);
+        if (up.a == sw && graph.getDevice(other).kind != DeviceKind::GPU &&
+            graph.getDevice(other).kind != DeviceKind::NIC &&
+            up.bandwidthGBps < bw) {
+          bw = up.bandwidthGBps;
+          generation = up.generation;
+          width = up.width;
+        }
+      }
+    unsigned link = addPcieLink(pciLink.from, peer, generation ? generation : 3,
+                                width ? width : 16, pciLink.line);
+    if (!std::isinf(bw))
+      graph.getLink(link).bandwidthGBps = bw;
+  }
+
+  // Every pair of sockets talks over the inter-socket interconnect.
+  SmallVector<unsigned> cpus;
+  for (auto &[numa, index] : cpuByNuma)
+    cpus.push_back(index);
+  for (unsigned i = 0; i < cpus.size(); ++i)
+    for (unsigned j = i + 1; j < cpus.size(); ++j) {
+      const Device &cpu = graph.getDevice(cpus[i]);
+      Link link;
+      link.a = cpus[i];
+      link.b = cpus[j];
+      link.kind = LinkKind::CPUInterconnect;
+      link.bandwidthGBps = getCPUInterconnectBandwidth(
+          cpu.vendor, cpu.arch, cpu.familyId, cpu.modelId);
+      link.latencyUs = kCPUInterconnectLatencyUs;
+      link.sourceLine = cpu.sourceLine;
+      graph.addLink(link);
+    }
+
+  // Say plainly what the file does and does not describe.
+  unsigned gpus = graph.countDevices(DeviceKind::GPU);
+  unsigned nics = graph.countDevices(DeviceKind::NIC);
+  if (gpus == 0)
+    topology.addNote("the file describes no GPU: it cannot be planned for");
+  if (!skeletonGpus.empty() || !skeletonNics.empty())
+    topology.addNote(llvm::formatv(
+        "a PCI skeleton: {0} GPU(s) and {1} NIC(s) appear only as PCI "
+        "devices without <gpu>/<nic> elements (NCCL discovers them at run "
+        "time). Known: their PCIe placement, so PIX/PXB/PHB/SYS paths are "
+        "exact. Unknown: GPU architecture, memory and NVLinks (GPU pairs are "
+        "shown over PCIe even where NVLink may join them), NIC speeds",
+        skeletonGpus.size(), skeletonNics.size()));
+  if (selfLinks)
+    topology.addNote(llvm::formatv(
+        "ignored {0} <nvlink> element(s) whose target is the GPU itself",
+        selfLinks));
+  if (numGuessedLinks)
+    topology.addNote(llvm::formatv(
+        "{0} PCIe link(s) give no width or speed; assumed x16 and 8 GT/s "
+        "(NCCL's defaults)",
+        numGuessedLinks));
+  for (const std::string &bridge : correctedBridges)
+    topology.addNote("PCI bridge " + bridge +
+                     "; using the latter (virtual bridges report placeholder "
+                     "speeds)");
+  if (numOtherPci)
+    topology.addNote(llvm::formatv(
+        "ignored {0} PCI device(s) that are neither bridges, GPUs, NICs nor "
+        "NVSwitches",
+        numOtherPci));
+  unsigned estimated = 0;
+  for (const Device &device : graph.getDevices())
+    if (device.kind == DeviceKind::GPU && device.described &&
+        !device.memoryKnown)
+      ++estimated;
+  if (estimated)
+    topology.addNote(llvm::formatv(
+        "{0} GPU(s) have a PCI device id comm does not know: memory figures "
+        "estimated from the compute capability",
+        estimated));
+  (void)nics;
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<Topology>>
+mlir::comm::importNcclTopologyXml(StringRef buffer, StringRef fileName) {
+  xmlParserCtxtPtr context = xmlNewParserCtxt();
+  if (!context)
+    return makeTopologyError(fileName, 0, "cannot create an XML parser");
+  xmlDocPtr doc = xmlCtxtReadMemory(
+      context, buffer.data(), buffer.size(), fileName.str().c_str(), nullptr,
+      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (!doc) {
+    xmlErrorPtr error = xmlCtxtGetLastError(context);
+    std::string message =
+        error && error->message ? StringRef(error->message).trim().str()
+                                : std::string("malformed XML");
+    unsigned line = error ? error->line : 0;
+    xmlFreeParserCtxt(context);
+    return makeTopologyError(fileName, line, "malformed XML: " + message);
+  }
+  auto topology = std::make_unique<Topology>();
+  topology->setSource(fileName);
+  topology->setName(llvm::sys::path::stem(fileName));
+  NcclXmlImporter importer(fileName, *topology);
+  xmlNode *root = xmlDocGetRootElement(doc);
+  llvm::Error error =
+      root ? importer.importDocument(root)
+           : makeTopologyError(fileName, 0, "the XML document is empty");
+  xmlFreeDoc(doc);
+  xmlFreeParserCtxt(context);
+  if (error)
+    return std::move(error);
+  if (llvm::Error error = topology->finalize())
+    return std::move(error);
+  return topology;
+}

@@ -1,0 +1,360 @@
+//===- TopologyPrinter.cpp - human-readable views of a topology -*- C++ -*-===//
+
+#include "comm/Analysis/TopologyPrinter.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::comm;
+
+std::string mlir::comm::formatBandwidth(double gbps) {
+  if (std::isinf(gbps))
+    return "unbounded";
+  return llvm::formatv("{0:F1} GB/s", gbps).str();
+}
+
+/// A number without trailing zeros: 80, 370.8, 0.1875.
+static std::string num(double value) {
+  return llvm::formatv("{0}", llvm::format("%g", value)).str();
+}
+
+static std::string describeLink(const Link &link) {
+  switch (link.kind) {
+  case LinkKind::NVLink:
+    return llvm::formatv("nvlink{0} x{1}", link.generation, link.count).str();
+  case LinkKind::PCIe:
+    return link.generation
+               ? llvm::formatv("pcie gen{0} x{1}", link.generation, link.width)
+                     .str()
+               : std::string("pcie");
+  case LinkKind::CPUInterconnect:
+    return "cpu interconnect";
+  case LinkKind::C2C:
+    return llvm::formatv("c2c x{0}", link.count).str();
+  case LinkKind::Network:
+    return "network";
+  }
+  return "";
+}
+
+static std::string plural(unsigned count, StringRef noun) {
+  return llvm::formatv("{0} {1}{2}", count, noun, count == 1 ? "" : "s").str();
+}
+
+void mlir::comm::printTopologySummary(const Topology &topology,
+                                      llvm::raw_ostream &os) {
+  const NodeGraph &graph = topology.getNode();
+  os << "topology: " << (topology.getName().empty() ? "(unnamed)"
+                                                     : topology.getName())
+     << "\n";
+  os << "source: " << topology.getSource() << "\n";
+  for (const NcclGraph &g : topology.getNcclGraphs()) {
+    static const char *const patterns[] = {"",     "balanced tree",
+                                           "split tree", "tree",
+                                           "ring", "nvls",
+                                           "collnet direct"};
+    os << "nccl graph " << g.id << ": " << patterns[g.pattern] << ", "
+       << plural(g.numChannels, "channel") << ", intra " << g.typeIntra
+       << " at " << num(g.speedIntra) << " GB/s, inter " << g.typeInter
+       << " at " << num(g.speedInter) << " GB/s\n";
+    for (auto [index, channel] : llvm::enumerate(g.channels))
+      os << "  channel " << index << ": " << llvm::join(channel, " -> ")
+         << "\n";
+  }
+  if (graph.getNumDevices() == 0) {
+    os << "hardware: none described\n";
+  } else {
+    unsigned gpus = graph.countDevices(DeviceKind::GPU);
+    os << "machine: " << plural(gpus, "GPU") << ", "
+       << plural(graph.countDevices(DeviceKind::CPU), "CPU") << ", "
+       << graph.countDevices(DeviceKind::PCIeSwitch) << " PCIe switch"
+       << (graph.countDevices(DeviceKind::PCIeSwitch) == 1 ? "" : "es")
+       << ", ";
+    SmallVector<unsigned> nvswitches =
+        graph.getDevicesOfKind(DeviceKind::NVSwitch);
+    if (!nvswitches.empty())
+      os << "NVSwitch (" << graph.getDevice(nvswitches.front()).chips
+         << " chips), ";
+    os << plural(graph.countDevices(DeviceKind::NIC), "NIC") << "; "
+       << plural(graph.getNumLinks(), "link") << "\n";
+    os << "nodes: " << topology.getNumNodes() << " ("
+       << plural(topology.getNumGPUs(), "GPU") << ", "
+       << topology.getNumDevices() << " devices, " << topology.getNumLinks()
+       << " links)\n";
+  }
+
+  const Fabric &fabric = topology.getFabric();
+  if (topology.getNumNodes() > 1) {
+    os << "fabric: " << stringifyFabricKind(fabric.kind) << " "
+       << stringifyNetworkKind(fabric.network) << ", "
+       << plural(topology.getNICsPerNode(), "rail");
+    if (fabric.oversubscription != 1)
+      os << ", oversubscription " << num(fabric.oversubscription) << ":1";
+    os << "\n";
+    if (topology.getNumGPUs() >= 2) {
+      Path across = topology.getGPUPath(0, topology.getGPUsPerNode());
+      os << "  gpu path between nodes: " << formatBandwidth(across.bandwidthGBps)
+         << ", " << across.switches << " switch(es), "
+         << llvm::formatv("{0:F2} us", across.latencyUs)
+         << (across.gpuDirect ? ", GPUDirect RDMA" : ", no GPUDirect RDMA")
+         << "\n";
+    }
+  }
+
+  auto section = [&](DeviceKind kind, StringRef title) {
+    SmallVector<unsigned> devices = graph.getDevicesOfKind(kind);
+    if (devices.empty())
+      return;
+    os << title << ":\n";
+    for (unsigned index : devices) {
+      const Device &d = graph.getDevice(index);
+      os << "  " << d.name;
+      switch (kind) {
+      case DeviceKind::GPU:
+        if (!d.described) {
+          os << "  PCI slot only (architecture, memory, NVLink unknown)";
+        } else {
+          os << "  " << d.model << " sm" << d.computeCapability << "  "
+             << num(d.memoryGB) << " GB at " << num(d.memoryGBps) << " GB/s"
+             << (d.memoryKnown ? "" : " (estimated)");
+          os << (d.gpuDirect ? "  gdr" : "");
+        }
+        break;
+      case DeviceKind::NIC:
+        if (!d.described)
+          os << "  PCI slot only (speed unknown)";
+        else
+          os << "  " << num(d.speedGbit) << " Gbit/s "
+             << stringifyNetworkKind(d.network)
+             << (d.model.empty() ? "" : " " + d.model)
+             << (d.gpuDirect ? "  gdr" : "");
+        break;
+      case DeviceKind::CPU:
+        os << "  " << (d.vendor.empty() ? "unknown vendor" : d.vendor);
+        if (d.familyId || d.modelId)
+          os << " family " << d.familyId << " model " << d.modelId;
+        if (!d.model.empty())
+          os << " (" << d.model << ")";
+        break;
+      case DeviceKind::NVSwitch:
+        os << "  " << d.chips << " chip(s), NVLink" << d.generation
+           << ", NVLS reduction: " << (d.reductionCapable ? "yes" : "no");
+        break;
+      case DeviceKind::PCIeSwitch:
+        if (d.generation)
+          os << "  gen" << d.generation;
+        break;
+      case DeviceKind::NetSwitch:
+        break;
+      }
+      if (d.numa >= 0 && kind != DeviceKind::CPU)
+        os << "  numa " << d.numa;
+      if (!d.busId.empty())
+        os << "  [" << d.busId << "]";
+      if (kind == DeviceKind::GPU) {
+        if (std::optional<unsigned> nic = topology.getNearestNIC(index)) {
+          Path path = topology.getPath(topology.getDeviceId(0, index),
+                                       topology.getDeviceId(0, *nic));
+          os << "  nic " << graph.getDevice(*nic).name << " ("
+             << stringifyPathKind(path.kind) << ", "
+             << formatBandwidth(path.bandwidthGBps) << ")";
+        }
+      }
+      os << "\n";
+    }
+  };
+  section(DeviceKind::GPU, "gpus");
+  section(DeviceKind::NIC, "nics");
+  section(DeviceKind::CPU, "cpus");
+  section(DeviceKind::NVSwitch, "nvswitch");
+  section(DeviceKind::PCIeSwitch, "pcie switches");
+  if (graph.getNumLinks()) {
+    os << "links:\n";
+    for (const Link &link : graph.getLinks())
+      os << "  " << graph.getDevice(link.a).name << " - "
+         << graph.getDevice(link.b).name << "  " << describeLink(link) << "  "
+         << formatBandwidth(link.bandwidthGBps)
+         << llvm::formatv("  {0:F2} us\n", link.latencyUs);
+  }
+  if (!topology.getNotes().empty()) {
+    os << "notes:\n";
+    for (const std::string &note : topology.getNotes())
+      os << "  - " << note << "\n";
+  }
+}
+
+static std::string matrixCell(const Path &path) {
+  if (path.kind == PathKind::Local)
+    return "X";
+  if (path.kind == PathKind::NVLink || path.kind == PathKind::NVSwitch)
+    return "NV" + std::to_string(path.nvlinks);
+  return stringifyPathKind(path.kind).str();
+}
+
+void mlir::comm::printTopologyMatrix(const Topology &topology, uint64_t node,
+                                     llvm::raw_ostream &os) {
+  const NodeGraph &graph = topology.getNode();
+  SmallVector<unsigned> endpoints = graph.getDevicesOfKind(DeviceKind::GPU);
+  llvm::append_range(endpoints, graph.getDevicesOfKind(DeviceKind::NIC));
+  size_t width = 6;
+  for (unsigned e : endpoints)
+    width = std::max(width, graph.getDevice(e).name.size() + 2);
+  auto cell = [&](StringRef text) { os << llvm::left_justify(text, width); };
+  auto table = [&](auto value) {
+    cell("");
+    for (unsigned e : endpoints)
+      cell(graph.getDevice(e).name);
+    os << "\n";
+    for (unsigned from : endpoints) {
+      cell(graph.getDevice(from).name);
+      for (unsigned to : endpoints)
+        cell(value(topology.getPath(topology.getDeviceId(node, from),
+                                    topology.getDeviceId(node, to))));
+      os << "\n";
+    }
+  };
+  if (topology.getNumNodes() > 1)
+    os << "machine n" << node << "\n";
+  os << "path kinds:\n";
+  table([](const Path &path) { return matrixCell(path); });
+  os << "\nbottleneck bandwidth (GB/s, per direction):\n";
+  table([](const Path &path) -> std::string {
+    if (path.kind == PathKind::Local)
+      return "-";
+    if (!path.isConnected())
+      return "none";
+    return llvm::formatv("{0:F1}", path.bandwidthGBps).str();
+  });
+  os << "\nlegend:\n"
+        "  X    = the same device\n"
+        "  NV#  = NVLink with # lanes (direct or through an NVSwitch)\n"
+        "  NVB  = NVLink through an intermediate GPU\n"
+        "  C2C  = chip-to-chip link to the CPU\n"
+        "  PIX  = PCIe through at most one PCIe switch\n"
+        "  PXB  = PCIe through several PCIe switches\n"
+        "  PHB  = PCIe through the CPU host bridge\n"
+        "  SYS  = PCIe across the inter-socket interconnect\n"
+        "  DIS  = no path\n";
+}
+
+void mlir::comm::printTopologyPath(const Topology &topology, const Path &path,
+                                   llvm::raw_ostream &os) {
+  os << "path " << topology.getDeviceName(path.src) << " -> "
+     << topology.getDeviceName(path.dst) << ": "
+     << stringifyPathKind(path.kind) << " (" << describePathKind(path.kind)
+     << ")";
+  if (path.nvlinks)
+    os << ", " << path.nvlinks << " NVLink lanes";
+  os << "\n";
+  if (!path.isConnected() || path.kind == PathKind::Local)
+    return;
+  LinkRef bottleneck = topology.getLink(path.bottleneck);
+  os << "  bottleneck: " << formatBandwidth(path.bandwidthGBps) << " at "
+     << topology.getDeviceName(bottleneck.a) << " - "
+     << topology.getDeviceName(bottleneck.b) << " ("
+     << describeLink(*bottleneck.props) << ")\n";
+  os << llvm::formatv("  latency: {0:F2} us\n", path.latencyUs);
+  if (path.kind == PathKind::Net)
+    os << "  network switches: " << path.switches << "; GPUDirect RDMA: "
+       << (path.gpuDirect ? "yes" : "no") << "\n";
+  os << "  hops:\n";
+  for (const PathHop &hop : path.hops) {
+    LinkRef link = topology.getLink(hop.link);
+    DeviceId from = hop.reverse ? link.b : link.a;
+    DeviceId to = hop.reverse ? link.a : link.b;
+    os << "    " << topology.getDeviceName(from) << " -> "
+       << topology.getDeviceName(to) << "  " << describeLink(*link.props)
+       << "  " << formatBandwidth(link.props->bandwidthGBps) << "  link #"
+       << hop.link << "\n";
+  }
+}
+
+void mlir::comm::printSharedLinks(const Topology &topology,
+                                  ArrayRef<Path> paths, llvm::raw_ostream &os) {
+  auto shared = Topology::getSharedLinks(paths);
+  if (shared.empty()) {
+    os << "shared links: none\n";
+    return;
+  }
+  os << "shared links:\n";
+  for (auto &[directed, count] : shared) {
+    LinkRef link = topology.getLink(directed.first);
+    DeviceId from = directed.second ? link.b : link.a;
+    DeviceId to = directed.second ? link.a : link.b;
+    os << "  " << topology.getDeviceName(from) << " -> "
+       << topology.getDeviceName(to) << "  " << describeLink(*link.props)
+       << "  " << formatBandwidth(link.props->bandwidthGBps) << "  used by "
+       << count << " paths\n";
+  }
+}
+
+void mlir::comm::printTopologyDot(const Topology &topology,
+                                  llvm::raw_ostream &os) {
+  const NodeGraph &graph = topology.getNode();
+  os << "graph topology {\n"
+        "  graph [rankdir=TB, fontname=\"Helvetica\", label=\""
+     << topology.getName() << "\", labelloc=t];\n"
+     << "  node [fontname=\"Helvetica\", style=filled];\n"
+        "  edge [fontname=\"Helvetica\", fontsize=9];\n";
+  for (const Device &d : graph.getDevices()) {
+    StringRef shape = "box", color = "white";
+    std::string label = d.name;
+    switch (d.kind) {
+    case DeviceKind::GPU:
+      color = d.described ? "palegreen" : "gray90";
+      if (d.described)
+        label += "\\n" + d.model;
+      break;
+    case DeviceKind::CPU:
+      color = "lightskyblue";
+      shape = "box3d";
+      break;
+    case DeviceKind::PCIeSwitch:
+      color = "khaki";
+      shape = "ellipse";
+      break;
+    case DeviceKind::NVSwitch:
+      color = "orange";
+      shape = "hexagon";
+      label += llvm::formatv("\\n{0} chips", d.chips).str();
+      break;
+    case DeviceKind::NIC:
+      color = "plum";
+      if (d.speedGbit)
+        label += "\\n" + num(d.speedGbit) + " Gbit/s";
+      break;
+    case DeviceKind::NetSwitch:
+      break;
+    }
+    os << "  \"" << d.name << "\" [shape=" << shape << ", fillcolor=" << color
+       << ", label=\"" << label << "\"];\n";
+  }
+  for (const Link &link : graph.getLinks()) {
+    StringRef color = "black";
+    if (link.kind == LinkKind::NVLink)
+      color = "darkgreen";
+    else if (link.kind == LinkKind::CPUInterconnect)
+      color = "blue";
+    else if (link.kind == LinkKind::C2C)
+      color = "purple";
+    os << "  \"" << graph.getDevice(link.a).name << "\" -- \""
+       << graph.getDevice(link.b).name << "\" [color=" << color
+       << ", penwidth="
+       << llvm::formatv("{0:F1}",
+                        1.0 + std::log2(1.0 + link.bandwidthGBps) / 3.0)
+       << ", label=\"" << describeLink(link) << "\\n"
+       << llvm::formatv("{0:F1}", link.bandwidthGBps) << " GB/s\"];\n";
+  }
+  if (topology.getNumNodes() > 1) {
+    os << "  \"fabric\" [shape=doubleoctagon, fillcolor=lightgray, label=\""
+       << stringifyFabricKind(topology.getFabric().kind) << "\\n"
+       << topology.getNumNodes() << " nodes\"];\n";
+    for (unsigned nic : graph.getDevicesOfKind(DeviceKind::NIC))
+      os << "  \"" << graph.getDevice(nic).name
+         << "\" -- \"fabric\" [style=dashed];\n";
+  }
+  os << "}\n";
+}

@@ -1,0 +1,563 @@
+//===- TopologyYaml.cpp - comm's YAML topology format ----------*- C++ -*-===//
+//
+// Reads and writes the format documented in docs/Topology.md with
+// llvm::yaml::IO. Syntax and type errors come from the YAML reader with
+// file:line:col; semantic errors (unknown kinds, dangling link ends,
+// non-positive bandwidths) name the line of the offending entry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Analysis/Topology.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLTraits.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::comm;
+
+namespace {
+
+/// A double printed with enough digits to read back the same value.
+struct Real {
+  double value = 0;
+};
+
+struct YamlDevice {
+  std::string id, kind;
+  std::optional<int64_t> index, numa, sm, family, modelId, chips, generation;
+  std::optional<std::string> model, busId, vendor, arch, network;
+  std::optional<Real> memoryGB, memoryGBps, speedGbit, latencyUs;
+  std::optional<bool> memoryKnown, gdr, described, nvls;
+  unsigned line = 0;
+};
+
+struct YamlLink {
+  std::string a, b, kind;
+  std::optional<Real> bandwidth, latency;
+  std::optional<int64_t> count, generation, width;
+  unsigned line = 0;
+};
+
+struct YamlFabric {
+  std::string kind;
+  std::optional<std::string> network;
+  std::optional<Real> linkGbit, oversubscription, switchLatencyUs,
+      linkLatencyUs;
+  std::optional<int64_t> nodesPerLeaf;
+  unsigned line = 0;
+};
+
+struct YamlTopology {
+  std::string format;
+  int64_t version = 0;
+  std::optional<std::string> name;
+  std::optional<int64_t> nodes;
+  std::optional<YamlFabric> fabric;
+  std::vector<YamlDevice> devices;
+  std::vector<YamlLink> links;
+  std::vector<std::string> notes;
+};
+
+/// What mapping() needs to turn a YAML node into a line number.
+struct ParseContext {
+  const char *bufferStart = nullptr;
+};
+
+static unsigned currentLine(llvm::yaml::IO &io) {
+  if (io.outputting())
+    return 0;
+  auto *context = static_cast<ParseContext *>(io.getContext());
+  const llvm::yaml::Node *node =
+      static_cast<llvm::yaml::Input &>(io).getCurrentNode();
+  if (!context || !node)
+    return 0;
+  const char *at = node->getSourceRange().Start.getPointer();
+  return 1 + std::count(context->bufferStart, at, '\n');
+}
+
+} // namespace
+
+LLVM_YAML_IS_SEQUENCE_VECTOR(YamlDevice)
+LLVM_YAML_IS_SEQUENCE_VECTOR(YamlLink)
+
+namespace llvm {
+namespace yaml {
+
+template <> struct ScalarTraits<Real> {
+  static void output(const Real &real, void *, raw_ostream &os) {
+    os << llvm::format("%.15g", real.value);
+  }
+  static StringRef input(StringRef text, void *, Real &real) {
+    if (text.trim().getAsDouble(real.value))
+      return "expected a number";
+    return {};
+  }
+  static QuotingType mustQuote(StringRef) { return QuotingType::None; }
+};
+
+template <> struct MappingTraits<YamlDevice> {
+  static void mapping(IO &io, YamlDevice &d) {
+    d.line = currentLine(io);
+    io.mapRequired("id", d.id);
+    io.mapRequired("kind", d.kind);
+    io.mapOptional("index", d.index);
+    io.mapOptional("numa", d.numa);
+    io.mapOptional("model", d.model);
+    io.mapOptional("bus_id", d.busId);
+    io.mapOptional("sm", d.sm);
+    io.mapOptional("memory_GB", d.memoryGB);
+    io.mapOptional("memory_GBps", d.memoryGBps);
+    io.mapOptional("memory_known", d.memoryKnown);
+    io.mapOptional("gdr", d.gdr);
+    io.mapOptional("described", d.described);
+    io.mapOptional("speed_gbit", d.speedGbit);
+    io.mapOptional("network", d.network);
+    io.mapOptional("latency_us", d.latencyUs);
+    io.mapOptional("vendor", d.vendor);
+    io.mapOptional("arch", d.arch);
+    io.mapOptional("family", d.family);
+    io.mapOptional("model_id", d.modelId);
+    io.mapOptional("chips", d.chips);
+    io.mapOptional("generation", d.generation);
+    io.mapOptional("nvls", d.nvls);
+  }
+  static const bool flow = true;
+};
+
+template <> struct MappingTraits<YamlLink> {
+  static void mapping(IO &io, YamlLink &l) {
+    l.line = currentLine(io);
+    io.mapRequired("a", l.a);
+    io.mapRequired("b", l.b);
+    io.mapRequired("kind", l.kind);
+    io.mapOptional("bw_GBps", l.bandwidth);
+    io.mapOptional("latency_us", l.latency);
+    io.mapOptional("count", l.count);
+    io.mapOptional("generation", l.generation);
+    io.mapOptional("width", l.width);
+  }
+  static const bool flow = true;
+};
+
+template <> struct MappingTraits<YamlFabric> {
+  static void mapping(IO &io, YamlFabric &f) {
+    f.line = currentLine(io);
+    io.mapRequired("kind", f.kind);
+    io.mapOptional("network", f.network);
+    io.mapOptional("link_gbit", f.linkGbit);
+    io.mapOptional("nodes_per_leaf", f.nodesPerLeaf);
+    io.mapOptional("oversubscription", f.oversubscription);
+    io.mapOptional("switch_latency_us", f.switchLatencyUs);
+    io.mapOptional("link_latency_us", f.linkLatencyUs);
+  }
+};
+
+template <> struct MappingTraits<YamlTopology> {
+  static void mapping(IO &io, YamlTopology &t) {
+    io.mapRequired("format", t.format);
+    io.mapRequired("version", t.version);
+    io.mapOptional("name", t.name);
+    io.mapOptional("nodes", t.nodes);
+    io.mapOptional("fabric", t.fabric);
+    io.mapRequired("devices", t.devices);
+    io.mapOptional("links", t.links);
+    io.mapOptional("notes", t.notes);
+  }
+};
+
+} // namespace yaml
+} // namespace llvm
+
+//===----------------------------------------------------------------------===//
+// Import
+//===----------------------------------------------------------------------===//
+
+template <typename EnumT>
+static llvm::Error parseKind(StringRef file, unsigned line, StringRef what,
+                             StringRef text,
+                             std::optional<EnumT> (*symbolize)(StringRef),
+                             ArrayRef<StringRef> valid, EnumT &out) {
+  if (std::optional<EnumT> value = symbolize(text)) {
+    out = *value;
+    return llvm::Error::success();
+  }
+  return makeTopologyError(file, line,
+                           "unknown " + what + " '" + text +
+                               "'; expected one of " +
+                               llvm::join(valid, ", "));
+}
+
+static llvm::Error checkNonNegative(StringRef file, unsigned line,
+                                    StringRef what, double value) {
+  if (value >= 0 && !std::isinf(value))
+    return llvm::Error::success();
+  return makeTopologyError(file, line,
+                           what + " must be non-negative and finite, got " +
+                               llvm::formatv("{0}", value).str());
+}
+
+static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
+                                 Device &d) {
+  static const StringRef kinds[] = {"gpu", "cpu", "pcie_switch", "nvswitch",
+                                    "nic"};
+  if (llvm::Error e = parseKind<DeviceKind>(file, y.line, "device kind", y.kind,
+                                            symbolizeDeviceKind, kinds, d.kind))
+    return e;
+  if (d.kind == DeviceKind::NetSwitch)
+    return makeTopologyError(file, y.line,
+                             "network switches are described by 'fabric', "
+                             "not listed as devices");
+  if (y.id.empty())
+    return makeTopologyError(file, y.line, "a device needs a non-empty 'id'");
+  if (y.id.find_first_of("./ ") != std::string::npos)
+    return makeTopologyError(file, y.line,
+                             "device id '" + y.id +
+                                 "' may not contain '.', '/' or spaces");
+  d.name = y.id;
+  d.index = y.index.value_or(-1);
+  d.numa = y.numa.value_or(-1);
+  d.model = y.model.value_or("");
+  d.busId = y.busId.value_or("");
+  d.computeCapability = y.sm.value_or(0);
+  d.memoryGB = y.memoryGB ? y.memoryGB->value : 0;
+  d.memoryGBps = y.memoryGBps ? y.memoryGBps->value : 0;
+  d.memoryKnown = y.memoryKnown.value_or(y.memoryGBps.has_value());
+  d.gpuDirect = y.gdr.value_or(false);
+  d.described = y.described.value_or(true);
+  d.speedGbit = y.speedGbit ? y.speedGbit->value : 0;
+  d.latencyUs = y.latencyUs ? y.latencyUs->value : 0;
+  d.vendor = y.vendor.value_or("");
+  d.arch = y.arch.value_or("");
+  d.familyId = y.family.value_or(0);
+  d.modelId = y.modelId.value_or(0);
+  d.chips = y.chips.value_or(0);
+  d.generation = y.generation.value_or(0);
+  d.reductionCapable = y.nvls.value_or(false);
+  d.sourceLine = y.line;
+  if (y.network) {
+    static const StringRef networks[] = {"infiniband", "roce", "efa",
+                                         "ethernet"};
+    if (llvm::Error e = parseKind<NetworkKind>(file, y.line, "network",
+                                               *y.network, symbolizeNetworkKind,
+                                               networks, d.network))
+      return e;
+  }
+  for (auto [what, value] :
+       {std::pair<StringRef, double>{"memory_GB", d.memoryGB},
+        {"memory_GBps", d.memoryGBps},
+        {"speed_gbit", d.speedGbit},
+        {"latency_us", d.latencyUs}})
+    if (llvm::Error e = checkNonNegative(file, y.line, what, value))
+      return e;
+  if (d.kind == DeviceKind::GPU && d.described && d.computeCapability <= 0)
+    return makeTopologyError(file, y.line,
+                             "GPU '" + d.name +
+                                 "' needs 'sm' (its compute capability, e.g. "
+                                 "90), or 'described: false'");
+  if (d.kind == DeviceKind::NIC && d.described && !(d.speedGbit > 0))
+    return makeTopologyError(file, y.line,
+                             "NIC '" + d.name +
+                                 "' needs a positive 'speed_gbit'");
+  if (y.chips && *y.chips < 0)
+    return makeTopologyError(file, y.line, "'chips' must be non-negative");
+  return llvm::Error::success();
+}
+
+static llvm::Error convertLink(StringRef file, const YamlLink &y,
+                               const NodeGraph &graph, Link &l) {
+  static const StringRef kinds[] = {"nvlink", "pcie", "cpu_interconnect",
+                                    "c2c"};
+  if (llvm::Error e = parseKind<LinkKind>(file, y.line, "link kind", y.kind,
+                                          symbolizeLinkKind, kinds, l.kind))
+    return e;
+  if (l.kind == LinkKind::Network)
+    return makeTopologyError(file, y.line,
+                             "network links are described by 'fabric', not "
+                             "listed as links");
+  std::optional<unsigned> a = graph.lookup(y.a), b = graph.lookup(y.b);
+  if (!a)
+    return makeTopologyError(file, y.line,
+                             "link end '" + y.a + "' is not a device id");
+  if (!b)
+    return makeTopologyError(file, y.line,
+                             "link end '" + y.b + "' is not a device id");
+  l.a = *a;
+  l.b = *b;
+  l.sourceLine = y.line;
+  if (y.count && *y.count <= 0)
+    return makeTopologyError(file, y.line, "'count' must be positive");
+  if (y.width && (*y.width <= 0 || *y.width > 32))
+    return makeTopologyError(file, y.line,
+                             "'width' must be between 1 and 32 lanes");
+  if (y.generation && (*y.generation <= 0 || *y.generation > 6))
+    return makeTopologyError(file, y.line,
+                             "'generation' must be between 1 and 6");
+  l.count = y.count.value_or(1);
+  l.width = y.width.value_or(0);
+  l.generation = y.generation.value_or(0);
+  l.latencyUs = y.latency ? y.latency->value : getDefaultLinkLatency(l.kind);
+  if (y.bandwidth) {
+    l.bandwidthGBps = y.bandwidth->value;
+  } else {
+    // Derive the bandwidth from what the link is.
+    const Device &da = graph.getDevice(l.a), &db = graph.getDevice(l.b);
+    switch (l.kind) {
+    case LinkKind::PCIe:
+      if (!l.generation)
+        return makeTopologyError(
+            file, y.line, "a pcie link needs 'bw_GBps' or 'generation'");
+      if (!l.width)
+        l.width = 16;
+      l.bandwidthGBps = getPCIeBandwidth(l.generation, l.width);
+      break;
+    case LinkKind::NVLink: {
+      int cc = std::max(da.kind == DeviceKind::GPU ? da.computeCapability : 0,
+                        db.kind == DeviceKind::GPU ? db.computeCapability : 0);
+      if (!l.generation && !cc)
+        return makeTopologyError(file, y.line,
+                                 "an nvlink link needs 'bw_GBps', "
+                                 "'generation' or a GPU end with 'sm'");
+      if (!l.generation)
+        l.generation = getNVLinkGeneration(cc);
+      l.bandwidthGBps =
+          l.count * getNVLinkLaneBandwidthForGeneration(l.generation);
+      break;
+    }
+    case LinkKind::CPUInterconnect: {
+      const Device &cpu = da.kind == DeviceKind::CPU ? da : db;
+      l.bandwidthGBps = getCPUInterconnectBandwidth(cpu.vendor, cpu.arch,
+                                                    cpu.familyId, cpu.modelId);
+      break;
+    }
+    case LinkKind::C2C:
+    case LinkKind::Network:
+      return makeTopologyError(file, y.line,
+                               "a " + stringifyLinkKind(l.kind) +
+                                   " link needs 'bw_GBps'");
+    }
+  }
+  if (!(l.bandwidthGBps > 0) || std::isinf(l.bandwidthGBps))
+    return makeTopologyError(file, y.line,
+                             "link " + y.a + " - " + y.b +
+                                 ": bandwidth must be positive and finite, "
+                                 "got " +
+                                 llvm::formatv("{0}", l.bandwidthGBps).str() +
+                                 " GB/s");
+  return checkNonNegative(file, y.line, "latency_us", l.latencyUs);
+}
+
+llvm::Expected<std::unique_ptr<Topology>>
+mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
+  std::string firstError;
+  auto handler = [](const llvm::SMDiagnostic &diag, void *context) {
+    auto *out = static_cast<std::string *>(context);
+    if (!out->empty())
+      return;
+    *out = llvm::formatv("{0}:{1}:{2}: error: {3}", diag.getFilename(),
+                         diag.getLineNo(), diag.getColumnNo() + 1,
+                         diag.getMessage())
+               .str();
+  };
+  ParseContext context{buffer.data()};
+  YamlTopology document;
+  {
+    llvm::yaml::Input input(llvm::MemoryBufferRef(buffer, fileName), &context,
+                            handler, &firstError);
+    input >> document;
+    if (input.error()) {
+      if (firstError.empty())
+        firstError = (fileName + ": error: malformed YAML").str();
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     firstError);
+    }
+  }
+  if (document.format != "comm-topology")
+    return makeTopologyError(fileName, 1,
+                             "'format' must be 'comm-topology', got '" +
+                                 document.format + "'");
+  if (document.version != 1)
+    return makeTopologyError(fileName, 1,
+                             "unsupported format version " +
+                                 Twine(document.version) + "; expected 1");
+
+  auto topology = std::make_unique<Topology>();
+  topology->setSource(fileName);
+  topology->setName(document.name.value_or(""));
+  NodeGraph &graph = topology->getNode();
+  for (const YamlDevice &y : document.devices) {
+    Device device;
+    if (llvm::Error e = convertDevice(fileName, y, device))
+      return std::move(e);
+    if (std::optional<unsigned> other = graph.lookup(device.name))
+      return makeTopologyError(
+          fileName, y.line,
+          "duplicate device id '" + device.name + "' (first at line " +
+              Twine(graph.getDevice(*other).sourceLine) + ")");
+    graph.addDevice(std::move(device));
+  }
+  for (const YamlLink &y : document.links) {
+    Link link;
+    if (llvm::Error e = convertLink(fileName, y, graph, link))
+      return std::move(e);
+    graph.addLink(link);
+  }
+  if (document.nodes) {
+    if (*document.nodes < 1 || *document.nodes > (1 << 20))
+      return makeTopologyError(fileName, 0,
+                               "'nodes' must be between 1 and 1048576, got " +
+                                   Twine(*document.nodes));
+    topology->setNumNodes(*document.nodes);
+  }
+  if (document.fabric) {
+    const YamlFabric &y = *document.fabric;
+    Fabric fabric;
+    static const StringRef kinds[] = {"none", "rail_optimized", "fat_tree"};
+    if (llvm::Error e = parseKind<FabricKind>(fileName, y.line, "fabric kind",
+                                              y.kind, symbolizeFabricKind,
+                                              kinds, fabric.kind))
+      return std::move(e);
+    if (y.network) {
+      static const StringRef networks[] = {"infiniband", "roce", "efa",
+                                           "ethernet"};
+      if (llvm::Error e = parseKind<NetworkKind>(
+              fileName, y.line, "network", *y.network, symbolizeNetworkKind,
+              networks, fabric.network))
+        return std::move(e);
+    }
+    if (y.linkGbit)
+      fabric.linkGbit = y.linkGbit->value;
+    if (y.nodesPerLeaf) {
+      if (*y.nodesPerLeaf < 0)
+        return makeTopologyError(fileName, y.line,
+                                 "'nodes_per_leaf' must be non-negative");
+      fabric.nodesPerLeaf = *y.nodesPerLeaf;
+    }
+    if (y.oversubscription)
+      fabric.oversubscription = y.oversubscription->value;
+    if (y.switchLatencyUs)
+      fabric.switchLatencyUs = y.switchLatencyUs->value;
+    if (y.linkLatencyUs)
+      fabric.linkLatencyUs = y.linkLatencyUs->value;
+    if (fabric.oversubscription < 1 || std::isinf(fabric.oversubscription))
+      return makeTopologyError(fileName, y.line,
+                               "'oversubscription' must be at least 1");
+    for (auto [what, value] :
+         {std::pair<StringRef, double>{"link_gbit", fabric.linkGbit},
+          {"switch_latency_us", fabric.switchLatencyUs},
+          {"link_latency_us", fabric.linkLatencyUs}})
+      if (llvm::Error e = checkNonNegative(fileName, y.line, what, value))
+        return std::move(e);
+    topology->setFabric(fabric);
+  }
+  for (const std::string &note : document.notes)
+    topology->addNote(note);
+  if (llvm::Error error = topology->finalize())
+    return std::move(error);
+  return topology;
+}
+
+//===----------------------------------------------------------------------===//
+// Export
+//===----------------------------------------------------------------------===//
+
+void mlir::comm::exportTopologyYaml(const Topology &topology,
+                                    llvm::raw_ostream &os) {
+  YamlTopology document;
+  document.format = "comm-topology";
+  document.version = 1;
+  if (!topology.getName().empty())
+    document.name = topology.getName().str();
+  if (topology.getNumNodes() != 1)
+    document.nodes = topology.getNumNodes();
+  const Fabric &fabric = topology.getFabric();
+  if (fabric.kind != FabricKind::None) {
+    YamlFabric y;
+    y.kind = stringifyFabricKind(fabric.kind).str();
+    y.network = stringifyNetworkKind(fabric.network).str();
+    y.linkGbit = Real{fabric.linkGbit};
+    y.nodesPerLeaf = fabric.nodesPerLeaf;
+    y.oversubscription = Real{fabric.oversubscription};
+    y.switchLatencyUs = Real{fabric.switchLatencyUs};
+    y.linkLatencyUs = Real{fabric.linkLatencyUs};
+    document.fabric = y;
+  }
+  const NodeGraph &graph = topology.getNode();
+  for (const Device &d : graph.getDevices()) {
+    YamlDevice y;
+    y.id = d.name;
+    y.kind = stringifyDeviceKind(d.kind).str();
+    if (d.index >= 0)
+      y.index = d.index;
+    if (d.numa >= 0)
+      y.numa = d.numa;
+    if (!d.model.empty())
+      y.model = d.model;
+    if (!d.busId.empty())
+      y.busId = d.busId;
+    if (!d.described)
+      y.described = false;
+    switch (d.kind) {
+    case DeviceKind::GPU:
+      if (d.computeCapability)
+        y.sm = d.computeCapability;
+      if (d.memoryGB || d.memoryGBps) {
+        y.memoryGB = Real{d.memoryGB};
+        y.memoryGBps = Real{d.memoryGBps};
+        y.memoryKnown = d.memoryKnown;
+      }
+      y.gdr = d.gpuDirect;
+      break;
+    case DeviceKind::NIC:
+      y.speedGbit = Real{d.speedGbit};
+      y.network = stringifyNetworkKind(d.network).str();
+      y.gdr = d.gpuDirect;
+      if (d.latencyUs)
+        y.latencyUs = Real{d.latencyUs};
+      break;
+    case DeviceKind::CPU:
+      if (!d.vendor.empty())
+        y.vendor = d.vendor;
+      if (!d.arch.empty())
+        y.arch = d.arch;
+      y.family = d.familyId;
+      y.modelId = d.modelId;
+      break;
+    case DeviceKind::NVSwitch:
+      y.chips = d.chips;
+      y.generation = d.generation;
+      y.nvls = d.reductionCapable;
+      break;
+    case DeviceKind::PCIeSwitch:
+      if (d.generation)
+        y.generation = d.generation;
+      break;
+    case DeviceKind::NetSwitch:
+      break;
+    }
+    document.devices.push_back(std::move(y));
+  }
+  for (const Link &l : graph.getLinks()) {
+    YamlLink y;
+    y.a = graph.getDevice(l.a).name;
+    y.b = graph.getDevice(l.b).name;
+    y.kind = stringifyLinkKind(l.kind).str();
+    y.bandwidth = Real{l.bandwidthGBps};
+    y.latency = Real{l.latencyUs};
+    if (l.count != 1 || l.kind == LinkKind::NVLink)
+      y.count = l.count;
+    if (l.generation)
+      y.generation = l.generation;
+    if (l.width)
+      y.width = l.width;
+    document.links.push_back(std::move(y));
+  }
+  for (const std::string &note : topology.getNotes())
+    document.notes.push_back(note);
+  os << "# comm topology (docs/Topology.md). Bandwidths: usable GB/s per "
+        "direction.\n";
+  llvm::yaml::Output output(os, nullptr, /*WrapColumn=*/0);
+  output << document;
+}
