@@ -2,7 +2,8 @@
 """Runs a comm tool over inputs that must be rejected cleanly.
 
 Every input must make the tool exit with status 1 and print a located
-diagnostic (`file:line:col: error: ...` or `file: error: ...`); a crash
+diagnostic (`file:line:col: error: ...`, `file:line: error: ...` or
+`file: error: ...`); a crash
 (a signal or an unexpected exit status), a hang or a silent failure is a
 test failure.
 
@@ -21,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-LOCATED = re.compile(rb"^[^\n:]+(:\d+:\d+)?: error: ", re.MULTILINE)
+LOCATED = re.compile(rb"^[^\n:]+(:\d+(:\d+)?)?: error: ", re.MULTILINE)
 
 
 def run(tool, tool_args, path, timeout):
@@ -120,7 +121,8 @@ def main():
                 with open(path, "rb") as f:
                     data = f.read()
                 for n, variant in enumerate(mutations(data, rng, args.mutate)):
-                    name = "%s.%d.mlir" % (os.path.basename(path), n)
+                    stem, ext = os.path.splitext(os.path.basename(path))
+                    name = "%s.%d%s" % (stem, n, ext)
                     mpath = os.path.join(tmp, name)
                     with open(mpath, "wb") as f:
                         f.write(variant)

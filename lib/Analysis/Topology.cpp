@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -500,6 +501,10 @@ void Topology::computeLocalPaths(unsigned src) {
 // Finalization
 //===----------------------------------------------------------------------===//
 
+std::string mlir::comm::formatTopologyNumber(double value) {
+  return llvm::formatv("{0}", llvm::format("%g", value)).str();
+}
+
 llvm::Error mlir::comm::makeTopologyError(StringRef file, unsigned line,
                                           const Twine &problem) {
   std::string text = file.empty() ? std::string("topology") : file.str();
@@ -549,12 +554,12 @@ llvm::Error Topology::finalize() {
     if (!(link.bandwidthGBps > 0) || std::isinf(link.bandwidthGBps))
       return makeTopologyError(source, link.sourceLine, "link " + node.getDevice(link.a).name +
                        " - " + node.getDevice(link.b).name +
-                       " has bandwidth " + llvm::formatv("{0}", link.bandwidthGBps).str() +
+                       " has bandwidth " + formatTopologyNumber(link.bandwidthGBps) +
                        " GB/s; bandwidths must be positive and finite");
     if (!(link.latencyUs >= 0) || std::isinf(link.latencyUs))
       return makeTopologyError(source, link.sourceLine, "link " + node.getDevice(link.a).name +
                        " - " + node.getDevice(link.b).name + " has latency " +
-                       llvm::formatv("{0}", link.latencyUs).str() +
+                       formatTopologyNumber(link.latencyUs) +
                        " us; latencies must be non-negative and finite");
     if (link.count == 0)
       return makeTopologyError(source, link.sourceLine, "link " + node.getDevice(link.a).name +
@@ -643,7 +648,7 @@ llvm::Error Topology::finalize() {
     if (!(fabric.oversubscription >= 1.0) ||
         std::isinf(fabric.oversubscription))
       return makeTopologyError(source, 0, "fabric oversubscription must be >= 1, got " +
-                       llvm::formatv("{0}", fabric.oversubscription).str());
+                       formatTopologyNumber(fabric.oversubscription));
     if (fabric.linkGbit < 0 || fabric.switchLatencyUs < 0 ||
         fabric.linkLatencyUs < 0)
       return makeTopologyError(source, 0, "fabric speeds and latencies must be non-negative");

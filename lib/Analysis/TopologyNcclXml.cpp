@@ -582,7 +582,7 @@ llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
       return e;
     if (!(bw > 0))
       return fail(child, "<c2c> bw must be positive (MB/s per link), got " +
-                             llvm::formatv("{0}", bw).str());
+                             formatTopologyNumber(bw));
     c2cs.push_back({deviceIndex, static_cast<unsigned>(count), bw, line});
   }
   (void)parent;
@@ -844,22 +844,47 @@ llvm::Error NcclXmlImporter::resolve() {
   return llvm::Error::success();
 }
 
+namespace {
+/// The first error libxml2 reports, which names the cause; later ones are
+/// consequences ("Premature end of data").
+struct FirstXmlError {
+  bool seen = false;
+  int line = 0;
+  std::string message;
+};
+} // namespace
+
+static void recordXmlError(void *userData, xmlErrorPtr error) {
+  auto *context = static_cast<xmlParserCtxtPtr>(userData);
+  auto *first = static_cast<FirstXmlError *>(context->_private);
+  if (!first || first->seen || !error || error->level < XML_ERR_ERROR)
+    return;
+  first->seen = true;
+  first->line = error->line;
+  first->message = error->message ? StringRef(error->message).trim().str()
+                                  : std::string("malformed XML");
+}
+
 llvm::Expected<std::unique_ptr<Topology>>
 mlir::comm::importNcclTopologyXml(StringRef buffer, StringRef fileName) {
   xmlParserCtxtPtr context = xmlNewParserCtxt();
   if (!context)
     return makeTopologyError(fileName, 0, "cannot create an XML parser");
-  xmlDocPtr doc = xmlCtxtReadMemory(
-      context, buffer.data(), buffer.size(), fileName.str().c_str(), nullptr,
-      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-  if (!doc) {
-    xmlErrorPtr error = xmlCtxtGetLastError(context);
-    std::string message =
-        error && error->message ? StringRef(error->message).trim().str()
-                                : std::string("malformed XML");
-    unsigned line = error ? error->line : 0;
+  FirstXmlError firstError;
+  context->_private = &firstError;
+  context->sax->serror = recordXmlError;
+  xmlDocPtr doc =
+      xmlCtxtReadMemory(context, buffer.data(), buffer.size(),
+                        fileName.str().c_str(), nullptr,
+                        XML_PARSE_NONET | XML_PARSE_NOWARNING);
+  if (!doc || firstError.seen) {
+    if (doc)
+      xmlFreeDoc(doc);
     xmlFreeParserCtxt(context);
-    return makeTopologyError(fileName, line, "malformed XML: " + message);
+    return makeTopologyError(fileName, firstError.line,
+                             "malformed XML: " +
+                                 (firstError.seen ? firstError.message
+                                                  : std::string("unreadable")));
   }
   auto topology = std::make_unique<Topology>();
   topology->setSource(fileName);

@@ -17,9 +17,7 @@ std::string mlir::comm::formatBandwidth(double gbps) {
 }
 
 /// A number without trailing zeros: 80, 370.8, 0.1875.
-static std::string num(double value) {
-  return llvm::formatv("{0}", llvm::format("%g", value)).str();
-}
+static std::string num(double value) { return formatTopologyNumber(value); }
 
 static std::string describeLink(const Link &link) {
   switch (link.kind) {

@@ -196,7 +196,7 @@ static llvm::Error checkNonNegative(StringRef file, unsigned line,
     return llvm::Error::success();
   return makeTopologyError(file, line,
                            what + " must be non-negative and finite, got " +
-                               llvm::formatv("{0}", value).str());
+                               formatTopologyNumber(value));
 }
 
 static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
@@ -344,7 +344,7 @@ static llvm::Error convertLink(StringRef file, const YamlLink &y,
                              "link " + y.a + " - " + y.b +
                                  ": bandwidth must be positive and finite, "
                                  "got " +
-                                 llvm::formatv("{0}", l.bandwidthGBps).str() +
+                                 formatTopologyNumber(l.bandwidthGBps) +
                                  " GB/s");
   return checkNonNegative(file, y.line, "latency_us", l.latencyUs);
 }

@@ -412,6 +412,9 @@ private:
 // Sources
 //===----------------------------------------------------------------------===//
 
+/// A number as messages print it: 80, 370.8, 0.1875.
+std::string formatTopologyNumber(double value);
+
 /// An error about a topology source: "file:line: error: problem" (the line
 /// is left out when 0).
 llvm::Error makeTopologyError(StringRef file, unsigned line,
