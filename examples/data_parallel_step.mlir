@@ -3,7 +3,7 @@
 // and the optimizer consumes them. The all-reduces of the first layers are
 // started asynchronously so they can overlap the backward compute of the
 // layers that follow.
-module attributes {comm.world_size = 8 : i64} {
+module attributes {comm.topology = "dgx-h100", comm.world_size = 8 : i64} {
   func.func @train_step(%act: tensor<64x1024xf32>,
                         %w0: tensor<1024x1024xf32>,
                         %w1: tensor<1024x1024xf32>,

@@ -11,6 +11,7 @@ COMM_BUILD="${COMM_BUILD:-$COMM_ROOT/build}"
 COMM_PACKAGES=(
   cmake ninja-build g++ python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libxml2-dev
 )
 
 comm_log() { printf '[comm] %s\n' "$*" >&2; }
