@@ -18,10 +18,24 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%comm_src", config.comm_src_root))
 config.substitutions.append(("%comm_obj", config.comm_obj_root))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%ctest", config.ctest_command))
+
+# Features that gate integration tests.
+if config.commrt_built == "ON" and config.mpirun and os.path.exists(config.mpirun):
+    config.available_features.add("mpi")
+    config.substitutions.append(("%mpirun", config.mpirun))
+if config.nvcc and os.path.exists(config.nvcc):
+    config.available_features.add("cuda")
+if os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl"):
+    config.available_features.add("gpu")
+if os.path.isdir("/sys/class/infiniband") and os.listdir("/sys/class/infiniband"):
+    config.available_features.add("rdma")
+config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.comm_tools_dir, config.llvm_tools_dir]
-tools = ["comm-opt", "comm-topo", "not", "split-file", "count", "FileCheck"]
+tools = ["comm-opt", "comm-topo", "comm-sim", "not", "split-file", "count", "FileCheck"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

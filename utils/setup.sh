@@ -12,6 +12,7 @@ COMM_PACKAGES=(
   cmake ninja-build g++ python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libxml2-dev
+  libopenmpi-dev openmpi-bin libibverbs-dev librdmacm-dev libgtest-dev
 )
 
 comm_log() { printf '[comm] %s\n' "$*" >&2; }

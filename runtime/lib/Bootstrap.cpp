@@ -1,0 +1,187 @@
+//===- lib/Bootstrap.cpp - MPI bootstrap and timed waits --------*- C++ -*-===//
+//
+// Part of the comm project: a compiler for communication between GPUs.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every wait in commrt goes through here: the MPI steps of the bootstrap
+// (init, comm_create) and the completion of requests. Each polls with a
+// deadline instead of blocking, so that a rank that never joins turns into
+// a timeout naming the op, the group and the rank instead of a hang.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include <cstdio>
+
+using namespace commrt;
+
+void commrt::trace(commrt_context *ctx, int level, const char *fmt, ...) {
+  if (!ctx || ctx->opts.verbose < level)
+    return;
+  char text[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(text, sizeof(text), fmt, args);
+  va_end(args);
+  std::fprintf(stderr, "[commrt rank %d] %s\n", ctx->rank, text);
+}
+
+commrt_status commrt::waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
+                              const std::string &what) {
+  Deadline deadline(ctx->opts.timeout_ms);
+  Backoff backoff(ctx->oversubscribed);
+  for (;;) {
+    int flag = 0;
+    int err = MPI_Testall(count, reqs, &flag, MPI_STATUSES_IGNORE);
+    if (err != MPI_SUCCESS)
+      return raise(ctx, COMMRT_ERROR_BACKEND,
+                   format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
+                          mpiErrorString("MPI_Testall", err).c_str()));
+    if (flag)
+      return COMMRT_SUCCESS;
+    if (deadline.expired()) {
+      ctx->pendingMpi = true;
+      return raise(ctx, COMMRT_ERROR_TIMEOUT,
+                   format("commrt: %s timed out after %lld ms on rank %d "
+                          "(waiting for ranks that did not join; waited %lld "
+                          "ms)",
+                          what.c_str(),
+                          static_cast<long long>(deadline.timeout()), ctx->rank,
+                          static_cast<long long>(deadline.elapsedMs())));
+    }
+    backoff.pause();
+  }
+}
+
+commrt_status commrt::allreduceMpi(commrt_context *ctx, const void *send,
+                                   void *recv, int count, MPI_Datatype type,
+                                   MPI_Op op, MPI_Comm comm,
+                                   const std::string &what) {
+  MPI_Request req;
+  int err = MPI_Iallreduce(send, recv, count, type, op, comm, &req);
+  if (err != MPI_SUCCESS)
+    return raise(ctx, COMMRT_ERROR_BACKEND,
+                 format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
+                        mpiErrorString("MPI_Iallreduce", err).c_str()));
+  return waitMpi(ctx, &req, 1, what);
+}
+
+commrt_status commrt::bcastMpi(commrt_context *ctx, void *buf, int count,
+                               MPI_Datatype type, int root, MPI_Comm comm,
+                               const std::string &what) {
+  MPI_Request req;
+  int err = MPI_Ibcast(buf, count, type, root, comm, &req);
+  if (err != MPI_SUCCESS)
+    return raise(ctx, COMMRT_ERROR_BACKEND,
+                 format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
+                        mpiErrorString("MPI_Ibcast", err).c_str()));
+  return waitMpi(ctx, &req, 1, what);
+}
+
+commrt_status commrt::agree(commrt_context *ctx, commrt_status local,
+                            MPI_Comm comm, const std::string &what) {
+  int commSize = 1;
+  MPI_Comm_size(comm, &commSize);
+  // The lowest world rank that failed, or the world size if none did.
+  int mine = local == COMMRT_SUCCESS ? ctx->size : ctx->rank;
+  int first = ctx->size;
+  std::string kept = lastError();
+  if (commrt_status s = allreduceMpi(ctx, &mine, &first, 1, MPI_INT, MPI_MIN,
+                                     comm, what + " (agreeing on the outcome)"))
+    return s;
+  if (local != COMMRT_SUCCESS)
+    return setError(local, kept);
+  if (first == ctx->size)
+    return COMMRT_SUCCESS;
+  return raise(ctx, COMMRT_ERROR_REMOTE,
+               format("commrt: %s failed on rank %d (see its message), so it "
+                      "fails on rank %d too",
+                      what.c_str(), first, ctx->rank));
+}
+
+namespace {
+
+/// Why a wait of \p args can stall, for the timeout message.
+std::string waitingFor(const OpArgs &args) {
+  switch (args.kind) {
+  case OpKind::Send:
+    return format("waiting for rank %d to receive", args.peer);
+  case OpKind::Recv:
+    return format("waiting for rank %d to send", args.peer);
+  case OpKind::Permute:
+    return "waiting for the peers of the permute";
+  default:
+    return "waiting for ranks that did not join";
+  }
+}
+
+} // namespace
+
+/// Marks \p req failed with \p message and raises it.
+static commrt_status failRequest(commrt_request *req, commrt_status status,
+                                 const std::string &message) {
+  req->abandon();
+  req->ctx->pendingMpi = true;
+  req->failedStatus = status;
+  req->failedMessage = message;
+  if (commrt_comm *comm = req->args.comm) {
+    if (isFatal(status)) {
+      comm->failed = true;
+      comm->failure = message;
+    }
+  }
+  return raise(req->ctx, status, message);
+}
+
+commrt_status commrt::pollRequest(commrt_request *req, bool &done) {
+  done = false;
+  if (req->completed) {
+    done = true;
+    return COMMRT_SUCCESS;
+  }
+  if (req->failedStatus)
+    return raise(req->ctx, req->failedStatus, req->failedMessage);
+  if (commrt_status s = req->poll(done)) {
+    done = false;
+    return failRequest(req, s,
+                       format("commrt: %s on rank %d failed: %s",
+                              describe(req->args).c_str(), req->ctx->rank,
+                              lastError().c_str()));
+  }
+  if (done)
+    req->completed = true;
+  return COMMRT_SUCCESS;
+}
+
+commrt_status commrt::waitRequest(commrt_request *req) {
+  commrt_context *ctx = req->ctx;
+  Deadline deadline(ctx->opts.timeout_ms);
+  Backoff backoff(ctx->oversubscribed);
+  for (;;) {
+    bool done = false;
+    if (commrt_status s = pollRequest(req, done))
+      return s;
+    if (done)
+      return COMMRT_SUCCESS;
+    if (deadline.expired())
+      return failRequest(
+          req, COMMRT_ERROR_TIMEOUT,
+          format("commrt: %s timed out after %lld ms on rank %d (%s; waited "
+                 "%lld ms)",
+                 describe(req->args).c_str(),
+                 static_cast<long long>(deadline.timeout()), ctx->rank,
+                 waitingFor(req->args).c_str(),
+                 static_cast<long long>(deadline.elapsedMs())));
+    backoff.pause();
+  }
+}
+
+commrt_status commrt::completeRequest(std::unique_ptr<commrt_request> req) {
+  commrt_context *ctx = req->ctx;
+  commrt_status status = waitRequest(req.get());
+  if (status)
+    ctx->abandoned.push_back(std::move(req));
+  return status;
+}

@@ -1,0 +1,450 @@
+//===- lib/Context.cpp - Initialization, options, finalization --*- C++ -*-===//
+//
+// Part of the comm project: a compiler for communication between GPUs.
+//
+//===----------------------------------------------------------------------===//
+//
+// commrt_init bootstraps over MPI (initializing it if nobody did), finds the
+// node-local rank, picks the CUDA device, starts the backend and makes every
+// rank agree on whether that worked. commrt_finalize undoes it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#if COMMRT_HAVE_CUDA
+#include "../cuda/Cuda.h"
+#endif
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sched.h>
+#include <unistd.h>
+
+using namespace commrt;
+
+namespace {
+
+/// True if commrt called MPI_Init_thread (and must call MPI_Finalize).
+bool ownsMpi = false;
+/// Contexts between a successful init and their finalize.
+int liveContexts = 0;
+bool atExitRegistered = false;
+
+void finalizeMpiAtExit() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (ownsMpi && initialized && !finalized)
+    MPI_Finalize();
+}
+
+commrt_status invalid(const std::string &what) {
+  return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                  "commrt: commrt_init: " + what);
+}
+
+/// Parses the integer environment variable \p name into \p value if set.
+commrt_status envInt(const char *name, int64_t minimum, int64_t &value) {
+  const char *text = std::getenv(name);
+  if (!text || !*text)
+    return COMMRT_SUCCESS;
+  char *end = nullptr;
+  errno = 0;
+  long long parsed = std::strtoll(text, &end, 10);
+  if (errno || *end || parsed < minimum)
+    return invalid(format("environment variable %s='%s' is not an integer "
+                          ">= %lld",
+                          name, text, static_cast<long long>(minimum)));
+  value = parsed;
+  return COMMRT_SUCCESS;
+}
+
+/// Applies the environment to \p opts (see commrt_options).
+commrt_status applyEnvironment(commrt_options &opts) {
+  if (commrt_status s = envInt("COMMRT_TIMEOUT_MS", 0, opts.timeout_ms))
+    return s;
+  if (commrt_status s = envInt("COMMRT_VERBOSE", 0, opts.verbose))
+    return s;
+  if (commrt_status s = envInt("COMMRT_CUDA_DEVICE", -1, opts.cuda_device))
+    return s;
+  if (const char *policy = std::getenv("COMMRT_ON_ERROR")) {
+    if (!std::strcmp(policy, "abort"))
+      opts.on_error = COMMRT_ON_ERROR_ABORT;
+    else if (!std::strcmp(policy, "return"))
+      opts.on_error = COMMRT_ON_ERROR_RETURN;
+    else if (*policy)
+      return invalid(format("environment variable COMMRT_ON_ERROR='%s' is "
+                            "neither 'abort' nor 'return'",
+                            policy));
+  }
+  const char *backend = std::getenv("COMMRT_BACKEND");
+  if (opts.backend == COMMRT_BACKEND_AUTO && backend && *backend) {
+    if (!std::strcmp(backend, "mpi"))
+      opts.backend = COMMRT_BACKEND_MPI;
+    else if (!std::strcmp(backend, "nccl"))
+      opts.backend = COMMRT_BACKEND_NCCL;
+    else if (!std::strcmp(backend, "verbs"))
+      opts.backend = COMMRT_BACKEND_VERBS;
+    else if (std::strcmp(backend, "auto"))
+      return invalid(format("environment variable COMMRT_BACKEND='%s' is not "
+                            "one of mpi, nccl, verbs, auto",
+                            backend));
+  }
+  return COMMRT_SUCCESS;
+}
+
+/// Duplicates \p parent with MPI_Comm_idup under the deadline.
+commrt_status dupComm(commrt_context *ctx, MPI_Comm parent, MPI_Comm &out,
+                      const char *what) {
+  MPI_Request req;
+  int err = MPI_Comm_idup(parent, &out, &req);
+  if (err != MPI_SUCCESS)
+    return setError(COMMRT_ERROR_BACKEND,
+                    format("commrt: commrt_init: %s: %s", what,
+                           mpiErrorString("MPI_Comm_idup", err).c_str()));
+  if (commrt_status s = waitMpi(ctx, &req, 1, format("commrt_init (%s)", what)))
+    return s;
+  MPI_Comm_set_errhandler(out, MPI_ERRORS_RETURN);
+  return COMMRT_SUCCESS;
+}
+
+/// Frees \p comm unless an operation on it may still be pending.
+void freeComm(commrt_context *ctx, MPI_Comm &comm) {
+  if (comm != MPI_COMM_NULL && !ctx->pendingMpi)
+    MPI_Comm_free(&comm);
+  comm = MPI_COMM_NULL;
+}
+
+/// Frees everything a context holds except itself.
+void teardown(commrt_context *ctx) {
+  for (auto &comm : ctx->comms) {
+    if (ctx->backend)
+      ctx->backend->destroyComm(comm.get());
+    freeComm(ctx, comm->mpi);
+  }
+  ctx->comms.clear();
+  ctx->cache.clear();
+  // Requests abandoned after a timeout may still be owned by MPI or a GPU;
+  // freeing their buffers could let a late message write into freed memory,
+  // so they are deliberately leaked.
+  for (auto &req : ctx->abandoned)
+    (void)req.release();
+  ctx->abandoned.clear();
+  ctx->backend.reset();
+  freeComm(ctx, ctx->p2p);
+  freeComm(ctx, ctx->internal);
+  freeComm(ctx, ctx->node);
+  freeComm(ctx, ctx->world);
+}
+
+/// Picks the CUDA device, or records why there is none.
+void probeCuda(commrt_context *ctx) {
+#if COMMRT_HAVE_CUDA
+  int count = 0;
+  if (cuda::deviceCount(count)) {
+    ctx->cudaMissing = "cuda: " + lastError();
+    return;
+  }
+  int64_t device = ctx->opts.cuda_device >= 0 ? ctx->opts.cuda_device
+                                              : ctx->localRank % count;
+  if (device >= count) {
+    ctx->cudaMissing = format("cuda_device %lld is out of range (%d devices)",
+                              static_cast<long long>(device), count);
+    return;
+  }
+  if (cuda::setDevice(static_cast<int>(device))) {
+    ctx->cudaMissing = lastError();
+    return;
+  }
+  ctx->cudaDevice = static_cast<int>(device);
+#else
+  ctx->cudaMissing = "commrt was built without CUDA (COMMRT_ENABLE_CUDA=OFF)";
+#endif
+}
+
+commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
+                          commrt_context **out) {
+  if (!out)
+    return invalid("ctx is NULL");
+  *out = nullptr;
+  if ((argc == nullptr) != (argv == nullptr))
+    return invalid("argc and argv must both be NULL or both be set");
+
+  commrt_options opts;
+  commrt_options_default(&opts);
+  if (user) {
+    if (user->struct_size < static_cast<int64_t>(sizeof(int64_t)) ||
+        user->struct_size > static_cast<int64_t>(sizeof(commrt_options)))
+      return invalid(format("opts->struct_size is %lld; fill the options "
+                            "with commrt_options_default first",
+                            static_cast<long long>(user->struct_size)));
+    std::memcpy(&opts, user, static_cast<size_t>(user->struct_size));
+    opts.struct_size = sizeof(commrt_options);
+  }
+  if (commrt_status s = applyEnvironment(opts))
+    return s;
+  if (opts.backend < COMMRT_BACKEND_AUTO || opts.backend > COMMRT_BACKEND_VERBS)
+    return invalid(
+        format("unknown backend %d", static_cast<int>(opts.backend)));
+  if (opts.on_error != COMMRT_ON_ERROR_ABORT &&
+      opts.on_error != COMMRT_ON_ERROR_RETURN)
+    return invalid(
+        format("unknown error policy %d", static_cast<int>(opts.on_error)));
+  if (opts.timeout_ms < 0)
+    return invalid(format("timeout_ms %lld is negative",
+                          static_cast<long long>(opts.timeout_ms)));
+  if (opts.cuda_device < -1)
+    return invalid(format("cuda_device %lld is invalid (-1 picks the local "
+                          "rank's)",
+                          static_cast<long long>(opts.cuda_device)));
+
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return setError(COMMRT_ERROR_INVALID_STATE,
+                    "commrt: commrt_init: MPI was already finalized");
+  if (!initialized) {
+    int provided = 0;
+    int err = MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+    if (err != MPI_SUCCESS)
+      return setError(COMMRT_ERROR_BACKEND,
+                      "commrt: commrt_init: " +
+                          mpiErrorString("MPI_Init_thread", err));
+    ownsMpi = true;
+    if (!atExitRegistered) {
+      // A failed init leaves MPI up so the caller can retry; make sure it is
+      // finalized when the program ends.
+      std::atexit(finalizeMpiAtExit);
+      atExitRegistered = true;
+    }
+  }
+
+  auto ctx = std::make_unique<commrt_context>();
+  ctx->opts = opts;
+  // commrt_init returns its errors whatever the policy: the caller has no
+  // context yet. The policy takes effect once init succeeded.
+  ctx->opts.on_error = COMMRT_ON_ERROR_RETURN;
+  MPI_Comm_rank(MPI_COMM_WORLD, &ctx->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ctx->size);
+
+  commrt_status status =
+      dupComm(ctx.get(), MPI_COMM_WORLD, ctx->world, "world");
+  if (!status)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->p2p, "point to point");
+  if (!status)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->internal, "permute");
+  if (!status) {
+    int err = MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank,
+                                  MPI_INFO_NULL, &ctx->node);
+    if (err != MPI_SUCCESS)
+      status = setError(COMMRT_ERROR_BACKEND,
+                        "commrt: commrt_init: " +
+                            mpiErrorString("MPI_Comm_split_type", err));
+    else {
+      MPI_Comm_rank(ctx->node, &ctx->localRank);
+      MPI_Comm_size(ctx->node, &ctx->localSize);
+      cpu_set_t cpus;
+      int cores = sched_getaffinity(0, sizeof(cpus), &cpus) == 0
+                      ? CPU_COUNT(&cpus)
+                      : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+      ctx->oversubscribed = cores > 0 && ctx->localSize > cores;
+    }
+  }
+  if (status) {
+    teardown(ctx.get());
+    return status;
+  }
+
+  probeCuda(ctx.get());
+
+  commrt_backend kind = opts.backend;
+  if (kind == COMMRT_BACKEND_AUTO) {
+#if COMMRT_HAVE_NCCL
+    kind = ctx->cudaDevice >= 0 ? COMMRT_BACKEND_NCCL : COMMRT_BACKEND_MPI;
+#else
+    kind = COMMRT_BACKEND_MPI;
+#endif
+  }
+  ctx->backendKind = kind;
+  ctx->opts.backend = kind;
+
+  commrt_status local = COMMRT_SUCCESS;
+  switch (kind) {
+  case COMMRT_BACKEND_NCCL:
+    local = createNcclBackend(ctx.get(), ctx->backend);
+    break;
+  case COMMRT_BACKEND_VERBS:
+    local = createVerbsBackend(ctx.get(), ctx->backend);
+    break;
+  default:
+    local = createMpiBackend(ctx.get(), ctx->backend);
+    break;
+  }
+  if (!local)
+    local = ctx->backend->init();
+  if (local)
+    setError(local, "commrt: commrt_init: " + lastError());
+  status = agree(ctx.get(), local, ctx->world,
+                 format("commrt_init (%s backend)", backendName(kind)));
+  if (status) {
+    teardown(ctx.get());
+    return status;
+  }
+
+  ctx->opts.on_error = opts.on_error;
+  trace(ctx.get(), 1,
+        "commrt_init: %s backend, world %d ranks, local rank %d of %d%s, "
+        "cuda device %d%s%s, timeout %lld ms, on error %s",
+        backendName(kind), ctx->size, ctx->localRank, ctx->localSize,
+        ctx->oversubscribed ? " (more ranks than cores)" : "", ctx->cudaDevice,
+        ctx->cudaDevice < 0 ? ": " : "",
+        ctx->cudaDevice < 0 ? ctx->cudaMissing.c_str() : "",
+        static_cast<long long>(ctx->opts.timeout_ms),
+        ctx->opts.on_error == COMMRT_ON_ERROR_ABORT ? "abort" : "return");
+  ++liveContexts;
+  *out = ctx.release();
+  return COMMRT_SUCCESS;
+}
+
+commrt_status badContext(const char *fn) {
+  return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                  std::string("commrt: ") + fn + ": ctx is NULL");
+}
+
+commrt_status badOut(const char *fn) {
+  return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                  std::string("commrt: ") + fn + ": output pointer is NULL");
+}
+
+/// Shared body of the integer queries.
+template <typename Get>
+commrt_status query(const char *fn, commrt_context *ctx, int64_t *out,
+                    Get get) {
+  if (!ctx)
+    return badContext(fn);
+  if (!out)
+    return badOut(fn);
+  *out = get(ctx);
+  return COMMRT_SUCCESS;
+}
+
+} // namespace
+
+extern "C" commrt_status commrt_options_default(commrt_options *opts) {
+  if (!opts)
+    return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                    "commrt: commrt_options_default: opts is NULL");
+  std::memset(opts, 0, sizeof(*opts));
+  opts->struct_size = sizeof(commrt_options);
+  opts->backend = COMMRT_BACKEND_AUTO;
+  opts->timeout_ms = 60000;
+  opts->cuda_device = -1;
+  opts->verbose = 0;
+  opts->on_error = COMMRT_ON_ERROR_ABORT;
+  return COMMRT_SUCCESS;
+}
+
+extern "C" commrt_status commrt_init(int *argc, char ***argv,
+                                     const commrt_options *opts,
+                                     commrt_context **ctx) {
+  return guard("commrt_init",
+               [&] { return initContext(argc, argv, opts, ctx); });
+}
+
+extern "C" commrt_status commrt_finalize(commrt_context *ctx) {
+  return guard("commrt_finalize", [&]() -> commrt_status {
+    if (!ctx)
+      return COMMRT_SUCCESS;
+    if (ctx->groupDepth > 0)
+      return setError(COMMRT_ERROR_INVALID_STATE,
+                      "commrt: commrt_finalize: called inside "
+                      "commrt_group_start/end");
+    trace(ctx, 1, "commrt_finalize");
+    teardown(ctx);
+    delete ctx;
+    if (--liveContexts == 0 && ownsMpi) {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized) {
+        int err = MPI_Finalize();
+        if (err != MPI_SUCCESS)
+          return setError(COMMRT_ERROR_BACKEND,
+                          "commrt: commrt_finalize: " +
+                              mpiErrorString("MPI_Finalize", err));
+      }
+    }
+    return COMMRT_SUCCESS;
+  });
+}
+
+extern "C" commrt_status commrt_abort(commrt_context *ctx,
+                                      const char *message) {
+  abortWorld(
+      ctx, std::string("commrt_abort: ") + (message ? message : "(no message)"),
+      1);
+}
+
+extern "C" commrt_status commrt_rank(commrt_context *ctx, int64_t *rank) {
+  return query("commrt_rank", ctx, rank,
+               [](commrt_context *c) { return c->rank; });
+}
+
+extern "C" commrt_status commrt_world_size(commrt_context *ctx, int64_t *size) {
+  return query("commrt_world_size", ctx, size,
+               [](commrt_context *c) { return c->size; });
+}
+
+extern "C" commrt_status commrt_local_rank(commrt_context *ctx, int64_t *rank) {
+  return query("commrt_local_rank", ctx, rank,
+               [](commrt_context *c) { return c->localRank; });
+}
+
+extern "C" commrt_status commrt_local_size(commrt_context *ctx, int64_t *size) {
+  return query("commrt_local_size", ctx, size,
+               [](commrt_context *c) { return c->localSize; });
+}
+
+extern "C" commrt_status commrt_cuda_device(commrt_context *ctx,
+                                            int64_t *device) {
+  return query("commrt_cuda_device", ctx, device,
+               [](commrt_context *c) { return c->cudaDevice; });
+}
+
+extern "C" commrt_status commrt_get_backend(commrt_context *ctx,
+                                            commrt_backend *backend) {
+  if (!ctx)
+    return badContext("commrt_get_backend");
+  if (!backend)
+    return badOut("commrt_get_backend");
+  *backend = ctx->backendKind;
+  return COMMRT_SUCCESS;
+}
+
+extern "C" commrt_status commrt_set_timeout(commrt_context *ctx,
+                                            int64_t timeout_ms) {
+  if (!ctx)
+    return badContext("commrt_set_timeout");
+  if (timeout_ms < 0)
+    return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                    format("commrt: commrt_set_timeout: timeout_ms %lld is "
+                           "negative",
+                           static_cast<long long>(timeout_ms)));
+  ctx->opts.timeout_ms = timeout_ms;
+  return COMMRT_SUCCESS;
+}
+
+extern "C" commrt_status commrt_set_error_policy(commrt_context *ctx,
+                                                 commrt_error_policy policy) {
+  if (!ctx)
+    return badContext("commrt_set_error_policy");
+  if (policy != COMMRT_ON_ERROR_ABORT && policy != COMMRT_ON_ERROR_RETURN)
+    return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                    format("commrt: commrt_set_error_policy: unknown policy %d",
+                           static_cast<int>(policy)));
+  ctx->opts.on_error = policy;
+  return COMMRT_SUCCESS;
+}

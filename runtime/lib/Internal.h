@@ -1,0 +1,363 @@
+//===- lib/Internal.h - commrt internal declarations ------------*- C++ -*-===//
+//
+// Part of the comm project: a compiler for communication between GPUs.
+//
+//===----------------------------------------------------------------------===//
+//
+// The structures behind the opaque handles of commrt.h, the backend
+// interface every backend folder implements, and the helpers for errors,
+// timeouts and the MPI bootstrap shared by all of them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMMRT_LIB_INTERNAL_H
+#define COMMRT_LIB_INTERNAL_H
+
+#include "Error.h"
+#include "commrt.h"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace commrt {
+
+class Backend;
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// True for the statuses the abort policy ends the job on.
+bool isFatal(commrt_status status);
+
+/// Stores \p message and, if \p status is fatal and \p ctx's policy is
+/// abort, prints it prefixed with the rank and calls MPI_Abort.
+commrt_status raise(commrt_context *ctx, commrt_status status,
+                    const std::string &message);
+
+/// Prints "[commrt rank R] message" on stderr and aborts the world with
+/// \p code. Does not return.
+[[noreturn]] void abortWorld(commrt_context *ctx, const std::string &message,
+                             int code);
+
+/// Runs \p body, turning a C++ exception (only std::bad_alloc is expected)
+/// into a status so that none crosses the C ABI.
+template <typename Body>
+commrt_status guard(const char *function, Body &&body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return setError(COMMRT_ERROR_OUT_OF_MEMORY, std::string("commrt: ") +
+                                                    function +
+                                                    ": out of host memory");
+  } catch (...) {
+    return setError(COMMRT_ERROR_INTERNAL, std::string("commrt: ") + function +
+                                               ": unexpected C++ exception");
+  }
+}
+
+/// "MPI_Xxx failed: <MPI_Error_string>" for a non-success MPI error code.
+std::string mpiErrorString(const char *call, int code);
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+/// True if \p dtype is one of the enumerators.
+bool isValidDtype(commrt_dtype dtype);
+/// True for f32, f64, f16 and bf16.
+bool isFloatDtype(commrt_dtype dtype);
+/// True if \p op is one of the enumerators.
+bool isValidRedop(commrt_redop op);
+/// Static name of \p op ("sum", ...).
+const char *redopName(commrt_redop op);
+/// Static name of \p backend ("mpi", ...).
+const char *backendName(commrt_backend backend);
+/// Static name of \p space ("hbm", ...).
+const char *spaceName(commrt_memory_space space);
+/// True if \p space is one of the enumerators.
+bool isValidSpace(commrt_memory_space space);
+
+/// Checks count >= 0 and that count * element size fits; sets *bytes.
+commrt_status checkCount(const char *what, int64_t count, commrt_dtype dtype,
+                         size_t *bytes);
+
+//===----------------------------------------------------------------------===//
+// Timeouts
+//===----------------------------------------------------------------------===//
+
+using Clock = std::chrono::steady_clock;
+
+/// A point in time after which a wait gives up; 0 ms means never.
+class Deadline {
+public:
+  explicit Deadline(int64_t timeoutMs)
+      : start(Clock::now()), timeoutMs(timeoutMs) {}
+  bool expired() const {
+    return timeoutMs > 0 &&
+           Clock::now() - start >= std::chrono::milliseconds(timeoutMs);
+  }
+  int64_t elapsedMs() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
+                                                                 start)
+        .count();
+  }
+  int64_t timeout() const { return timeoutMs; }
+
+private:
+  Clock::time_point start;
+  int64_t timeoutMs;
+};
+
+/// Pauses between polls. With a core per rank: spin for tens of
+/// microseconds, then poll with sched_yield, and sleep only in long waits.
+/// With more ranks than cores on the node (\p oversubscribed): yield after
+/// a few polls and sleep soon, so that the rank that has work gets a core.
+class Backoff {
+public:
+  explicit Backoff(bool oversubscribed) : oversubscribed(oversubscribed) {}
+  void pause();
+
+private:
+  bool oversubscribed;
+  unsigned polls = 0;
+  Clock::time_point since;
+};
+
+//===----------------------------------------------------------------------===//
+// Operations
+//===----------------------------------------------------------------------===//
+
+enum class OpKind {
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  AllToAll,
+  Broadcast,
+  Reduce,
+  Barrier,
+  Send,
+  Recv,
+  Permute
+};
+
+/// "all_reduce", ...
+const char *opName(OpKind kind);
+
+/// Everything a backend needs to start one operation. Validated by the core
+/// before it reaches a backend.
+struct OpArgs {
+  OpKind kind = OpKind::Barrier;
+  commrt_comm *comm = nullptr; ///< Collectives; NULL for p2p and permute.
+  const void *send = nullptr;
+  void *recv = nullptr;
+  /// Elements: all_reduce/broadcast/reduce/send/recv/permute: the buffer;
+  /// reduce_scatter: per rank received; all_gather: per rank sent;
+  /// all_to_all: per peer.
+  int64_t count = 0;
+  commrt_dtype dtype = COMMRT_F32;
+  commrt_redop op = COMMRT_SUM;
+  int root = 0;      ///< Position in the group.
+  int peer = -1;     ///< World rank (send/recv).
+  int tag = 0;       ///< send/recv.
+  int sendTo = -1;   ///< permute: world rank this rank sends to, or -1.
+  int recvFrom = -1; ///< permute: world rank this rank receives from, or -1.
+  commrt_stream *stream = nullptr;
+};
+
+/// "all_reduce on group [0, 1]", "send to rank 3 (tag 7)", "permute".
+std::string describe(const OpArgs &args);
+
+} // namespace commrt
+
+//===----------------------------------------------------------------------===//
+// Handles
+//===----------------------------------------------------------------------===//
+
+/// A started operation. Backends derive from it.
+struct commrt_request {
+  commrt_request(commrt_context *ctx, const commrt::OpArgs &args)
+      : ctx(ctx), args(args) {}
+  virtual ~commrt_request() = default;
+
+  /// Drives progress; sets \p done when complete. A failure sets the
+  /// backend's message with commrt::setError and returns its status.
+  virtual commrt_status poll(bool &done) = 0;
+  /// Called when a wait gave up: the backend stops what it can (nccl
+  /// aborts the communicator). The request is then kept, not freed, until
+  /// finalize, because the backend may still own its buffers.
+  virtual void abandon() {}
+
+  commrt_context *ctx;
+  commrt::OpArgs args;
+  bool completed = false;
+  /// Set when the request failed; later polls return it again.
+  commrt_status failedStatus = COMMRT_SUCCESS;
+  std::string failedMessage;
+};
+
+/// The communicator of one group.
+struct commrt_comm {
+  commrt_context *ctx = nullptr;
+  std::vector<int> ranks;       ///< World ranks in group order.
+  int position = -1;            ///< Position of this rank in ranks.
+  std::string name;             ///< "[0, 1, 2, 3]".
+  MPI_Comm mpi = MPI_COMM_NULL; ///< The group's MPI communicator.
+  void *backendData = nullptr;  ///< Owned by the backend.
+  int references = 0;
+  bool failed = false; ///< An operation timed out or failed fatally.
+  std::string failure; ///< Why, for later calls.
+};
+
+/// A stream: CUDA or host.
+struct commrt_stream {
+  commrt_context *ctx = nullptr;
+  void *cuda = nullptr; ///< cudaStream_t, or NULL for a host stream.
+  bool owned = false;   ///< Destroy the CUDA stream with the handle.
+};
+
+/// An event: CUDA or host.
+struct commrt_event {
+  commrt_context *ctx = nullptr;
+  void *cuda = nullptr; ///< cudaEvent_t, or NULL for a host event.
+  bool recorded = false;
+  commrt::Clock::time_point when; ///< Host events: when recorded.
+};
+
+/// The runtime state of one process.
+struct commrt_context {
+  commrt_options opts{};
+  commrt_backend backendKind = COMMRT_BACKEND_MPI;
+  int rank = 0, size = 1, localRank = 0, localSize = 1;
+  /// More ranks on this node than cores this process may run on.
+  bool oversubscribed = false;
+  MPI_Comm world = MPI_COMM_NULL;    ///< Bootstrap and comm_create.
+  MPI_Comm p2p = MPI_COMM_NULL;      ///< User send/recv (mpi backend).
+  MPI_Comm internal = MPI_COMM_NULL; ///< permute (mpi backend).
+  MPI_Comm node = MPI_COMM_NULL;     ///< Ranks of this node.
+  std::unique_ptr<commrt::Backend> backend;
+
+  /// Cached communicators by (flattened groups, group size); the value is
+  /// NULL on ranks that are in no group.
+  std::map<std::pair<std::vector<int64_t>, int64_t>, commrt_comm *> cache;
+  std::vector<std::unique_ptr<commrt_comm>> comms;
+
+  int groupDepth = 0;
+  /// Blocking operations started inside the open group.
+  std::vector<std::unique_ptr<commrt_request>> groupBlocking;
+  /// Every operation started inside the open group (owned elsewhere).
+  std::vector<commrt_request *> groupStarted;
+  /// Requests given up after a timeout (see commrt_request::abandon).
+  std::vector<std::unique_ptr<commrt_request>> abandoned;
+  /// An MPI operation was given up while still pending: the communicators
+  /// are then not freed at finalize (MPI would progress the pending
+  /// operation on a freed communicator).
+  bool pendingMpi = false;
+
+  int cudaDevice = -1;     ///< -1: no CUDA device in use.
+  std::string cudaMissing; ///< Why cudaDevice is -1.
+};
+
+namespace commrt {
+
+/// The interface of a backend (mpi/, nccl/, verbs/).
+class Backend {
+public:
+  explicit Backend(commrt_context *ctx) : ctx(ctx) {}
+  virtual ~Backend() = default;
+
+  virtual commrt_backend kind() const = 0;
+  /// "mpi", "nccl", "verbs".
+  virtual const char *name() const = 0;
+  /// Local start-up after the MPI bootstrap; may use ctx->world
+  /// collectively. The core agrees on the outcome across ranks.
+  virtual commrt_status init() = 0;
+  /// Sets up \p comm (whose ranks, position and mpi are filled in); called
+  /// on the members of the group only, collectively over them.
+  virtual commrt_status createComm(commrt_comm *comm) = 0;
+  /// Frees what createComm made; local.
+  virtual void destroyComm(commrt_comm *comm) = 0;
+  /// Starts one operation.
+  virtual commrt_status post(const OpArgs &args,
+                             std::unique_ptr<commrt_request> &req) = 0;
+  /// Group brackets (see commrt_group_start/end); \p started holds the
+  /// requests started since the outermost start.
+  virtual commrt_status groupStart() { return COMMRT_SUCCESS; }
+  virtual commrt_status groupEnd(const std::vector<commrt_request *> &started) {
+    (void)started;
+    return COMMRT_SUCCESS;
+  }
+  /// The memory space of the buffers the backend moves.
+  virtual commrt_memory_space bufferSpace() const { return COMMRT_HOST; }
+
+protected:
+  commrt_context *ctx;
+};
+
+/// Factories; each returns UNAVAILABLE with a message when the backend was
+/// not built.
+commrt_status createMpiBackend(commrt_context *ctx,
+                               std::unique_ptr<Backend> &out);
+commrt_status createNcclBackend(commrt_context *ctx,
+                                std::unique_ptr<Backend> &out);
+commrt_status createVerbsBackend(commrt_context *ctx,
+                                 std::unique_ptr<Backend> &out);
+
+//===----------------------------------------------------------------------===//
+// MPI bootstrap helpers (lib/Bootstrap.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Waits for \p reqs with the context's deadline; \p what names the step
+/// for the timeout message ("comm_create on group [...]").
+commrt_status waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
+                      const std::string &what);
+
+/// Non-blocking allreduce with the deadline, on \p comm.
+commrt_status allreduceMpi(commrt_context *ctx, const void *send, void *recv,
+                           int count, MPI_Datatype type, MPI_Op op,
+                           MPI_Comm comm, const std::string &what);
+
+/// Non-blocking broadcast with the deadline, on \p comm.
+commrt_status bcastMpi(commrt_context *ctx, void *buf, int count,
+                       MPI_Datatype type, int root, MPI_Comm comm,
+                       const std::string &what);
+
+/// Agrees on a local outcome across \p comm: returns SUCCESS if every rank
+/// succeeded; otherwise the local failure (message kept) or, on ranks that
+/// succeeded, REMOTE naming the first failing rank.
+commrt_status agree(commrt_context *ctx, commrt_status local, MPI_Comm comm,
+                    const std::string &what);
+
+/// Polls \p req once; a failure is decorated with the op, group and rank,
+/// made sticky, and raised with the context's policy.
+commrt_status pollRequest(commrt_request *req, bool &done);
+
+/// Waits for \p req with the context's timeout and error policy; on a
+/// timeout or failure calls abandon() and marks the communicator failed.
+commrt_status waitRequest(commrt_request *req);
+
+/// Waits for \p req and frees it, or keeps it in ctx->abandoned if the wait
+/// failed (its buffers may still be in use).
+commrt_status completeRequest(std::unique_ptr<commrt_request> req);
+
+/// Prints "[commrt rank R] message" on stderr if verbose >= \p level.
+void trace(commrt_context *ctx, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/// The cudaStream_t to run on: \p stream's, or NULL (the default stream).
+inline void *cudaStreamOf(commrt_stream *stream) {
+  return stream ? stream->cuda : nullptr;
+}
+
+} // namespace commrt
+
+#endif // COMMRT_LIB_INTERNAL_H

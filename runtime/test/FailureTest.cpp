@@ -1,0 +1,136 @@
+//===- test/FailureTest.cpp - Timeouts and failure propagation --*- C++ -*-===//
+//
+// Part of the comm project: a compiler for communication between GPUs.
+//
+//===----------------------------------------------------------------------===//
+//
+// Run by run-failure-test.sh with 4 ranks and one mode:
+//  timeout-abort   rank 2 skips an all_reduce; the others time out after
+//                  1000 ms and, by the default policy, abort every rank.
+//  timeout-return  the same with COMMRT_ON_ERROR_RETURN: the others get
+//                  COMMRT_ERROR_TIMEOUT with the message, the communicator is
+//                  marked failed, rank 2 joins late, and all ranks then go on
+//                  and finalize cleanly.
+//  abort           rank 1 calls commrt_abort while the others wait in a
+//                  collective with a long timeout; every rank ends.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include <chrono>
+#include <thread>
+
+using namespace test;
+
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string mode = argc > 1 ? argv[1] : "";
+  commrt_options opts;
+  commrt_options_default(&opts);
+  opts.backend = COMMRT_BACKEND_MPI;
+  opts.timeout_ms = mode == "abort" ? 60000 : 1000;
+  if (mode == "timeout-return")
+    opts.on_error = COMMRT_ON_ERROR_RETURN;
+  commrt_context *ctx = nullptr;
+  if (commrt_init(&argc, &argv, &opts, &ctx) != COMMRT_SUCCESS) {
+    std::fprintf(stderr, "commrt_init: %s\n", commrt_last_error());
+    return 1;
+  }
+  int64_t r;
+  commrt_rank(ctx, &r);
+  int me = test::rank = static_cast<int>(r);
+  int64_t world[4] = {0, 1, 2, 3};
+  commrt_comm *comm = nullptr;
+  CHECK_OK(commrt_comm_create(ctx, world, 4, 4, &comm));
+  CHECK_OK(commrt_barrier(comm, nullptr));
+  float x[64] = {1}, y[64];
+
+  if (mode == "timeout-abort") {
+    if (me == 2) {
+      // Never joins: the others' timeout ends this rank too.
+      std::this_thread::sleep_for(std::chrono::seconds(30));
+      std::printf("rank 2 was not aborted\n");
+      return 3;
+    }
+    commrt_all_reduce(comm, x, y, 64, COMMRT_F32, COMMRT_SUM, nullptr);
+    std::printf("rank %d: all_reduce returned instead of aborting\n", me);
+    return 3;
+  }
+
+  if (mode == "timeout-return") {
+    if (me == 2) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+      CHECK_OK(
+          commrt_all_reduce(comm, x, y, 64, COMMRT_F32, COMMRT_SUM, nullptr));
+    } else {
+      auto start = std::chrono::steady_clock::now();
+      commrt_status s =
+          commrt_all_reduce(comm, x, y, 64, COMMRT_F32, COMMRT_SUM, nullptr);
+      double ms = msSince(start);
+      std::printf("rank %d: %s after %.0f ms: %s\n", me,
+                  commrt_status_string(s), ms, commrt_last_error());
+      CHECK(s == COMMRT_ERROR_TIMEOUT);
+      CHECK_MSG(ms >= 1000 && ms < 2000, "timed out after %.0f ms", ms);
+      std::string want = str("commrt: all_reduce on group [0, 1, 2, 3] timed "
+                             "out after 1000 ms on rank %d (waiting for ranks "
+                             "that did not join",
+                             me);
+      CHECK_MSG(std::strstr(commrt_last_error(), want.c_str()),
+                "message names op, group and rank");
+      // The communicator is now unusable, with the reason.
+      CHECK_STATUS(commrt_barrier(comm, nullptr), COMMRT_ERROR_INVALID_STATE,
+                   "failed earlier and cannot be used: commrt: all_reduce");
+    }
+    // A receive whose sender never sends times out too, naming the peer;
+    // inside a group the timeout comes from commrt_group_end. The other
+    // ranks wait for rank 0 meanwhile, with a longer timeout.
+    CHECK_OK(commrt_set_timeout(ctx, me == 0 ? 1000 : 10000));
+    if (me == 0) {
+      static float never[4];
+      auto start = std::chrono::steady_clock::now();
+      CHECK_STATUS(commrt_recv(ctx, never, 4, COMMRT_F32, 3, 99, nullptr),
+                   COMMRT_ERROR_TIMEOUT,
+                   "commrt: recv from rank 3 (tag 99) timed out after 1000 ms "
+                   "on rank 0 (waiting for rank 3 to send");
+      double ms = msSince(start);
+      CHECK_MSG(ms >= 1000 && ms < 2000, "recv timed out after %.0f ms", ms);
+      static float never2[4];
+      CHECK_OK(commrt_group_start(ctx));
+      CHECK_OK(commrt_recv(ctx, never2, 4, COMMRT_F32, 2, 98, nullptr));
+      CHECK_STATUS(commrt_group_end(ctx), COMMRT_ERROR_TIMEOUT,
+                   "recv from rank 2 (tag 98) timed out");
+      std::printf("rank 0: p2p timeouts: %s\n", commrt_last_error());
+    }
+    // Everyone goes on with a fresh communicator and ends cleanly.
+    commrt_comm *pairs = nullptr;
+    CHECK_OK(commrt_comm_create(ctx, world, 4, 2, &pairs));
+    CHECK_OK(commrt_barrier(pairs, nullptr));
+    CHECK_OK(commrt_finalize(ctx));
+    return summary("timeout-return");
+  }
+
+  if (mode == "abort") {
+    if (me == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      commrt_abort(ctx, "rank 1 gives up on purpose");
+      std::printf("commrt_abort returned\n");
+      return 3;
+    }
+    commrt_all_reduce(comm, x, y, 64, COMMRT_F32, COMMRT_SUM, nullptr);
+    std::printf("rank %d: all_reduce returned instead of being aborted\n", me);
+    return 3;
+  }
+
+  std::fprintf(stderr, "unknown mode '%s'\n", mode.c_str());
+  return 2;
+}

@@ -1,0 +1,214 @@
+//===- test/PointToPointTest.cpp - send/recv, groups, permute ---*- C++ -*-===//
+//
+// Part of the comm project: a compiler for communication between GPUs.
+//
+//===----------------------------------------------------------------------===//
+//
+// Run with 4 ranks: ring exchanges (blocking inside group_start/end, and
+// non-blocking), tag matching, nested groups, a collective batched with
+// point-to-point in one group, permute (ring shift, partial pairs with
+// zeros, a self pair, no pairs, non-blocking), and the errors of mismatched
+// message sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include <vector>
+
+using namespace test;
+
+namespace {
+
+commrt_context *ctx = nullptr;
+int me = 0, size = 0;
+
+float payload(int sender, int tag, size_t i) {
+  return static_cast<float>(sender * 1000 + tag * 7 +
+                            static_cast<int>(i % 997));
+}
+
+void ringExchange(size_t count) {
+  int right = (me + 1) % size, left = (me + size - 1) % size;
+  std::vector<float> out(count), in(count, -1.0f);
+  for (size_t i = 0; i < count; ++i)
+    out[i] = payload(me, 1, i);
+  // Blocking send and recv inside a group cannot deadlock, whatever the
+  // order (every rank sends first).
+  CHECK_OK(commrt_group_start(ctx));
+  CHECK_OK(commrt_send(ctx, out.data(), static_cast<int64_t>(count), COMMRT_F32,
+                       right, 1, nullptr));
+  CHECK_OK(commrt_recv(ctx, in.data(), static_cast<int64_t>(count), COMMRT_F32,
+                       left, 1, nullptr));
+  CHECK_OK(commrt_group_end(ctx));
+  bool ok = true;
+  for (size_t i = 0; i < count; ++i)
+    ok &= in[i] == payload(left, 1, i);
+  CHECK_MSG(ok, "ring exchange of %zu floats (group)", count);
+
+  // Non-blocking, without a group.
+  std::fill(in.begin(), in.end(), -1.0f);
+  commrt_request *reqs[2] = {nullptr, nullptr};
+  CHECK_OK(commrt_irecv(ctx, in.data(), static_cast<int64_t>(count), COMMRT_F32,
+                        left, 2, nullptr, &reqs[0]));
+  CHECK_OK(commrt_isend(ctx, out.data(), static_cast<int64_t>(count),
+                        COMMRT_F32, right, 2, nullptr, &reqs[1]));
+  CHECK_OK(commrt_wait_all(reqs, 2));
+  ok = true;
+  for (size_t i = 0; i < count; ++i)
+    ok &= in[i] == payload(left, 1, i);
+  CHECK_MSG(ok, "ring exchange of %zu floats (non-blocking)", count);
+}
+
+void tagsAndOrder() {
+  int right = (me + 1) % size, left = (me + size - 1) % size;
+  std::vector<float> a(5), b(5), c(5), ra(5), rb(5), rc(5);
+  for (size_t i = 0; i < 5; ++i) {
+    a[i] = payload(me, 5, i);
+    b[i] = payload(me, 9, i);
+    c[i] = payload(me, 5, i + 100);
+  }
+  // Received in a different order than sent: tags pick the message, and two
+  // messages with the same tag arrive in order.
+  CHECK_OK(commrt_group_start(ctx));
+  CHECK_OK(commrt_send(ctx, a.data(), 5, COMMRT_F32, right, 5, nullptr));
+  CHECK_OK(commrt_send(ctx, b.data(), 5, COMMRT_F32, right, 9, nullptr));
+  CHECK_OK(commrt_send(ctx, c.data(), 5, COMMRT_F32, right, 5, nullptr));
+  CHECK_OK(commrt_group_start(ctx)); // nested
+  CHECK_OK(commrt_recv(ctx, rb.data(), 5, COMMRT_F32, left, 9, nullptr));
+  CHECK_OK(commrt_recv(ctx, ra.data(), 5, COMMRT_F32, left, 5, nullptr));
+  CHECK_OK(commrt_group_end(ctx)); // inner end completes nothing yet
+  CHECK_OK(commrt_recv(ctx, rc.data(), 5, COMMRT_F32, left, 5, nullptr));
+  CHECK_OK(commrt_group_end(ctx));
+  bool ok = true;
+  for (size_t i = 0; i < 5; ++i)
+    ok &= ra[i] == payload(left, 5, i) && rb[i] == payload(left, 9, i) &&
+          rc[i] == payload(left, 5, i + 100);
+  CHECK_MSG(ok, "tags match and same-tag messages keep their order");
+}
+
+void collectiveInGroup() {
+  int64_t world[4] = {0, 1, 2, 3};
+  commrt_comm *comm = nullptr;
+  CHECK_OK(commrt_comm_create(ctx, world, 4, 4, &comm));
+  int right = (me + 1) % size, left = (me + size - 1) % size;
+  int32_t x = me + 1, sum = 0, got = -1;
+  commrt_request *req = nullptr;
+  CHECK_OK(commrt_group_start(ctx));
+  CHECK_OK(
+      commrt_all_reduce(comm, &x, &sum, 1, COMMRT_I32, COMMRT_SUM, nullptr));
+  CHECK_OK(commrt_isend(ctx, &x, 1, COMMRT_I32, right, 3, nullptr, &req));
+  CHECK_OK(commrt_recv(ctx, &got, 1, COMMRT_I32, left, 3, nullptr));
+  // Waiting for a request of the open group is an error, not a hang.
+  CHECK_STATUS(commrt_wait(req), COMMRT_ERROR_INVALID_STATE,
+               "call commrt_group_end first");
+  CHECK_OK(commrt_group_end(ctx));
+  CHECK_OK(commrt_wait(req));
+  CHECK(sum == 10);
+  CHECK(got == left + 1);
+  CHECK_STATUS(commrt_group_end(ctx), COMMRT_ERROR_INVALID_STATE,
+               "without commrt_group_start");
+}
+
+void permutes() {
+  const int64_t n = 257;
+  std::vector<float> send(n), recv(n);
+  for (int64_t i = 0; i < n; ++i)
+    send[i] = payload(me, 0, static_cast<size_t>(i));
+  auto check = [&](int from, const char *what) {
+    bool ok = true;
+    for (int64_t i = 0; i < n; ++i)
+      ok &= recv[i] ==
+            (from < 0 ? 0.0f : payload(from, 0, static_cast<size_t>(i)));
+    CHECK_MSG(ok, "permute %s: rank %d expected data from %d", what, me, from);
+  };
+
+  // Ring shift.
+  int64_t ring[8] = {0, 1, 1, 2, 2, 3, 3, 0};
+  std::fill(recv.begin(), recv.end(), -1.0f);
+  CHECK_OK(commrt_permute(ctx, send.data(), recv.data(), n, COMMRT_F32, ring, 4,
+                          nullptr));
+  check((me + size - 1) % size, "ring");
+
+  // Partial: 0 -> 2, 1 -> 1 (self); ranks 0 and 3 are targeted by no pair.
+  int64_t partial[4] = {0, 2, 1, 1};
+  std::fill(recv.begin(), recv.end(), -1.0f);
+  CHECK_OK(commrt_permute(ctx, send.data(), recv.data(), n, COMMRT_F32, partial,
+                          2, nullptr));
+  check(me == 2 ? 0 : me == 1 ? 1 : -1, "partial");
+
+  // No pairs: zeros everywhere.
+  std::fill(recv.begin(), recv.end(), -1.0f);
+  CHECK_OK(commrt_permute(ctx, send.data(), recv.data(), n, COMMRT_F32, nullptr,
+                          0, nullptr));
+  check(-1, "empty");
+
+  // Non-blocking reverse ring.
+  int64_t reverse[8] = {0, 3, 3, 2, 2, 1, 1, 0};
+  std::fill(recv.begin(), recv.end(), -1.0f);
+  commrt_request *req = nullptr;
+  CHECK_OK(commrt_ipermute(ctx, send.data(), recv.data(), n, COMMRT_F32,
+                           reverse, 4, nullptr, &req));
+  CHECK_OK(commrt_wait(req));
+  check((me + 1) % size, "reverse ring (non-blocking)");
+
+  // Invalid pairs.
+  int64_t twoSources[4] = {0, 1, 0, 2};
+  CHECK_STATUS(commrt_permute(ctx, send.data(), recv.data(), n, COMMRT_F32,
+                              twoSources, 2, nullptr),
+               COMMRT_ERROR_INVALID_ARGUMENT, "rank 0 is the source of two");
+  int64_t outside[2] = {0, 4};
+  CHECK_STATUS(commrt_permute(ctx, send.data(), recv.data(), n, COMMRT_F32,
+                              outside, 1, nullptr),
+               COMMRT_ERROR_INVALID_ARGUMENT, "outside the world");
+}
+
+void sizeMismatch() {
+  // Return the errors instead of aborting, to look at them.
+  CHECK_OK(commrt_set_error_policy(ctx, COMMRT_ON_ERROR_RETURN));
+  int32_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  if (me == 0) {
+    CHECK_OK(commrt_send(ctx, data, 5, COMMRT_I32, 1, 11, nullptr));
+    CHECK_OK(commrt_send(ctx, data, 8, COMMRT_I32, 1, 12, nullptr));
+  } else if (me == 1) {
+    int32_t in[8];
+    CHECK_STATUS(commrt_recv(ctx, in, 6, COMMRT_I32, 0, 11, nullptr),
+                 COMMRT_ERROR_BACKEND,
+                 "recv from rank 0 (tag 11) on rank 1 failed: mpi backend: "
+                 "received 5 elements but expected 6");
+    CHECK_STATUS(commrt_recv(ctx, in, 4, COMMRT_I32, 0, 12, nullptr),
+                 COMMRT_ERROR_BACKEND, "TRUNCATE");
+  }
+  CHECK_OK(commrt_set_error_policy(ctx, COMMRT_ON_ERROR_ABORT));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  commrt_options opts;
+  commrt_options_default(&opts);
+  opts.backend = COMMRT_BACKEND_MPI;
+  opts.timeout_ms = 30000;
+  if (commrt_init(&argc, &argv, &opts, &ctx) != COMMRT_SUCCESS) {
+    std::fprintf(stderr, "commrt_init: %s\n", commrt_last_error());
+    return 1;
+  }
+  int64_t r, s;
+  commrt_rank(ctx, &r);
+  commrt_world_size(ctx, &s);
+  me = test::rank = static_cast<int>(r);
+  size = static_cast<int>(s);
+  if (size != 4) {
+    std::fprintf(stderr, "run this test with 4 ranks (got %d)\n", size);
+    commrt_finalize(ctx);
+    return 1;
+  }
+  for (size_t count : {size_t(0), size_t(1), size_t(1000), size_t(1) << 19})
+    ringExchange(count);
+  tagsAndOrder();
+  collectiveInGroup();
+  permutes();
+  sizeMismatch();
+  CHECK_OK(commrt_finalize(ctx));
+  return summary("p2p");
+}
