@@ -958,6 +958,31 @@ Path Topology::getPath(DeviceId src, DeviceId dst) const {
   return path;
 }
 
+Path Topology::getPathThrough(DeviceId src, DeviceId dst, unsigned srcRail,
+                              unsigned dstRail) const {
+  if (isFabricDevice(src) || isFabricDevice(dst) ||
+      getNodeIndex(src) == getNodeIndex(dst) ||
+      srcRail >= nicsPerNode.size() || dstRail >= nicsPerNode.size())
+    return getPath(src, dst);
+  Path path;
+  path.src = src;
+  path.dst = dst;
+  path.bandwidthGBps = std::numeric_limits<double>::infinity();
+  uint64_t nodeA = getNodeIndex(src), nodeB = getNodeIndex(dst);
+  unsigned localA = getLocalIndex(src), localB = getLocalIndex(dst);
+  const LocalPath &toNIC = getLocalPath(localA, nicsPerNode[srcRail]);
+  const LocalPath &fromNIC = getLocalPath(nicsPerNode[dstRail], localB);
+  if (toNIC.kind == PathKind::Disconnected ||
+      fromNIC.kind == PathKind::Disconnected)
+    return path;
+  appendLocal(path, nodeA, toNIC);
+  appendFabric(path, nodeA, srcRail, nodeB, dstRail);
+  appendLocal(path, nodeB, fromNIC);
+  path.kind = PathKind::Net;
+  path.latencyUs += path.switches * fabric.switchLatencyUs;
+  return path;
+}
+
 SmallVector<std::pair<DirectedLink, unsigned>>
 Topology::getSharedLinks(ArrayRef<Path> paths) {
   // Directed links are keyed as 2 * link + reverse.

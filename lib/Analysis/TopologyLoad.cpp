@@ -10,8 +10,41 @@
 using namespace mlir;
 using namespace mlir::comm;
 
+static llvm::Expected<std::unique_ptr<Topology>> loadOne(StringRef spec);
+
 llvm::Expected<std::unique_ptr<Topology>>
 mlir::comm::loadTopology(StringRef spec) {
+  // "<file>:<N>": N machines of the file's machine.
+  size_t colon = spec.rfind(':');
+  uint64_t count;
+  if (colon != StringRef::npos &&
+      !spec.substr(colon + 1).getAsInteger(10, count) &&
+      llvm::sys::fs::exists(spec.substr(0, colon))) {
+    if (count == 0 || count > (1u << 20))
+      return makeTopologyError(spec, 0,
+                               "a cluster needs between 1 and 1048576 nodes");
+    auto topology = loadOne(spec.substr(0, colon));
+    if (!topology)
+      return topology.takeError();
+    (*topology)->setNumNodes(count);
+    if ((*topology)->getFabric().kind == FabricKind::None) {
+      Fabric fabric;
+      fabric.kind = FabricKind::RailOptimized;
+      SmallVector<unsigned> nics =
+          (*topology)->getNode().getDevicesOfKind(DeviceKind::NIC);
+      if (!nics.empty())
+        fabric.network = (*topology)->getNode().getDevice(nics.front()).network;
+      (*topology)->setFabric(fabric);
+    }
+    (*topology)->setName(((*topology)->getName() + "x" + Twine(count)).str());
+    if (llvm::Error error = (*topology)->finalize())
+      return std::move(error);
+    return topology;
+  }
+  return loadOne(spec);
+}
+
+static llvm::Expected<std::unique_ptr<Topology>> loadOne(StringRef spec) {
   StringRef extension = llvm::sys::path::extension(spec);
   bool looksLikeFile = !extension.empty() || spec.contains('/') ||
                        llvm::sys::fs::exists(spec);

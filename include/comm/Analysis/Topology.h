@@ -343,6 +343,12 @@ public:
   /// The best path from `src` to `dst`: widest bottleneck, then fewest
   /// hops, then lowest latency.
   Path getPath(DeviceId src, DeviceId dst) const;
+  /// A path between devices of different machines that leaves through NIC
+  /// `srcRail` of the source's machine and enters through NIC `dstRail` of
+  /// the destination's (NCCL spreads channels over NICs this way). Devices
+  /// of one machine get their ordinary path.
+  Path getPathThrough(DeviceId src, DeviceId dst, unsigned srcRail,
+                      unsigned dstRail) const;
   /// Path between the GPUs of two ranks.
   Path getGPUPath(uint64_t srcRank, uint64_t dstRank) const {
     return getPath(getGPU(srcRank), getGPU(dstRank));

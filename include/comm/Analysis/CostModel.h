@@ -1,0 +1,234 @@
+//===- CostModel.h - predicted time of collectives on a topology -*- C++ -*-===//
+//
+// Predicts how long a collective takes on a group of GPUs of a topology, for
+// every algorithm and protocol that applies, from the topology's path
+// bandwidths and latencies, the sharing of links among the transfers of one
+// algorithm, per-link-kind efficiencies and per-step latencies calibrated on
+// measured nccl-tests figures (docs/CostModel.md). Every prediction carries
+// its terms (latency part, bandwidth part, the bottleneck) and the physical
+// lower bound for the same collective.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMM_ANALYSIS_COSTMODEL_H
+#define COMM_ANALYSIS_COSTMODEL_H
+
+#include "comm/Analysis/Topology.h"
+#include "comm/Dialect/Comm/IR/CommAttrs.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <array>
+#include <mutex>
+
+namespace mlir {
+namespace comm {
+
+enum class CollectiveKind : uint8_t {
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  AllToAll,
+  Broadcast,
+  Reduce,
+  Permute,
+  SendRecv,
+  Copy,
+  Barrier,
+};
+
+StringRef stringifyCollectiveKind(CollectiveKind kind);
+/// Accepts the dialect's op names (all_reduce) and nccl-tests' (allreduce).
+std::optional<CollectiveKind> symbolizeCollectiveKind(StringRef name);
+/// nccl-tests' bus bandwidth factor: busbw = algbw x factor.
+double getBusBandwidthFactor(CollectiveKind kind, uint64_t ranks);
+
+/// Link classes the per-step latencies are given for.
+enum class LinkClass : uint8_t { NVLink, PCIe, Network };
+constexpr unsigned kNumLinkClasses = 3;
+constexpr unsigned kNumProtocols = 3; // simple, ll, ll128 (dialect order)
+constexpr unsigned kNumAlgorithms = 6;
+
+/// The free parameters of the model. `getDefaultCostParams()` holds the
+/// values fitted on the calibration data (docs/CostModel.md).
+struct CostParams {
+  /// Fraction of a link's bandwidth a transfer sustains at large sizes.
+  double nvlinkEfficiency = 0.97;
+  double pcieEfficiency = 0.85;
+  double c2cEfficiency = 0.9;
+  std::array<double, 4> networkEfficiency = {0.95, 0.9, 0.7, 0.8}; // by NetworkKind
+  /// NVLink SHARP: fraction of the GPU's NVLink bandwidth per direction an
+  /// in-switch all-reduce sustains.
+  double nvlsEfficiency = 0.74;
+  /// Extra bandwidth loss of the tree algorithm across machines.
+  double treeEfficiency = 0.9;
+  /// Bandwidth of LL and LL128 as a fraction of Simple's.
+  double llBandwidth = 0.15;
+  double ll128Bandwidth = 0.6;
+  /// Base latency of an operation (launch and synchronization), in us, by
+  /// algorithm and protocol (dialect enum order).
+  std::array<std::array<double, kNumProtocols>, kNumAlgorithms> baseLatencyUs{};
+  /// Latency of one algorithm step over a link class, in us, by protocol.
+  std::array<std::array<double, kNumProtocols>, kNumLinkClasses> stepLatencyUs{};
+  /// NVLS: per-operation latency, and per level of the tree between
+  /// machines (its pipeline fill included).
+  double nvlsLatencyUs = 25;
+  double nvlsNetworkStepUs = 10;
+  /// Point-to-point and copies: per-operation latency.
+  double p2pLatencyUs = 8;
+  double copyLatencyUs = 5;
+  /// Per-peer cost of a direct exchange (all_to_all, one-shot), in us.
+  double perPeerLatencyUs = 0.3;
+  /// Pageable host memory moves at this fraction of pinned bandwidth.
+  double pageableEfficiency = 0.5;
+};
+
+/// The fitted defaults.
+const CostParams &getDefaultCostParams();
+/// The values the fit starts from and is pulled toward (NCCL's tuning
+/// constants and round figures).
+const CostParams &getPriorCostParams();
+/// Reads / writes parameters as YAML (the format `comm-sim calibrate`
+/// writes).
+llvm::Expected<CostParams> parseCostParams(StringRef yaml, StringRef fileName);
+void printCostParams(const CostParams &params, llvm::raw_ostream &os);
+
+/// One collective to predict.
+struct CollectiveRequest {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  /// Replica groups in global ranks (GPU ranks of the topology). Groups run
+  /// concurrently; the prediction is the slowest group's. Permute, send and
+  /// recv use `pairs` instead; copies use `copyRank`.
+  std::vector<SmallVector<int64_t, 8>> groups;
+  /// The size nccl-tests reports: the tensor of all_reduce, broadcast,
+  /// reduce, permute and send/recv; the gathered output of all_gather; the
+  /// input of reduce_scatter and all_to_all.
+  uint64_t bytes = 0;
+  unsigned elementBytes = 4;
+  int64_t root = 0;
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  MemorySpace copySource = MemorySpace::hbm, copyTarget = MemorySpace::host;
+  int64_t copyRank = 0;
+  /// Fixed decisions (from a #comm.plan); unset ones are searched.
+  std::optional<Algorithm> algorithm;
+  std::optional<Protocol> protocol;
+  /// Only the algorithms NCCL implements (to compare with nccl-tests).
+  bool ncclAlgorithmsOnly = false;
+};
+
+/// A named part of a predicted time.
+struct CostTerm {
+  std::string name;
+  double us = 0;
+  std::string detail;
+};
+
+struct Prediction {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::simple;
+  uint64_t bytes = 0;
+  uint64_t ranks = 0;
+  double timeUs = 0;
+  double latencyUs = 0;   ///< the size-independent part
+  double bandwidthUs = 0; ///< the size-proportional part
+  /// The bus bandwidth the algorithm sustains at large sizes.
+  double busBandwidthGBps = 0;
+  /// What limits the bandwidth part.
+  std::string bottleneck;
+  SmallVector<CostTerm, 6> terms;
+  /// The physical lower bound and the ratio bound / time.
+  double boundUs = 0;
+  double efficiency = 0;
+  std::string boundDetail;
+
+  double algBandwidthGBps() const {
+    return timeUs > 0 ? bytes / (timeUs * 1e3) : 0;
+  }
+  double busBandwidthAchievedGBps() const {
+    return algBandwidthGBps() * getBusBandwidthFactor(kind, ranks);
+  }
+};
+
+/// The shape of one group on the topology, which the formulas use.
+struct GroupShape {
+  uint64_t ranks = 0;
+  uint64_t nodes = 0;
+  unsigned perNode = 0;   ///< largest number of the group's GPUs in a node
+  /// Per-GPU bandwidth of a ring through the group's GPUs of one node, with
+  /// the links the ring's hops share divided among them (the slowest node).
+  double ringGBps = 0;
+  double ringRawGBps = 0; ///< the same without link efficiencies
+  LinkClass intraClass = LinkClass::NVLink;
+  double intraHopLatencyUs = 0;
+  std::string ringBottleneck;
+  /// Bandwidth a GPU pushes into the machine's interconnect (its NVLink to
+  /// the NVSwitch, or its PCIe link).
+  double injectGBps = 0;
+  double injectRawGBps = 0;
+  /// Whether every node's GPUs of the group share a reduction-capable
+  /// NVSwitch.
+  bool nvls = false;
+  /// Network bandwidth a node can use for the group (its NICs within
+  /// reach of the group's GPUs), capped by fabric oversubscription.
+  double nodeNetworkGBps = 0;
+  double nodeNetworkRawGBps = 0;
+  NetworkKind network = NetworkKind::InfiniBand;
+  double networkHopLatencyUs = 0;
+  std::string networkBottleneck;
+  /// Longest one-way path latency between two ranks of the group.
+  double diameterUs = 0;
+};
+
+class CostModel {
+public:
+  explicit CostModel(const Topology &topology,
+                     const CostParams &params = getDefaultCostParams());
+
+  const Topology &getTopology() const { return topology; }
+  const CostParams &getParams() const { return params; }
+
+  /// The best prediction over the algorithms and protocols that apply (or
+  /// the fixed ones). Fails with a message for invalid requests: unknown
+  /// ranks, empty groups, sizes that do not divide, ranks beyond the
+  /// topology.
+  llvm::Expected<Prediction> predict(const CollectiveRequest &request) const;
+  /// Every applicable (algorithm, protocol), fastest first.
+  llvm::Expected<SmallVector<Prediction, 4>>
+  predictAll(const CollectiveRequest &request) const;
+  /// The algorithms the model knows for `kind` (NCCL's only when asked).
+  static SmallVector<Algorithm> getAlgorithms(CollectiveKind kind,
+                                              bool ncclOnly);
+
+  /// The physical lower bound of `request` (time in us) and what sets it.
+  std::pair<double, std::string> getLowerBound(const CollectiveRequest &request,
+                                               const GroupShape &shape) const;
+
+  /// The shape of a group (cached).
+  GroupShape getGroupShape(ArrayRef<int64_t> ranks) const;
+
+  /// Multi-line explanation of a prediction.
+  static void explain(const Prediction &prediction, llvm::raw_ostream &os);
+
+  /// Checks a request without predicting: a message naming the problem.
+  llvm::Error validate(const CollectiveRequest &request) const;
+
+private:
+  std::optional<Prediction> predictWith(const CollectiveRequest &request,
+                                        const GroupShape &shape,
+                                        Algorithm algorithm,
+                                        Protocol protocol) const;
+  Prediction predictPointToPoint(const CollectiveRequest &request,
+                                 Protocol protocol) const;
+  Prediction predictCopy(const CollectiveRequest &request) const;
+  double linkEfficiency(const Link &link) const;
+
+  const Topology &topology;
+  CostParams params;
+  mutable std::mutex cacheMutex;
+  mutable llvm::StringMap<GroupShape> shapeCache;
+};
+
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_ANALYSIS_COSTMODEL_H

@@ -1,0 +1,59 @@
+//===- Bench.h - nccl-tests style predictions -------------------*- C++ -*-===//
+
+#ifndef COMM_SIM_BENCH_H
+#define COMM_SIM_BENCH_H
+
+#include "comm/Analysis/CostModel.h"
+
+namespace mlir {
+namespace comm {
+namespace sim {
+
+struct BenchOptions {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  uint64_t ranks = 0; ///< 0: every GPU of the topology
+  uint64_t minBytes = 8, maxBytes = uint64_t(8) << 30;
+  double factor = 2;
+  unsigned elementBytes = 4;
+  std::string typeName = "float";
+  std::optional<Algorithm> algorithm;
+  std::optional<Protocol> protocol;
+  bool ncclOnly = false;
+  bool json = false;
+  bool explain = false;
+};
+
+/// Parses "8:8G", "1M", "8:8G:4" (min:max[:factor]; K, M, G are powers of
+/// two, as nccl-tests' -b/-e).
+llvm::Error parseSizeRange(StringRef text, BenchOptions &options);
+/// Parses an nccl-tests or MLIR type name: f32/float, f16/half, bf16,
+/// f64/double, i8/int8, i32/int32, i64/int64, u8/uint8.
+llvm::Error parseDataType(StringRef text, BenchOptions &options);
+
+struct BenchRow {
+  uint64_t bytes;
+  Prediction prediction;
+};
+
+/// Predicts every size of the sweep. Sizes are rounded down to whole
+/// elements (and, where the collective needs it, to a multiple of the
+/// ranks); an explicit single size that does not divide is an error.
+llvm::Expected<std::vector<BenchRow>> runBench(const CostModel &model,
+                                               const BenchOptions &options);
+
+/// The nccl-tests style table, or with `json` a JSON array of objects with
+/// the keys size_bytes, time_us, algbw_GBps, busbw_GBps, algorithm,
+/// bound_us.
+void printBench(const CostModel &model, const BenchOptions &options,
+                ArrayRef<BenchRow> rows, llvm::raw_ostream &os);
+
+/// An SVG line chart of bus bandwidth against size (log scale), with the
+/// bound's bandwidth as a second line.
+void plotBench(const BenchOptions &options, ArrayRef<BenchRow> rows,
+               StringRef title, llvm::raw_ostream &os);
+
+} // namespace sim
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_SIM_BENCH_H

@@ -1,0 +1,72 @@
+//===- FlowNetwork.h - flow-level link sharing ------------------*- C++ -*-===//
+//
+// Flows cross directed links of a topology; their rates are max-min fair
+// (progressive filling) under the links' capacities and each flow's own cap.
+// The network advances in time between events, accumulating per-link busy
+// bytes for utilization reports.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMM_SIM_FLOWNETWORK_H
+#define COMM_SIM_FLOWNETWORK_H
+
+#include "comm/Analysis/Topology.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <vector>
+
+namespace mlir {
+namespace comm {
+namespace sim {
+
+using FlowId = uint32_t;
+
+class FlowNetwork {
+public:
+  explicit FlowNetwork(const Topology &topology) : topology(topology) {}
+
+  /// Adds a flow of `bytes` along `path` whose rate never exceeds `capGBps`;
+  /// `owner` is returned when it completes.
+  FlowId addFlow(const Path &path, double bytes, double capGBps,
+                 uint64_t owner);
+  /// Recomputes the max-min fair rates (after flows were added or removed).
+  void recomputeRates();
+  /// Time (us) until the next flow completes, or +inf.
+  double timeToNextCompletion() const;
+  /// Moves every active flow forward by `us`; returns the owners of the
+  /// flows that completed (and removes them).
+  std::vector<uint64_t> advance(double us);
+
+  unsigned getNumActiveFlows() const { return numActive; }
+  /// Bytes each directed link (2 * link + reverse) carried so far.
+  const llvm::DenseMap<uint64_t, double> &getLinkBytes() const {
+    return linkBytes;
+  }
+  /// Capacity of a directed link in GB/s.
+  double getCapacity(uint64_t directedLink) const;
+  /// Total bytes carried by all flows.
+  double getTotalBytes() const { return totalBytes; }
+
+private:
+  struct Flow {
+    SmallVector<uint64_t, 10> links; ///< directed links
+    double remaining = 0;            ///< bytes
+    double capBytesPerUs = 0;
+    double rate = 0; ///< bytes per us
+    uint64_t owner = 0;
+    bool active = false;
+  };
+  const Topology &topology;
+  std::vector<Flow> flows;
+  std::vector<FlowId> freeList;
+  unsigned numActive = 0;
+  bool dirty = false;
+  llvm::DenseMap<uint64_t, double> linkBytes;
+  double totalBytes = 0;
+};
+
+} // namespace sim
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_SIM_FLOWNETWORK_H

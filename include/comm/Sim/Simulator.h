@@ -1,0 +1,118 @@
+//===- Simulator.h - discrete-event simulation of comm programs -*- C++ -*-===//
+//
+// Every rank runs the same function. Compute steps occupy a rank's compute
+// stream for their cost; collectives start once every rank of their group
+// has reached them, and run as phases of flows over the topology's links,
+// sharing bandwidth max-min fairly with every other transfer in flight;
+// comm.start issues its body on a communication stream so that it overlaps
+// the compute that follows until the matching comm.wait.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMM_SIM_SIMULATOR_H
+#define COMM_SIM_SIMULATOR_H
+
+#include "comm/Analysis/CostModel.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace comm {
+namespace sim {
+
+/// One flow of a phase: `bytes` from device `src` to `dst`.
+struct FlowSpec {
+  DeviceId src, dst;
+  double bytes;
+  /// The rate cap is this fraction of the path's effective bandwidth.
+  double protocolFactor = 1;
+  /// When set, the cap is this bandwidth (GB/s) instead (NVLS).
+  double fixedCapGBps = 0;
+  /// Rails (NIC indices) to leave and enter through, or -1 for the nearest.
+  int srcRail = -1, dstRail = -1;
+};
+
+struct PhaseSpec {
+  std::string name;
+  double latencyUs = 0;
+  std::vector<FlowSpec> flows;
+};
+
+/// The phases and flows of a collective as the chosen algorithm runs it.
+llvm::Expected<std::vector<PhaseSpec>>
+decomposeCollective(const CostModel &model, const CollectiveRequest &request,
+                    const Prediction &prediction);
+
+/// Effective bandwidth of a path (its slowest link at its efficiency).
+double getPathEffectiveBandwidth(const CostModel &model, const Path &path);
+
+struct SimOptions {
+  std::string programPath;
+  std::string topologySpec; ///< overrides the module's comm.topology
+  std::string entry;
+  std::string tracePath;
+  unsigned traceRanks = 64;
+  std::string plotPath;
+  bool json = false;
+  CostParams params;
+};
+
+struct LinkUse {
+  uint64_t directedLink;
+  double bytes;
+  double utilization; ///< busy fraction of the step
+};
+
+struct TraceEvent {
+  std::string name, category;
+  uint64_t pid, tid;
+  double startUs, durationUs;
+  std::string args;
+};
+
+/// A directed link busy with a phase of a collective (tracing only).
+struct LinkInterval {
+  uint64_t directedLink;
+  double startUs, endUs;
+  std::string label;
+};
+
+struct SimResult {
+  double stepTimeUs = 0;
+  double computeUs = 0;     ///< compute time of the critical rank
+  double exposedCommUs = 0; ///< step time not hidden under compute
+  double commBytes = 0;     ///< bytes carried by all flows
+  uint64_t ranks = 0;
+  uint64_t collectives = 0; ///< collective instances simulated
+  uint64_t flows = 0;
+  std::vector<LinkUse> links; ///< most used first
+  std::vector<TraceEvent> events;
+  std::vector<LinkInterval> linkIntervals;
+};
+
+/// Simulates `function` of `module` on `topology`. Errors are emitted at
+/// the offending op.
+FailureOr<SimResult> simulateFunction(func::FuncOp function,
+                                      const Topology &topology,
+                                      const CostModel &model,
+                                      unsigned traceRanks);
+
+/// comm-sim run: parses the program, simulates it, prints the report (or
+/// JSON), writes the trace and the plot.
+LogicalResult runProgram(const SimOptions &options, llvm::raw_ostream &os);
+
+/// Writes events as Chrome trace JSON.
+void writeChromeTrace(const SimResult &result, const Topology &topology,
+                      llvm::raw_ostream &os);
+/// Writes an SVG timeline of the first ranks and the busiest links.
+void writeTimelineSvg(const SimResult &result, const Topology &topology,
+                      llvm::raw_ostream &os);
+
+} // namespace sim
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_SIM_SIMULATOR_H

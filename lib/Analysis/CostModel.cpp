@@ -1,0 +1,1036 @@
+//===- CostModel.cpp - predicted time of collectives -----------*- C++ -*-===//
+//
+// The formulas are in docs/CostModel.md. Each algorithm is a number of steps
+// (each costing a per-step latency on the link class it crosses) and a
+// number of bytes each rank moves at the bandwidth the algorithm sustains on
+// the group's shape: the ring bandwidth inside a machine (shared links
+// divided), the GPU's injection bandwidth into an NVSwitch, and the network
+// bandwidth of a machine's NICs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Analysis/CostModel.h"
+#include "comm/Analysis/TopologyPrinter.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::comm;
+
+static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+StringRef mlir::comm::stringifyCollectiveKind(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  case CollectiveKind::AllToAll:
+    return "all_to_all";
+  case CollectiveKind::Broadcast:
+    return "broadcast";
+  case CollectiveKind::Reduce:
+    return "reduce";
+  case CollectiveKind::Permute:
+    return "permute";
+  case CollectiveKind::SendRecv:
+    return "sendrecv";
+  case CollectiveKind::Copy:
+    return "copy";
+  case CollectiveKind::Barrier:
+    return "barrier";
+  }
+  llvm_unreachable("unknown collective");
+}
+
+std::optional<CollectiveKind> mlir::comm::symbolizeCollectiveKind(StringRef name) {
+  std::string key = name.lower();
+  llvm::erase(key, '_');
+  return llvm::StringSwitch<std::optional<CollectiveKind>>(key)
+      .Case("allreduce", CollectiveKind::AllReduce)
+      .Case("reducescatter", CollectiveKind::ReduceScatter)
+      .Case("allgather", CollectiveKind::AllGather)
+      .Case("alltoall", CollectiveKind::AllToAll)
+      .Case("broadcast", CollectiveKind::Broadcast)
+      .Case("reduce", CollectiveKind::Reduce)
+      .Case("permute", CollectiveKind::Permute)
+      .Cases({"sendrecv", "send", "recv"}, CollectiveKind::SendRecv)
+      .Case("copy", CollectiveKind::Copy)
+      .Case("barrier", CollectiveKind::Barrier)
+      .Default(std::nullopt);
+}
+
+double mlir::comm::getBusBandwidthFactor(CollectiveKind kind, uint64_t n) {
+  if (n <= 1)
+    return 1.0;
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    return 2.0 * (n - 1) / n;
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllGather:
+  case CollectiveKind::AllToAll:
+    return double(n - 1) / n;
+  default:
+    return 1.0;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Group shapes
+//===----------------------------------------------------------------------===//
+
+CostModel::CostModel(const Topology &topology, const CostParams &params)
+    : topology(topology), params(params) {}
+
+double CostModel::linkEfficiency(const Link &link) const {
+  switch (link.kind) {
+  case LinkKind::NVLink:
+    return params.nvlinkEfficiency;
+  case LinkKind::PCIe:
+  case LinkKind::CPUInterconnect:
+    return params.pcieEfficiency;
+  case LinkKind::C2C:
+    return params.c2cEfficiency;
+  case LinkKind::Network:
+    return params.networkEfficiency[static_cast<unsigned>(
+        topology.getFabric().network)];
+  }
+  return 1.0;
+}
+
+static LinkClass classOf(LinkKind kind) {
+  switch (kind) {
+  case LinkKind::NVLink:
+    return LinkClass::NVLink;
+  case LinkKind::Network:
+    return LinkClass::Network;
+  default:
+    return LinkClass::PCIe;
+  }
+}
+
+static std::string describeLinkRef(const Topology &topology, LinkId id) {
+  LinkRef link = topology.getLink(id);
+  return topology.getDeviceName(link.a) + " - " +
+         topology.getDeviceName(link.b) + " (" +
+         stringifyLinkKind(link.props->kind).str() + ", " +
+         formatBandwidth(link.props->bandwidthGBps) + ")";
+}
+
+GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
+  std::string key;
+  {
+    llvm::raw_string_ostream os(key);
+    llvm::interleave(ranks, os, ",");
+  }
+  {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    auto it = shapeCache.find(key);
+    if (it != shapeCache.end())
+      return it->second;
+  }
+
+  GroupShape shape;
+  shape.ranks = ranks.size();
+  const NodeGraph &machine = topology.getNode();
+  unsigned perNodeGPUs = topology.getGPUsPerNode();
+  // Local GPU indices of the group, per node.
+  std::map<uint64_t, SmallVector<unsigned, 8>> byNode;
+  for (int64_t rank : ranks)
+    byNode[rank / perNodeGPUs].push_back(rank % perNodeGPUs);
+  shape.nodes = byNode.size();
+  for (auto &[node, locals] : byNode) {
+    llvm::sort(locals);
+    shape.perNode = std::max<unsigned>(shape.perNode, locals.size());
+  }
+
+  // Intra-node quantities depend only on the set of local GPUs: compute them
+  // once per distinct set.
+  std::map<SmallVector<unsigned, 8>, bool> seen;
+  shape.ringGBps = shape.ringRawGBps = kInf;
+  shape.injectGBps = shape.injectRawGBps = kInf;
+  shape.nvls = shape.perNode >= 2;
+  for (auto &[node, locals] : byNode) {
+    if (!seen.emplace(locals, true).second)
+      continue;
+    // Injection bandwidth and NVLS capability of each GPU.
+    for (unsigned local : locals) {
+      unsigned device = topology.getGPU(local) % machine.getNumDevices();
+      // NVLinks to the switch or to peers add up; without NVLink the GPU
+      // injects over its PCIe (or C2C) link.
+      double nvlink = 0, nvlinkRaw = 0, other = 0, otherRaw = 0;
+      bool onReducingSwitch = false;
+      for (auto [linkIndex, peerIndex] : machine.getNeighbors(device)) {
+        const Link &link = machine.getLink(linkIndex);
+        const Device &peer = machine.getDevice(peerIndex);
+        if (link.kind == LinkKind::NVLink) {
+          if (peer.kind == DeviceKind::NVSwitch && peer.reductionCapable)
+            onReducingSwitch = true;
+          nvlinkRaw += link.bandwidthGBps;
+          nvlink += link.bandwidthGBps * linkEfficiency(link);
+        } else if (link.kind == LinkKind::PCIe || link.kind == LinkKind::C2C) {
+          otherRaw = std::max(otherRaw, link.bandwidthGBps);
+          other = std::max(other, link.bandwidthGBps * linkEfficiency(link));
+        }
+      }
+      double bestRaw = nvlinkRaw > 0 ? nvlinkRaw : otherRaw;
+      double best = nvlinkRaw > 0 ? nvlink : other;
+      shape.nvls &= onReducingSwitch;
+      if (bestRaw > 0) {
+        shape.injectRawGBps = std::min(shape.injectRawGBps, bestRaw);
+        shape.injectGBps = std::min(shape.injectGBps, best);
+      }
+    }
+    if (locals.size() < 2)
+      continue;
+    // A ring through the local GPUs in index order.
+    SmallVector<Path, 8> hops;
+    for (unsigned i = 0; i < locals.size(); ++i)
+      hops.push_back(topology.getPath(
+          topology.getGPU(node * perNodeGPUs + locals[i]),
+          topology.getGPU(node * perNodeGPUs + locals[(i + 1) % locals.size()])));
+    llvm::DenseMap<uint64_t, unsigned> uses;
+    for (const Path &hop : hops)
+      for (const PathHop &h : hop.hops)
+        ++uses[2 * h.link + h.reverse];
+    for (const Path &hop : hops) {
+      for (const PathHop &h : hop.hops) {
+        LinkRef link = topology.getLink(h.link);
+        unsigned count = uses[2 * h.link + h.reverse];
+        double raw = link.props->bandwidthGBps / count;
+        double eff = raw * linkEfficiency(*link.props);
+        if (eff < shape.ringGBps) {
+          shape.ringGBps = eff;
+          shape.intraClass = classOf(link.props->kind);
+          shape.ringBottleneck =
+              describeLinkRef(topology, h.link) +
+              (count > 1 ? llvm::formatv(" shared by {0} ring hops", count).str()
+                         : std::string());
+        }
+        shape.ringRawGBps = std::min(shape.ringRawGBps, raw);
+      }
+      shape.intraHopLatencyUs = std::max(shape.intraHopLatencyUs,
+                                         hop.latencyUs);
+    }
+  }
+  if (shape.perNode < 2)
+    shape.nvls = false;
+
+  // Network: the NICs a node's group GPUs can use.
+  shape.nodeNetworkGBps = shape.nodeNetworkRawGBps = kInf;
+  if (shape.nodes > 1) {
+    const Fabric &fabric = topology.getFabric();
+    shape.network = fabric.network;
+    double netEff =
+        params.networkEfficiency[static_cast<unsigned>(fabric.network)];
+    seen.clear();
+    for (auto &[node, locals] : byNode) {
+      if (!seen.emplace(locals, true).second)
+        continue;
+      double raw = 0;
+      std::set<unsigned> usable;
+      // NICs on a PCIe switch with one of the group's GPUs; otherwise each
+      // GPU's own NIC.
+      for (unsigned nic : machine.getDevicesOfKind(DeviceKind::NIC))
+        for (unsigned local : locals) {
+          DeviceId gpu = topology.getGPU(local);
+          Path toNic = topology.getPath(gpu, topology.getDeviceId(0, nic));
+          if (toNic.isConnected() && toNic.kind <= PathKind::PXB)
+            usable.insert(nic);
+        }
+      if (usable.empty())
+        for (unsigned local : locals)
+          if (auto nic = topology.getNearestNIC(
+                  topology.getGPU(local) % machine.getNumDevices()))
+            usable.insert(*nic);
+      for (unsigned nic : usable) {
+        double port = machine.getDevice(nic).speedGbit / 8.0;
+        if (fabric.linkGbit > 0)
+          port = std::min(port, fabric.linkGbit / 8.0);
+        double pcie = 0;
+        for (unsigned local : locals) {
+          Path toNic = topology.getPath(topology.getGPU(local),
+                                        topology.getDeviceId(0, nic));
+          pcie = std::max(pcie, toNic.bandwidthGBps);
+        }
+        raw += std::min(port, pcie);
+      }
+      // Crossing leaves shares their uplinks.
+      uint64_t first = byNode.begin()->first, last = byNode.rbegin()->first;
+      if (fabric.kind != FabricKind::None &&
+          topology.getPath(topology.getGPU(first * perNodeGPUs),
+                           topology.getGPU(last * perNodeGPUs))
+                  .switches > 1)
+        raw /= fabric.oversubscription;
+      shape.nodeNetworkRawGBps = std::min(shape.nodeNetworkRawGBps, raw);
+      shape.nodeNetworkGBps = std::min(shape.nodeNetworkGBps, raw * netEff);
+    }
+    // Latency of a ring hop between machines, and of the farthest pair.
+    uint64_t first = byNode.begin()->first;
+    uint64_t second = std::next(byNode.begin())->first;
+    uint64_t last = byNode.rbegin()->first;
+    unsigned local = byNode.begin()->second.front();
+    Path next = topology.getGPUPath(first * perNodeGPUs + local,
+                                    second * perNodeGPUs + local);
+    Path far = topology.getGPUPath(first * perNodeGPUs + local,
+                                   last * perNodeGPUs + local);
+    shape.networkHopLatencyUs = std::max(next.latencyUs, far.latencyUs);
+    shape.networkBottleneck =
+        llvm::formatv("the NICs of a node ({0} for the group, {1} of {2} "
+                      "usable)",
+                      formatBandwidth(shape.nodeNetworkRawGBps),
+                      stringifyNetworkKind(fabric.network),
+                      formatBandwidth(shape.nodeNetworkGBps))
+            .str();
+    shape.diameterUs = far.latencyUs;
+  } else {
+    shape.diameterUs = shape.intraHopLatencyUs;
+  }
+  if (std::isinf(shape.injectGBps))
+    shape.injectGBps = shape.injectRawGBps = shape.ringGBps;
+
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  shapeCache[key] = shape;
+  return shape;
+}
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+static llvm::Error requestError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Error CostModel::validate(const CollectiveRequest &request) const {
+  uint64_t gpus = topology.getNumGPUs();
+  auto checkRank = [&](int64_t rank) -> llvm::Error {
+    if (rank < 0 || static_cast<uint64_t>(rank) >= gpus)
+      return requestError("rank " + Twine(rank) + " is beyond the " +
+                          Twine(gpus) + " GPUs of topology '" +
+                          topology.getName() + "' (ranks 0-" +
+                          Twine(gpus - 1) + ")");
+    return llvm::Error::success();
+  };
+  StringRef name = stringifyCollectiveKind(request.kind);
+  if (request.kind != CollectiveKind::Barrier && request.bytes == 0)
+    return requestError(name + " of 0 bytes: sizes must be positive");
+  if (request.elementBytes == 0 || request.bytes % request.elementBytes)
+    return requestError(name + " of " + Twine(request.bytes) +
+                        " bytes is not a whole number of " +
+                        Twine(request.elementBytes) + "-byte elements");
+  switch (request.kind) {
+  case CollectiveKind::Copy:
+    return checkRank(request.copyRank);
+  case CollectiveKind::Permute:
+  case CollectiveKind::SendRecv:
+    if (request.pairs.empty())
+      return requestError(name + " needs at least one [source, target] pair");
+    for (auto [src, dst] : request.pairs) {
+      if (llvm::Error e = checkRank(src))
+        return e;
+      if (llvm::Error e = checkRank(dst))
+        return e;
+    }
+    return llvm::Error::success();
+  default:
+    break;
+  }
+  if (request.groups.empty())
+    return requestError(name + " needs at least one group of ranks");
+  size_t size = request.groups.front().size();
+  for (const auto &group : request.groups) {
+    if (group.empty())
+      return requestError(name + " has an empty group");
+    if (group.size() != size)
+      return requestError(name + " has groups of different sizes");
+    std::set<int64_t> unique(group.begin(), group.end());
+    if (unique.size() != group.size())
+      return requestError(name + " names a rank twice in a group");
+    for (int64_t rank : group)
+      if (llvm::Error e = checkRank(rank))
+        return e;
+  }
+  bool mustDivide = request.kind == CollectiveKind::AllGather ||
+                    request.kind == CollectiveKind::ReduceScatter ||
+                    request.kind == CollectiveKind::AllToAll;
+  uint64_t elements = request.bytes / request.elementBytes;
+  if (mustDivide && elements % size != 0)
+    return requestError(name + " of " + Twine(elements) +
+                        " elements does not divide among " + Twine(size) +
+                        " ranks");
+  if ((request.kind == CollectiveKind::Broadcast ||
+       request.kind == CollectiveKind::Reduce) &&
+      (request.root < 0 || static_cast<size_t>(request.root) >= size))
+    return requestError(name + " root " + Twine(request.root) +
+                        " is not a position in groups of " + Twine(size));
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Predictions
+//===----------------------------------------------------------------------===//
+
+SmallVector<Algorithm> CostModel::getAlgorithms(CollectiveKind kind,
+                                                bool ncclOnly) {
+  using A = Algorithm;
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    if (ncclOnly)
+      return {A::ring, A::tree, A::nvls};
+    return {A::ring, A::tree, A::nvls, A::hierarchical, A::direct,
+            A::halving_doubling};
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllGather:
+    if (ncclOnly)
+      return {A::ring, A::nvls};
+    return {A::ring, A::nvls, A::hierarchical, A::direct, A::halving_doubling};
+  case CollectiveKind::AllToAll:
+    if (ncclOnly)
+      return {A::direct};
+    return {A::direct, A::hierarchical};
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+    if (ncclOnly)
+      return {A::ring};
+    return {A::ring, A::tree, A::direct};
+  case CollectiveKind::Barrier:
+    return {A::halving_doubling, A::ring, A::tree, A::direct};
+  case CollectiveKind::Permute:
+  case CollectiveKind::SendRecv:
+  case CollectiveKind::Copy:
+    return {A::direct};
+  }
+  return {};
+}
+
+static unsigned ceilLog2(uint64_t n) {
+  unsigned bits = 0;
+  while ((uint64_t(1) << bits) < n)
+    ++bits;
+  return bits;
+}
+
+namespace {
+/// Accumulates the terms of a prediction.
+struct TermBuilder {
+  Prediction &p;
+  void latency(StringRef name, double us, const Twine &detail = "") {
+    if (us <= 0)
+      return;
+    p.latencyUs += us;
+    p.terms.push_back({name.str(), us, detail.str()});
+  }
+  /// Moving `bytes` per rank at `gbps`.
+  void bandwidth(StringRef name, double bytes, double gbps,
+                 const Twine &detail = "") {
+    if (bytes <= 0)
+      return;
+    double us = gbps > 0 ? bytes / (gbps * 1e3) : kInf;
+    p.bandwidthUs += us;
+    p.terms.push_back({name.str(), us, detail.str()});
+  }
+};
+} // namespace
+
+std::optional<Prediction>
+CostModel::predictWith(const CollectiveRequest &request,
+                       const GroupShape &shape, Algorithm algorithm,
+                       Protocol protocol) const {
+  const CostParams &P = params;
+  const double n = shape.ranks, N = shape.nodes, g = shape.perNode;
+  const double S = request.bytes;
+  unsigned a = static_cast<unsigned>(algorithm);
+  unsigned pr = static_cast<unsigned>(protocol);
+  double protocolFactor = protocol == Protocol::simple ? 1.0
+                          : protocol == Protocol::ll   ? P.llBandwidth
+                                                       : P.ll128Bandwidth;
+  auto step = [&](LinkClass cls) {
+    return P.stepLatencyUs[static_cast<unsigned>(cls)][pr];
+  };
+  const bool multiNode = N > 1;
+  const LinkClass intra = shape.intraClass;
+  // The bus bandwidth of a ring over the whole group: the slower of the
+  // intra-node ring and the nodes' NICs.
+  double ringBus = shape.ringGBps;
+  std::string ringBottleneck = shape.ringBottleneck;
+  if (multiNode && shape.nodeNetworkGBps < ringBus) {
+    ringBus = shape.nodeNetworkGBps;
+    ringBottleneck = shape.networkBottleneck;
+  }
+  if (shape.perNode < 2 && !multiNode)
+    ringBus = shape.injectGBps;
+
+  Prediction p;
+  p.kind = request.kind;
+  p.algorithm = algorithm;
+  p.protocol = protocol;
+  p.bytes = request.bytes;
+  p.ranks = shape.ranks;
+  TermBuilder b{p};
+  auto base = [&](StringRef what) {
+    b.latency("base latency", P.baseLatencyUs[a][pr],
+              stringifyAlgorithm(algorithm) + "/" +
+                  stringifyProtocol(protocol) + " " + what);
+  };
+  auto steps = [&](double count, LinkClass cls, StringRef what) {
+    static const char *const classes[] = {"NVLink", "PCIe", "network"};
+    b.latency("step latency", count * step(cls),
+              llvm::formatv("{0} {1} steps x {2:F2} us over {3}", count, what,
+                            step(cls), classes[static_cast<unsigned>(cls)]));
+  };
+
+  if (shape.ranks == 1) {
+    // A local copy of the buffer at HBM speed.
+    const Device &gpu = topology.getDevice(topology.getGPU(
+        request.groups.empty() ? 0 : request.groups.front().front()));
+    base("local copy");
+    b.bandwidth("bandwidth", S, gpu.memoryGBps > 0 ? gpu.memoryGBps / 2 : 1000,
+                "copy in HBM");
+    p.busBandwidthGBps = gpu.memoryGBps / 2;
+    p.bottleneck = "HBM of " + gpu.name;
+    p.timeUs = p.latencyUs + p.bandwidthUs;
+    return p;
+  }
+
+  switch (request.kind) {
+  case CollectiveKind::AllReduce:
+    switch (algorithm) {
+    case Algorithm::ring: {
+      double bus = ringBus * protocolFactor;
+      base("");
+      steps(2 * (n - 1), multiNode ? LinkClass::Network : intra, "ring");
+      b.bandwidth("bandwidth", 2 * (n - 1) / n * S, bus,
+                  "2(n-1)/n of the buffer at the ring's " +
+                      formatBandwidth(bus) + " (" + ringBottleneck + ")");
+      p.busBandwidthGBps = bus;
+      p.bottleneck = ringBottleneck;
+      break;
+    }
+    case Algorithm::tree: {
+      double bus = shape.ringGBps;
+      std::string why = shape.ringBottleneck;
+      if (multiNode && shape.nodeNetworkGBps * P.treeEfficiency < bus) {
+        bus = shape.nodeNetworkGBps * P.treeEfficiency;
+        why = shape.networkBottleneck;
+      }
+      if (shape.perNode < 2 && !multiNode)
+        bus = shape.injectGBps;
+      bus *= protocolFactor;
+      base("");
+      steps(2 * (g - 1), intra, "chain");
+      if (multiNode)
+        steps(2 * ceilLog2(N), LinkClass::Network, "tree");
+      b.bandwidth("bandwidth", 2 * (n - 1) / n * S, bus,
+                  "reduce up and broadcast down at " + formatBandwidth(bus) +
+                      " (" + why + ")");
+      p.busBandwidthGBps = bus;
+      p.bottleneck = why;
+      break;
+    }
+    case Algorithm::nvls: {
+      if (!shape.nvls || protocol != Protocol::simple)
+        return std::nullopt;
+      double nvlsBw = shape.injectRawGBps * P.nvlsEfficiency;
+      b.latency("base latency", P.nvlsLatencyUs, "NVLink SHARP launch");
+      double intraUs = S / (nvlsBw * 1e3);
+      double netUs = 0;
+      if (multiNode) {
+        b.latency("step latency", 2 * ceilLog2(N) * P.nvlsNetworkStepUs,
+                  llvm::formatv("{0} tree levels x {1:F2} us across nodes",
+                                2 * ceilLog2(N), P.nvlsNetworkStepUs));
+        netUs = 2 * (N - 1) / N * S / (shape.nodeNetworkGBps * 1e3);
+      }
+      // The in-switch reduction and the network phase are pipelined.
+      if (netUs > intraUs) {
+        b.bandwidth("bandwidth", 2 * (N - 1) / N * S, shape.nodeNetworkGBps,
+                    "2(N-1)/N of the buffer per node over " +
+                        shape.networkBottleneck +
+                        ", overlapping the in-switch reduction");
+        p.bottleneck = shape.networkBottleneck;
+      } else {
+        b.bandwidth("bandwidth", S, nvlsBw,
+                    "each GPU pushes and pulls the buffer once through the "
+                    "NVSwitch at " +
+                        formatBandwidth(nvlsBw));
+        p.bottleneck = "the GPU's NVLink into the reducing NVSwitch";
+      }
+      p.busBandwidthGBps = 2 * (n - 1) / n * S / (std::max(intraUs, netUs) * 1e3);
+      break;
+    }
+    case Algorithm::hierarchical: {
+      if (!multiNode || shape.perNode < 2)
+        return std::nullopt;
+      double intraBw = shape.ringGBps * protocolFactor;
+      double perGpuNet = shape.nodeNetworkGBps / g * protocolFactor;
+      base("");
+      steps(2 * (g - 1), intra, "intra-node ring");
+      steps(2 * (N - 1), LinkClass::Network, "inter-node ring");
+      b.bandwidth("reduce_scatter in the node", (g - 1) / g * S, intraBw);
+      b.bandwidth("all_reduce across nodes", 2 * (N - 1) / N * S / g,
+                  perGpuNet,
+                  "each GPU's shard over its share of " +
+                      shape.networkBottleneck);
+      b.bandwidth("all_gather in the node", (g - 1) / g * S, intraBw);
+      p.busBandwidthGBps = 2 * (n - 1) / n * S / (p.bandwidthUs * 1e3);
+      p.bottleneck = perGpuNet * g < intraBw ? shape.networkBottleneck
+                                             : shape.ringBottleneck;
+      break;
+    }
+    case Algorithm::direct: {
+      if (protocol == Protocol::ll128)
+        return std::nullopt;
+      double bw = (multiNode ? std::min(shape.injectGBps,
+                                        shape.nodeNetworkGBps / g)
+                             : shape.injectGBps) *
+                  protocolFactor;
+      base("");
+      steps(1, multiNode ? LinkClass::Network : intra, "exchange");
+      b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs,
+                llvm::formatv("{0} peers", n - 1));
+      b.bandwidth("bandwidth", (n - 1) * S, bw,
+                  "every rank reads every other rank's buffer");
+      p.busBandwidthGBps = 2 * (n - 1) / n * S / (p.bandwidthUs * 1e3);
+      p.bottleneck = "each GPU's own link";
+      break;
+    }
+    case Algorithm::halving_doubling: {
+      double levels = ceilLog2(static_cast<uint64_t>(n));
+      double netLevels = multiNode ? ceilLog2(static_cast<uint64_t>(N)) : 0;
+      double intraBw = shape.ringGBps * protocolFactor;
+      double perGpuNet =
+          multiNode ? shape.nodeNetworkGBps / g * protocolFactor : kInf;
+      base("");
+      steps(2 * (levels - netLevels), intra, "halving/doubling");
+      if (multiNode)
+        steps(2 * netLevels, LinkClass::Network, "halving/doubling");
+      // The first levels (largest distance) cross nodes.
+      double crossing = multiNode ? 2 * (N - 1) / N * S : 0;
+      double local = 2 * (n - 1) / n * S - (multiNode ? crossing / g : 0);
+      if (multiNode)
+        b.bandwidth("levels across nodes", crossing, perGpuNet);
+      b.bandwidth("levels inside nodes", std::max(local, 0.0),
+                  std::isinf(intraBw) ? shape.injectGBps : intraBw);
+      p.busBandwidthGBps = 2 * (n - 1) / n * S / (p.bandwidthUs * 1e3);
+      p.bottleneck = multiNode ? shape.networkBottleneck : shape.ringBottleneck;
+      break;
+    }
+    }
+    break;
+
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllGather:
+    switch (algorithm) {
+    case Algorithm::ring: {
+      double bus = ringBus * protocolFactor;
+      base("");
+      steps(n - 1, multiNode ? LinkClass::Network : intra, "ring");
+      b.bandwidth("bandwidth", (n - 1) / n * S, bus,
+                  "(n-1)/n of the buffer at " + formatBandwidth(bus) + " (" +
+                      ringBottleneck + ")");
+      p.busBandwidthGBps = bus;
+      p.bottleneck = ringBottleneck;
+      break;
+    }
+    case Algorithm::nvls: {
+      if (!shape.nvls || multiNode || protocol != Protocol::simple)
+        return std::nullopt;
+      double bw = shape.injectRawGBps * P.nvlsEfficiency;
+      b.latency("base latency", P.nvlsLatencyUs, "NVLink SHARP launch");
+      b.bandwidth("bandwidth", (n - 1) / n * S, bw,
+                  "multicast / in-switch reduction at " +
+                      formatBandwidth(bw));
+      p.busBandwidthGBps = bw;
+      p.bottleneck = "the GPU's NVLink into the NVSwitch";
+      break;
+    }
+    case Algorithm::hierarchical: {
+      if (!multiNode || shape.perNode < 2)
+        return std::nullopt;
+      double intraBw = shape.ringGBps * protocolFactor;
+      double perGpuNet = shape.nodeNetworkGBps / g * protocolFactor;
+      base("");
+      steps(g - 1, intra, "intra-node ring");
+      steps(N - 1, LinkClass::Network, "inter-node ring");
+      b.bandwidth("inside the node", (g - 1) / g * S, intraBw);
+      b.bandwidth("across nodes", (N - 1) / N * S / g, perGpuNet,
+                  shape.networkBottleneck);
+      p.busBandwidthGBps = (n - 1) / n * S / (p.bandwidthUs * 1e3);
+      p.bottleneck = perGpuNet * g < intraBw ? shape.networkBottleneck
+                                             : shape.ringBottleneck;
+      break;
+    }
+    case Algorithm::direct: {
+      if (protocol == Protocol::ll128)
+        return std::nullopt;
+      double bw = (multiNode ? std::min(shape.injectGBps,
+                                        shape.nodeNetworkGBps / g)
+                             : shape.injectGBps) *
+                  protocolFactor;
+      base("");
+      steps(1, multiNode ? LinkClass::Network : intra, "exchange");
+      b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs);
+      b.bandwidth("bandwidth", (n - 1) / n * S, bw);
+      p.busBandwidthGBps = bw;
+      p.bottleneck = "each GPU's own link";
+      break;
+    }
+    case Algorithm::halving_doubling: {
+      double levels = ceilLog2(static_cast<uint64_t>(n));
+      double bus = ringBus * protocolFactor;
+      base("");
+      steps(levels, multiNode ? LinkClass::Network : intra,
+            "halving/doubling");
+      b.bandwidth("bandwidth", (n - 1) / n * S, bus, ringBottleneck);
+      p.busBandwidthGBps = bus;
+      p.bottleneck = ringBottleneck;
+      break;
+    }
+    default:
+      return std::nullopt;
+    }
+    break;
+
+  case CollectiveKind::AllToAll: {
+    if (protocol == Protocol::ll128)
+      return std::nullopt;
+    double intraBw = shape.injectGBps * protocolFactor;
+    double netBw = multiNode ? shape.nodeNetworkGBps * protocolFactor : kInf;
+    double offNode = (n - g) / n * S;   // per GPU
+    double onNode = (g - 1) / n * S;    // per GPU
+    base("");
+    if (algorithm == Algorithm::direct) {
+      steps(1, multiNode ? LinkClass::Network : intra, "exchange");
+      b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs,
+                llvm::formatv("{0} peers", n - 1));
+      double intraUs = onNode / (intraBw * 1e3);
+      double netUs = multiNode ? g * offNode / (netBw * 1e3) : 0;
+      if (netUs > intraUs) {
+        b.bandwidth("bandwidth", g * offNode, netBw,
+                    "the node's traffic to other nodes over " +
+                        shape.networkBottleneck);
+        p.bottleneck = shape.networkBottleneck;
+      } else {
+        b.bandwidth("bandwidth", onNode, intraBw,
+                    "each GPU's share for its node's peers");
+        p.bottleneck = "each GPU's own link";
+      }
+    } else if (algorithm == Algorithm::hierarchical) {
+      if (!multiNode || shape.perNode < 2)
+        return std::nullopt;
+      steps(2, intra, "gather/scatter");
+      steps(1, LinkClass::Network, "exchange");
+      b.latency("per-peer latency", (N - 1) * P.perPeerLatencyUs);
+      b.bandwidth("gather in the node", (g - 1) / g * S, intraBw);
+      b.bandwidth("exchange across nodes", g * offNode, netBw,
+                  shape.networkBottleneck);
+      b.bandwidth("scatter in the node", (g - 1) / g * S, intraBw);
+      p.bottleneck = shape.networkBottleneck;
+    } else {
+      return std::nullopt;
+    }
+    p.busBandwidthGBps = (n - 1) / n * S / (p.bandwidthUs * 1e3);
+    break;
+  }
+
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce: {
+    double bus = ringBus * protocolFactor;
+    base("");
+    if (algorithm == Algorithm::ring) {
+      steps(n - 1, multiNode ? LinkClass::Network : intra, "pipeline");
+      b.bandwidth("bandwidth", S, bus,
+                  "a pipelined chain at " + formatBandwidth(bus));
+      p.bottleneck = ringBottleneck;
+    } else if (algorithm == Algorithm::tree) {
+      steps(g - 1, intra, "chain");
+      if (multiNode)
+        steps(ceilLog2(static_cast<uint64_t>(N)), LinkClass::Network, "tree");
+      b.bandwidth("bandwidth", S, bus * P.treeEfficiency);
+      p.bottleneck = ringBottleneck;
+    } else if (algorithm == Algorithm::direct) {
+      if (protocol == Protocol::ll128)
+        return std::nullopt;
+      steps(1, multiNode ? LinkClass::Network : intra, "exchange");
+      b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs);
+      b.bandwidth("bandwidth", (n - 1) * S, shape.injectGBps * protocolFactor,
+                  "the root exchanges the buffer with every rank");
+      p.bottleneck = "the root's own link";
+    } else {
+      return std::nullopt;
+    }
+    p.busBandwidthGBps = S / (p.bandwidthUs * 1e3);
+    break;
+  }
+
+  case CollectiveKind::Barrier: {
+    if (protocol != Protocol::ll)
+      return std::nullopt;
+    double levels = ceilLog2(static_cast<uint64_t>(n));
+    base("");
+    if (algorithm == Algorithm::halving_doubling)
+      steps(levels, multiNode ? LinkClass::Network : intra, "dissemination");
+    else if (algorithm == Algorithm::ring)
+      steps(2 * (n - 1), multiNode ? LinkClass::Network : intra, "ring");
+    else if (algorithm == Algorithm::tree)
+      steps(2 * levels, multiNode ? LinkClass::Network : intra, "tree");
+    else
+      steps(1, multiNode ? LinkClass::Network : intra, "all-to-all"),
+          b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs);
+    p.bottleneck = "latency";
+    break;
+  }
+
+  default:
+    return std::nullopt;
+  }
+  p.timeUs = p.latencyUs + p.bandwidthUs;
+  if (!std::isfinite(p.timeUs))
+    return std::nullopt;
+  return p;
+}
+
+Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
+                                          Protocol protocol) const {
+  Prediction p;
+  p.kind = request.kind;
+  p.algorithm = Algorithm::direct;
+  p.protocol = protocol;
+  p.bytes = request.bytes;
+  p.ranks = 2;
+  TermBuilder b{p};
+  double protocolFactor = protocol == Protocol::simple ? 1.0
+                          : protocol == Protocol::ll   ? params.llBandwidth
+                                                       : params.ll128Bandwidth;
+  SmallVector<Path> paths;
+  for (auto [src, dst] : request.pairs)
+    paths.push_back(topology.getGPUPath(src, dst));
+  llvm::DenseMap<uint64_t, unsigned> uses;
+  for (const Path &path : paths)
+    for (const PathHop &hop : path.hops)
+      ++uses[2 * hop.link + hop.reverse];
+  double worstUs = 0, worstLatency = 0;
+  std::string why;
+  for (const Path &path : paths) {
+    if (path.kind == PathKind::Local)
+      continue;
+    double bw = kInf;
+    std::string limit;
+    for (const PathHop &hop : path.hops) {
+      LinkRef link = topology.getLink(hop.link);
+      unsigned count = uses[2 * hop.link + hop.reverse];
+      double share = link.props->bandwidthGBps * linkEfficiency(*link.props) /
+                     count;
+      if (share < bw) {
+        bw = share;
+        limit = describeLinkRef(topology, hop.link) +
+                (count > 1 ? llvm::formatv(" shared by {0} pairs", count).str()
+                           : std::string());
+      }
+    }
+    bw *= protocolFactor;
+    double us = request.bytes / (bw * 1e3);
+    if (us > worstUs) {
+      worstUs = us;
+      why = limit;
+      p.busBandwidthGBps = bw;
+    }
+    worstLatency = std::max(worstLatency, path.latencyUs);
+  }
+  unsigned pr = static_cast<unsigned>(protocol);
+  b.latency("base latency", params.p2pLatencyUs +
+                                params.baseLatencyUs[static_cast<unsigned>(
+                                    Algorithm::direct)][pr],
+            "point-to-point launch");
+  LinkClass cls = LinkClass::NVLink;
+  for (const Path &path : paths)
+    if (path.kind == PathKind::Net)
+      cls = LinkClass::Network;
+    else if (path.kind >= PathKind::PIX && cls == LinkClass::NVLink)
+      cls = LinkClass::PCIe;
+  b.latency("step latency",
+            params.stepLatencyUs[static_cast<unsigned>(cls)][pr] + worstLatency,
+            "one transfer along the path");
+  if (worstUs > 0) {
+    p.bandwidthUs += worstUs;
+    p.terms.push_back({"bandwidth", worstUs, "the buffer at " +
+                                                 formatBandwidth(
+                                                     p.busBandwidthGBps) +
+                                                 " (" + why + ")"});
+  }
+  p.bottleneck = why;
+  p.timeUs = p.latencyUs + p.bandwidthUs;
+  return p;
+}
+
+Prediction CostModel::predictCopy(const CollectiveRequest &request) const {
+  Prediction p;
+  p.kind = CollectiveKind::Copy;
+  p.algorithm = Algorithm::direct;
+  p.protocol = Protocol::simple;
+  p.bytes = request.bytes;
+  p.ranks = 1;
+  TermBuilder b{p};
+  DeviceId gpu = topology.getGPU(request.copyRank);
+  const Device &device = topology.getDevice(gpu);
+  b.latency("base latency", params.copyLatencyUs, "copy launch");
+  bool hostSide = request.copySource != MemorySpace::hbm ||
+                  request.copyTarget != MemorySpace::hbm;
+  if (!hostSide) {
+    double bw = device.memoryGBps > 0 ? device.memoryGBps / 2 : 500;
+    b.bandwidth("bandwidth", request.bytes, bw,
+                "read and write in HBM (" + formatBandwidth(device.memoryGBps) +
+                    " of " + device.name + ")");
+    p.busBandwidthGBps = bw;
+    p.bottleneck = "HBM of " + device.name;
+  } else if (request.copySource != MemorySpace::hbm &&
+             request.copyTarget != MemorySpace::hbm) {
+    // Host to host: a memcpy on the CPU.
+    double bw = 10.0;
+    b.bandwidth("bandwidth", request.bytes, bw, "host memcpy");
+    p.busBandwidthGBps = bw;
+    p.bottleneck = "host memory";
+  } else {
+    // Through the GPU's PCIe (or C2C) link to its CPU.
+    const NodeGraph &machine = topology.getNode();
+    unsigned local = topology.getLocalIndex(gpu);
+    double bw = 0;
+    std::string why;
+    for (unsigned cpu : machine.getDevicesOfKind(DeviceKind::CPU)) {
+      Path path = topology.getPath(gpu, topology.getDeviceId(
+                                            topology.getNodeIndex(gpu), cpu));
+      if (!path.isConnected() || path.hops.empty())
+        continue;
+      double eff = kInf;
+      for (const PathHop &hop : path.hops) {
+        LinkRef link = topology.getLink(hop.link);
+        eff = std::min(eff, link.props->bandwidthGBps *
+                                linkEfficiency(*link.props));
+      }
+      if (eff > bw) {
+        bw = eff;
+        why = describeLinkRef(topology, path.bottleneck);
+      }
+    }
+    (void)local;
+    bool pageable = request.copySource == MemorySpace::host ||
+                    request.copyTarget == MemorySpace::host;
+    if (pageable)
+      bw *= params.pageableEfficiency;
+    b.bandwidth("bandwidth", request.bytes, bw,
+                (pageable ? "pageable host memory over " : "DMA over ") + why);
+    p.busBandwidthGBps = bw;
+    p.bottleneck = why;
+  }
+  p.timeUs = p.latencyUs + p.bandwidthUs;
+  return p;
+}
+
+llvm::Expected<SmallVector<Prediction, 4>>
+CostModel::predictAll(const CollectiveRequest &request) const {
+  if (llvm::Error error = validate(request))
+    return std::move(error);
+  SmallVector<Prediction, 4> results;
+  static const Protocol protocols[] = {Protocol::simple, Protocol::ll128,
+                                       Protocol::ll};
+  if (request.kind == CollectiveKind::Copy) {
+    results.push_back(predictCopy(request));
+  } else if (request.kind == CollectiveKind::Permute ||
+             request.kind == CollectiveKind::SendRecv) {
+    for (Protocol protocol : protocols)
+      if (!request.protocol || *request.protocol == protocol)
+        results.push_back(predictPointToPoint(request, protocol));
+  } else {
+    // Groups run concurrently; the slowest decides. Groups of the same shape
+    // are computed once (the shape cache).
+    SmallVector<Algorithm> algorithms =
+        request.algorithm ? SmallVector<Algorithm>{*request.algorithm}
+                          : getAlgorithms(request.kind,
+                                          request.ncclAlgorithmsOnly);
+    SmallVector<GroupShape> shapes;
+    for (const auto &group : request.groups) {
+      shapes.push_back(getGroupShape(group));
+      if (request.groups.size() > 64)
+        break; // replica groups of a cluster repeat the same few shapes
+    }
+    for (Algorithm algorithm : algorithms)
+      for (Protocol protocol : protocols) {
+        if (request.protocol && *request.protocol != protocol)
+          continue;
+        std::optional<Prediction> worst;
+        for (const GroupShape &shape : shapes) {
+          std::optional<Prediction> p =
+              predictWith(request, shape, algorithm, protocol);
+          if (!p) {
+            worst.reset();
+            break;
+          }
+          if (!worst || p->timeUs > worst->timeUs) {
+            auto [bound, why] = getLowerBound(request, shape);
+            p->boundUs = bound;
+            p->boundDetail = why;
+            worst = *p;
+          }
+        }
+        if (worst)
+          results.push_back(*worst);
+      }
+  }
+  for (Prediction &p : results) {
+    if (p.boundUs == 0 && request.kind != CollectiveKind::Barrier) {
+      GroupShape shape;
+      if (!request.groups.empty())
+        shape = getGroupShape(request.groups.front());
+      auto [bound, why] = getLowerBound(request, shape);
+      p.boundUs = bound;
+      p.boundDetail = why;
+    }
+    p.efficiency = p.timeUs > 0 ? std::min(1.0, p.boundUs / p.timeUs) : 1.0;
+  }
+  llvm::stable_sort(results, [](const Prediction &x, const Prediction &y) {
+    return x.timeUs < y.timeUs;
+  });
+  if (results.empty())
+    return requestError(
+        "no algorithm applies to " + stringifyCollectiveKind(request.kind) +
+        (request.algorithm ? " with algorithm '" +
+                                 stringifyAlgorithm(*request.algorithm) + "'"
+                           : std::string()) +
+        (request.protocol ? " and protocol '" +
+                                stringifyProtocol(*request.protocol) + "'"
+                          : std::string()) +
+        " on this group");
+  return results;
+}
+
+llvm::Expected<Prediction>
+CostModel::predict(const CollectiveRequest &request) const {
+  llvm::Expected<SmallVector<Prediction, 4>> all = predictAll(request);
+  if (!all)
+    return all.takeError();
+  return all->front();
+}
+
+void CostModel::explain(const Prediction &p, llvm::raw_ostream &os) {
+  os << llvm::formatv("{0} of {1} bytes on {2} ranks: {3} / {4}, {5:F2} us\n",
+                      stringifyCollectiveKind(p.kind), p.bytes, p.ranks,
+                      stringifyAlgorithm(p.algorithm),
+                      stringifyProtocol(p.protocol), p.timeUs);
+  os << llvm::formatv("  latency part   {0,10:F2} us\n", p.latencyUs);
+  os << llvm::formatv("  bandwidth part {0,10:F2} us\n", p.bandwidthUs);
+  for (const CostTerm &term : p.terms)
+    os << llvm::formatv("    {0,-28} {1,10:F2} us  {2}\n", term.name, term.us,
+                        term.detail);
+  if (!p.bottleneck.empty())
+    os << "  bottleneck: " << p.bottleneck << "\n";
+  os << llvm::formatv("  bound {0:F2} us ({1}), efficiency {2:P1}\n",
+                      p.boundUs, p.boundDetail, p.efficiency);
+}

@@ -1,0 +1,250 @@
+//===- CostParams.cpp - the cost model's calibrated parameters -*- C++ -*-===//
+//
+// getDefaultCostParams() holds the values `comm-sim calibrate` fitted on the
+// measured nccl-tests figures of bench/calibration (docs/CostModel.md lists
+// them with the fit error per system). Parameters can also be read from and
+// written to YAML.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Analysis/CostModel.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/YAMLTraits.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+
+namespace {
+/// The YAML view of CostParams: latencies as nested maps by name.
+struct YamlProtocolTriple {
+  double simple = 0, ll = 0, ll128 = 0;
+};
+struct YamlCostParams {
+  double nvlinkEfficiency = 0, pcieEfficiency = 0, c2cEfficiency = 0;
+  double infinibandEfficiency = 0, roceEfficiency = 0, efaEfficiency = 0,
+         ethernetEfficiency = 0;
+  double nvlsEfficiency = 0, treeEfficiency = 0;
+  double llBandwidth = 0, ll128Bandwidth = 0;
+  std::map<std::string, YamlProtocolTriple> baseLatency;
+  std::map<std::string, YamlProtocolTriple> stepLatency;
+  double nvlsLatency = 0, nvlsNetworkStep = 0, p2pLatency = 0, copyLatency = 0,
+         perPeerLatency = 0, pageableEfficiency = 0;
+};
+} // namespace
+
+namespace llvm {
+namespace yaml {
+template <> struct MappingTraits<YamlProtocolTriple> {
+  static void mapping(IO &io, YamlProtocolTriple &t) {
+    io.mapRequired("simple", t.simple);
+    io.mapRequired("ll", t.ll);
+    io.mapRequired("ll128", t.ll128);
+  }
+  static const bool flow = true;
+};
+template <> struct CustomMappingTraits<std::map<std::string, YamlProtocolTriple>> {
+  static void inputOne(IO &io, StringRef key,
+                       std::map<std::string, YamlProtocolTriple> &map) {
+    io.mapRequired(key.str().c_str(), map[key.str()]);
+  }
+  static void output(IO &io, std::map<std::string, YamlProtocolTriple> &map) {
+    for (auto &[key, value] : map)
+      io.mapRequired(key.c_str(), value);
+  }
+};
+template <> struct MappingTraits<YamlCostParams> {
+  static void mapping(IO &io, YamlCostParams &p) {
+    io.mapRequired("nvlink_efficiency", p.nvlinkEfficiency);
+    io.mapRequired("pcie_efficiency", p.pcieEfficiency);
+    io.mapRequired("c2c_efficiency", p.c2cEfficiency);
+    io.mapRequired("infiniband_efficiency", p.infinibandEfficiency);
+    io.mapRequired("roce_efficiency", p.roceEfficiency);
+    io.mapRequired("efa_efficiency", p.efaEfficiency);
+    io.mapRequired("ethernet_efficiency", p.ethernetEfficiency);
+    io.mapRequired("nvls_efficiency", p.nvlsEfficiency);
+    io.mapRequired("tree_efficiency", p.treeEfficiency);
+    io.mapRequired("ll_bandwidth", p.llBandwidth);
+    io.mapRequired("ll128_bandwidth", p.ll128Bandwidth);
+    io.mapRequired("base_latency_us", p.baseLatency);
+    io.mapRequired("step_latency_us", p.stepLatency);
+    io.mapRequired("nvls_latency_us", p.nvlsLatency);
+    io.mapRequired("nvls_network_step_us", p.nvlsNetworkStep);
+    io.mapRequired("p2p_latency_us", p.p2pLatency);
+    io.mapRequired("copy_latency_us", p.copyLatency);
+    io.mapRequired("per_peer_latency_us", p.perPeerLatency);
+    io.mapRequired("pageable_efficiency", p.pageableEfficiency);
+  }
+};
+} // namespace yaml
+} // namespace llvm
+
+static const char *const kClassNames[] = {"nvlink", "pcie", "network"};
+
+const CostParams &mlir::comm::getPriorCostParams() {
+  static const CostParams params = [] {
+    CostParams p;
+    // Where the fit starts and what it is pulled back to where the
+    // measurements do not decide: NCCL's own tuning constants
+    // (src/graph/tuning.cc) for per-step latencies, round figures for the
+    // rest.
+    p.nvlinkEfficiency = 0.9;
+    p.pcieEfficiency = 0.85;
+    p.c2cEfficiency = 0.9;
+    p.networkEfficiency = {0.9, 0.85, 0.8, 0.8};
+    p.nvlsEfficiency = 0.8;
+    p.treeEfficiency = 0.9;
+    p.llBandwidth = 0.3;
+    p.ll128Bandwidth = 0.75;
+    for (unsigned a = 0; a < kNumAlgorithms; ++a)
+      p.baseLatencyUs[a] = {25.0, 15.0, 20.0}; // simple, ll, ll128
+    p.stepLatencyUs[static_cast<unsigned>(LinkClass::NVLink)] = {3.4, 0.6, 1.9};
+    p.stepLatencyUs[static_cast<unsigned>(LinkClass::PCIe)] = {5.7, 1.0, 2.5};
+    p.stepLatencyUs[static_cast<unsigned>(LinkClass::Network)] = {9.6, 2.7,
+                                                                  4.0};
+    p.nvlsLatencyUs = 25;
+    return p;
+  }();
+  return params;
+}
+
+const CostParams &mlir::comm::getDefaultCostParams() {
+  static const CostParams params = [] {
+    // Fitted by `comm-sim calibrate --fit` on bench/calibration/points.csv
+    // (docs/CostModel.md); PCIe, RoCE, Ethernet, C2C and copies have no
+    // measurements and keep their priors.
+    CostParams p = getPriorCostParams();
+    p.nvlinkEfficiency = 0.959511;
+    p.networkEfficiency[static_cast<unsigned>(NetworkKind::InfiniBand)] =
+        0.957569;
+    p.networkEfficiency[static_cast<unsigned>(NetworkKind::EFA)] = 0.67493;
+    p.nvlsEfficiency = 0.690842;
+    p.treeEfficiency = 0.760227;
+    p.llBandwidth = 0.213203;
+    p.ll128Bandwidth = 0.667591;
+    for (auto &row : p.baseLatencyUs)
+      row = {30.2564, 26.6798, 25.9024}; // simple, ll, ll128
+    p.stepLatencyUs[static_cast<unsigned>(LinkClass::NVLink)] = {
+        13.4479, 0.896141, 2.7687};
+    p.stepLatencyUs[static_cast<unsigned>(LinkClass::Network)] = {
+        5.37335, 2.71049, 4.4087};
+    p.nvlsLatencyUs = 44.0385;
+    p.nvlsNetworkStepUs = 127.077;
+    return p;
+  }();
+  return params;
+}
+
+void mlir::comm::printCostParams(const CostParams &params,
+                                 llvm::raw_ostream &os) {
+  YamlCostParams y;
+  y.nvlinkEfficiency = params.nvlinkEfficiency;
+  y.pcieEfficiency = params.pcieEfficiency;
+  y.c2cEfficiency = params.c2cEfficiency;
+  y.infinibandEfficiency = params.networkEfficiency[0];
+  y.roceEfficiency = params.networkEfficiency[1];
+  y.efaEfficiency = params.networkEfficiency[2];
+  y.ethernetEfficiency = params.networkEfficiency[3];
+  y.nvlsEfficiency = params.nvlsEfficiency;
+  y.treeEfficiency = params.treeEfficiency;
+  y.llBandwidth = params.llBandwidth;
+  y.ll128Bandwidth = params.ll128Bandwidth;
+  for (unsigned a = 0; a < kNumAlgorithms; ++a) {
+    const auto &l = params.baseLatencyUs[a];
+    y.baseLatency[stringifyAlgorithm(static_cast<Algorithm>(a)).str()] = {
+        l[0], l[1], l[2]};
+  }
+  for (unsigned c = 0; c < kNumLinkClasses; ++c) {
+    const auto &l = params.stepLatencyUs[c];
+    y.stepLatency[kClassNames[c]] = {l[0], l[1], l[2]};
+  }
+  y.nvlsLatency = params.nvlsLatencyUs;
+  y.nvlsNetworkStep = params.nvlsNetworkStepUs;
+  y.p2pLatency = params.p2pLatencyUs;
+  y.copyLatency = params.copyLatencyUs;
+  y.perPeerLatency = params.perPeerLatencyUs;
+  y.pageableEfficiency = params.pageableEfficiency;
+  llvm::yaml::Output out(os);
+  out << y;
+}
+
+llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
+                                                       StringRef fileName) {
+  std::string firstError;
+  auto handler = [](const llvm::SMDiagnostic &diag, void *context) {
+    auto *out = static_cast<std::string *>(context);
+    if (out->empty())
+      *out = llvm::formatv("{0}:{1}:{2}: error: {3}", diag.getFilename(),
+                           diag.getLineNo(), diag.getColumnNo() + 1,
+                           diag.getMessage())
+                 .str();
+  };
+  YamlCostParams y;
+  llvm::yaml::Input input(llvm::MemoryBufferRef(yaml, fileName), nullptr,
+                          handler, &firstError);
+  input >> y;
+  if (input.error())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        firstError.empty() ? (fileName + ": error: malformed YAML").str()
+                           : firstError);
+  CostParams p = getDefaultCostParams();
+  p.nvlinkEfficiency = y.nvlinkEfficiency;
+  p.pcieEfficiency = y.pcieEfficiency;
+  p.c2cEfficiency = y.c2cEfficiency;
+  p.networkEfficiency = {y.infinibandEfficiency, y.roceEfficiency,
+                         y.efaEfficiency, y.ethernetEfficiency};
+  p.nvlsEfficiency = y.nvlsEfficiency;
+  p.treeEfficiency = y.treeEfficiency;
+  p.llBandwidth = y.llBandwidth;
+  p.ll128Bandwidth = y.ll128Bandwidth;
+  for (auto &[name, triple] : y.baseLatency) {
+    std::optional<Algorithm> algorithm = symbolizeAlgorithm(name);
+    if (!algorithm)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     fileName + ": error: unknown algorithm '" +
+                                         name + "' in base_latency_us");
+    p.baseLatencyUs[static_cast<unsigned>(*algorithm)] = {
+        triple.simple, triple.ll, triple.ll128};
+  }
+  for (auto &[name, triple] : y.stepLatency) {
+    auto it = llvm::find(kClassNames, name);
+    if (it == std::end(kClassNames))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          fileName + ": error: unknown link class '" + name +
+              "' in step_latency_us; expected nvlink, pcie or network");
+    p.stepLatencyUs[it - std::begin(kClassNames)] = {triple.simple, triple.ll,
+                                                      triple.ll128};
+  }
+  p.nvlsLatencyUs = y.nvlsLatency;
+  p.nvlsNetworkStepUs = y.nvlsNetworkStep;
+  p.p2pLatencyUs = y.p2pLatency;
+  p.copyLatencyUs = y.copyLatency;
+  p.perPeerLatencyUs = y.perPeerLatency;
+  p.pageableEfficiency = y.pageableEfficiency;
+  auto check = [&](double v, StringRef what, bool fraction) -> llvm::Error {
+    if (v < 0 || !std::isfinite(v) || (fraction && (v <= 0 || v > 1)))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          fileName + ": error: '" + what + "' must be " +
+              (fraction ? "in (0, 1]" : "non-negative") + ", got " +
+              formatTopologyNumber(v));
+    return llvm::Error::success();
+  };
+  for (auto [v, what] : {std::pair<double, StringRef>{p.nvlinkEfficiency,
+                                                      "nvlink_efficiency"},
+                         {p.pcieEfficiency, "pcie_efficiency"},
+                         {p.c2cEfficiency, "c2c_efficiency"},
+                         {p.nvlsEfficiency, "nvls_efficiency"},
+                         {p.treeEfficiency, "tree_efficiency"},
+                         {p.llBandwidth, "ll_bandwidth"},
+                         {p.ll128Bandwidth, "ll128_bandwidth"},
+                         {p.pageableEfficiency, "pageable_efficiency"}})
+    if (llvm::Error e = check(v, what, true))
+      return std::move(e);
+  for (double v : p.networkEfficiency)
+    if (llvm::Error e = check(v, "network efficiencies", true))
+      return std::move(e);
+  return p;
+}

@@ -1,0 +1,304 @@
+//===- Bench.cpp - nccl-tests style predictions ----------------*- C++ -*-===//
+
+#include "comm/Sim/Bench.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::comm;
+using namespace mlir::comm::sim;
+
+static llvm::Error benchError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static std::optional<uint64_t> parseSize(StringRef text) {
+  text = text.trim();
+  uint64_t scale = 1;
+  if (!text.empty()) {
+    switch (std::toupper(text.back())) {
+    case 'K':
+      scale = uint64_t(1) << 10;
+      break;
+    case 'M':
+      scale = uint64_t(1) << 20;
+      break;
+    case 'G':
+      scale = uint64_t(1) << 30;
+      break;
+    case 'T':
+      scale = uint64_t(1) << 40;
+      break;
+    default:
+      break;
+    }
+    if (scale != 1)
+      text = text.drop_back();
+  }
+  uint64_t value;
+  if (text.getAsInteger(10, value))
+    return std::nullopt;
+  if (value && scale > UINT64_MAX / value)
+    return std::nullopt;
+  return value * scale;
+}
+
+llvm::Error mlir::comm::sim::parseSizeRange(StringRef text,
+                                            BenchOptions &options) {
+  SmallVector<StringRef, 3> parts;
+  text.split(parts, ':');
+  if (parts.empty() || parts.size() > 3)
+    return benchError("--sizes '" + text +
+                      "' must be <size>, <min>:<max> or <min>:<max>:<factor>");
+  std::optional<uint64_t> lo = parseSize(parts[0]);
+  std::optional<uint64_t> hi = parts.size() > 1 ? parseSize(parts[1]) : lo;
+  if (!lo || !hi)
+    return benchError("--sizes '" + text +
+                      "': sizes are integers with an optional K, M or G "
+                      "suffix (powers of two)");
+  if (*lo == 0 || *hi == 0)
+    return benchError("--sizes '" + text + "': a size of 0 bytes moves nothing");
+  if (*lo > *hi)
+    return benchError("--sizes '" + text + "': the minimum exceeds the maximum");
+  double factor = 2;
+  if (parts.size() == 3 && (parts[2].getAsDouble(factor) || !(factor > 1)))
+    return benchError("--sizes '" + text + "': the factor must be above 1");
+  options.minBytes = *lo;
+  options.maxBytes = *hi;
+  options.factor = factor;
+  return llvm::Error::success();
+}
+
+llvm::Error mlir::comm::sim::parseDataType(StringRef text,
+                                           BenchOptions &options) {
+  auto type = llvm::StringSwitch<std::optional<std::pair<unsigned, StringRef>>>(
+                  text)
+                  .Cases({"f32", "float"}, std::pair{4u, StringRef("float")})
+                  .Cases({"f16", "half"}, std::pair{2u, StringRef("half")})
+                  .Case("bf16", std::pair{2u, StringRef("bfloat16")})
+                  .Cases({"f64", "double"}, std::pair{8u, StringRef("double")})
+                  .Cases({"i8", "int8"}, std::pair{1u, StringRef("int8")})
+                  .Cases({"u8", "uint8"}, std::pair{1u, StringRef("uint8")})
+                  .Cases({"i32", "int32"}, std::pair{4u, StringRef("int32")})
+                  .Cases({"i64", "int64"}, std::pair{8u, StringRef("int64")})
+                  .Default(std::nullopt);
+  if (!type)
+    return benchError("unknown --dtype '" + text +
+                      "'; expected f32, f16, bf16, f64, i8, u8, i32 or i64");
+  options.elementBytes = type->first;
+  options.typeName = type->second.str();
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<BenchRow>>
+mlir::comm::sim::runBench(const CostModel &model, const BenchOptions &options) {
+  const Topology &topology = model.getTopology();
+  uint64_t ranks = options.ranks ? options.ranks : topology.getNumGPUs();
+  if (ranks > topology.getNumGPUs())
+    return benchError(llvm::formatv("--ranks {0} is more than the {1} GPUs of "
+                                    "topology '{2}'",
+                                    ranks, topology.getNumGPUs(),
+                                    topology.getName())
+                          .str());
+  if (ranks < 2 && options.kind != CollectiveKind::Copy)
+    return benchError("a collective needs at least 2 ranks, got " +
+                      Twine(ranks));
+  bool mustDivide = options.kind == CollectiveKind::AllGather ||
+                    options.kind == CollectiveKind::ReduceScatter ||
+                    options.kind == CollectiveKind::AllToAll;
+  uint64_t unit = options.elementBytes * (mustDivide ? ranks : 1);
+  bool single = options.minBytes == options.maxBytes;
+  if (single && options.minBytes % unit != 0)
+    return benchError(llvm::formatv(
+        "{0} of {1} bytes does not divide into {2} ranks of {3}-byte "
+        "elements; use a multiple of {4} bytes",
+        stringifyCollectiveKind(options.kind), options.minBytes, ranks,
+        options.elementBytes, unit).str());
+
+  CollectiveRequest request;
+  request.kind = options.kind;
+  request.elementBytes = options.elementBytes;
+  request.algorithm = options.algorithm;
+  request.protocol = options.protocol;
+  request.ncclAlgorithmsOnly = options.ncclOnly;
+  SmallVector<int64_t, 8> group;
+  for (uint64_t r = 0; r < ranks; ++r)
+    group.push_back(r);
+  if (options.kind == CollectiveKind::SendRecv ||
+      options.kind == CollectiveKind::Permute) {
+    // nccl-tests' sendrecv: every rank sends to the next.
+    for (uint64_t r = 0; r < ranks; ++r)
+      request.pairs.push_back({int64_t(r), int64_t((r + 1) % ranks)});
+  } else {
+    request.groups.push_back(group);
+  }
+
+  std::vector<BenchRow> rows;
+  double size = options.minBytes;
+  uint64_t last = 0;
+  while (size <= options.maxBytes * (1 + 1e-9)) {
+    uint64_t bytes = static_cast<uint64_t>(size) / unit * unit;
+    size *= options.factor;
+    if (bytes == 0 || bytes == last)
+      continue;
+    last = bytes;
+    request.bytes = bytes;
+    llvm::Expected<Prediction> prediction = model.predict(request);
+    if (!prediction)
+      return prediction.takeError();
+    rows.push_back({bytes, *prediction});
+  }
+  if (rows.empty())
+    return benchError(llvm::formatv("no size of --sizes {0}:{1} holds a whole "
+                                    "element per rank (multiples of {2} "
+                                    "bytes)",
+                                    options.minBytes, options.maxBytes, unit)
+                          .str());
+  return rows;
+}
+
+void mlir::comm::sim::printBench(const CostModel &model,
+                                 const BenchOptions &options,
+                                 ArrayRef<BenchRow> rows,
+                                 llvm::raw_ostream &os) {
+  if (options.json) {
+    llvm::json::Array array;
+    for (const BenchRow &row : rows) {
+      const Prediction &p = row.prediction;
+      array.push_back(llvm::json::Object{
+          {"size_bytes", static_cast<int64_t>(row.bytes)},
+          {"time_us", p.timeUs},
+          {"algbw_GBps", p.algBandwidthGBps()},
+          {"busbw_GBps", p.busBandwidthAchievedGBps()},
+          {"algorithm", stringifyAlgorithm(p.algorithm).str()},
+          {"bound_us", p.boundUs}});
+    }
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(array))) << "\n";
+    return;
+  }
+  const Topology &topology = model.getTopology();
+  uint64_t ranks = rows.front().prediction.ranks;
+  os << "# comm-sim bench: " << stringifyCollectiveKind(options.kind) << " on "
+     << topology.getName() << ", " << ranks << " ranks ("
+     << topology.getNumNodes() << " node(s)), " << options.typeName
+     << ", predicted by the cost model"
+     << (options.ncclOnly ? " (NCCL's algorithms)" : "") << "\n";
+  os << llvm::formatv("# {0,12} {1,12} {2,8} {3,12} {4,10} {5,10} "
+                      "{6,-22} {7,12} {8,8}\n",
+                      "size(B)", "count", "type", "time(us)", "algbw(GB/s)",
+                      "busbw(GB/s)", " algorithm/protocol", "bound(us)",
+                      "eff");
+  for (const BenchRow &row : rows) {
+    const Prediction &p = row.prediction;
+    std::string algo = (" " + stringifyAlgorithm(p.algorithm) + "/" +
+                        stringifyProtocol(p.protocol))
+                           .str();
+    os << llvm::formatv("  {0,12} {1,12} {2,8} {3,12:F2} {4,10:F2} {5,10:F2} "
+                        "{6,-22} {7,12:F2} {8,8:P0}\n",
+                        row.bytes, row.bytes / options.elementBytes,
+                        options.typeName, p.timeUs, p.algBandwidthGBps(),
+                        p.busBandwidthAchievedGBps(), algo, p.boundUs,
+                        p.efficiency);
+    if (options.explain) {
+      std::string text;
+      llvm::raw_string_ostream stream(text);
+      CostModel::explain(p, stream);
+      for (StringRef line : llvm::split(StringRef(text).rtrim(), '\n'))
+        os << "#     " << line << "\n";
+    }
+  }
+}
+
+void mlir::comm::sim::plotBench(const BenchOptions &options,
+                                ArrayRef<BenchRow> rows, StringRef title,
+                                llvm::raw_ostream &os) {
+  const double width = 760, height = 420, left = 70, right = 20, top = 40,
+               bottom = 60;
+  double maxBw = 1;
+  for (const BenchRow &row : rows) {
+    maxBw = std::max(maxBw, row.prediction.busBandwidthAchievedGBps());
+    double boundBw = row.prediction.boundUs > 0
+                         ? row.bytes / (row.prediction.boundUs * 1e3) *
+                               getBusBandwidthFactor(options.kind,
+                                                     row.prediction.ranks)
+                         : 0;
+    maxBw = std::max(maxBw, boundBw);
+  }
+  double lo = std::log2(double(rows.front().bytes));
+  double hi = std::log2(double(rows.back().bytes));
+  if (hi <= lo)
+    hi = lo + 1;
+  auto x = [&](double bytes) {
+    return left + (std::log2(bytes) - lo) / (hi - lo) * (width - left - right);
+  };
+  auto y = [&](double bw) {
+    return top + (1 - bw / (maxBw * 1.1)) * (height - top - bottom);
+  };
+  os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
+                      "height=\"{1}\" font-family=\"Helvetica\" "
+                      "font-size=\"12\">\n",
+                      width, height);
+  os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  os << llvm::formatv("<text x=\"{0}\" y=\"22\" font-size=\"14\">{1}</text>\n",
+                      left, title);
+  // Axes and ticks.
+  os << llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
+                      "stroke=\"black\"/>\n",
+                      left, height - bottom, width - right);
+  os << llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" "
+                      "stroke=\"black\"/>\n",
+                      left, top, height - bottom);
+  for (double e = std::ceil(lo); e <= hi; e += 2) {
+    double bytes = std::exp2(e);
+    std::string label = bytes >= (1 << 30)   ? llvm::formatv("{0}G", bytes / (1 << 30)).str()
+                        : bytes >= (1 << 20) ? llvm::formatv("{0}M", bytes / (1 << 20)).str()
+                        : bytes >= 1024      ? llvm::formatv("{0}K", bytes / 1024).str()
+                                             : llvm::formatv("{0}", bytes).str();
+    os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\">"
+                        "{2}</text>\n",
+                        x(bytes), height - bottom + 18, label);
+  }
+  for (int i = 0; i <= 5; ++i) {
+    double bw = maxBw * 1.1 * i / 5;
+    os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\">"
+                        "{2:F0}</text>\n",
+                        left - 6, y(bw) + 4, bw);
+    os << llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
+                        "stroke=\"#ddd\"/>\n",
+                        left, y(bw), width - right);
+  }
+  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\">"
+                      "message size (bytes)</text>\n",
+                      (left + width - right) / 2, height - 20);
+  os << llvm::formatv("<text x=\"18\" y=\"{0}\" transform=\"rotate(-90 18 "
+                      "{0})\" text-anchor=\"middle\">bus bandwidth "
+                      "(GB/s)</text>\n",
+                      (top + height - bottom) / 2);
+  auto polyline = [&](auto value, StringRef color, StringRef dash) {
+    os << "<polyline fill=\"none\" stroke=\"" << color
+       << "\" stroke-width=\"2\" stroke-dasharray=\"" << dash << "\" points=\"";
+    for (const BenchRow &row : rows)
+      os << llvm::formatv("{0:F1},{1:F1} ", x(row.bytes), y(value(row)));
+    os << "\"/>\n";
+  };
+  polyline([](const BenchRow &r) { return r.prediction.busBandwidthAchievedGBps(); },
+           "#1f77b4", "");
+  polyline(
+      [&](const BenchRow &r) {
+        return r.prediction.boundUs > 0
+                   ? r.bytes / (r.prediction.boundUs * 1e3) *
+                         getBusBandwidthFactor(options.kind, r.prediction.ranks)
+                   : 0;
+      },
+      "#d62728", "6,4");
+  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" fill=\"#1f77b4\">predicted "
+                      "busbw</text>\n",
+                      left + 10, top + 14);
+  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" fill=\"#d62728\">bound</text>\n",
+                      left + 130, top + 14);
+  os << "</svg>\n";
+}

@@ -1,0 +1,428 @@
+//===- Decompose.cpp - collectives as phases of flows ----------*- C++ -*-===//
+//
+// The simulator runs each collective as the algorithm the cost model chose:
+// a sequence of phases, each a fixed latency (its steps) followed by flows
+// that share the links with everything else in flight. The byte counts are
+// those of the cost model's formulas, so a collective simulated alone takes
+// about the time the cost model predicts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Sim/Simulator.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::comm;
+using namespace mlir::comm::sim;
+
+double mlir::comm::sim::getPathEffectiveBandwidth(const CostModel &model,
+                                                  const Path &path) {
+  const CostParams &p = model.getParams();
+  const Topology &topology = model.getTopology();
+  bool network = path.kind == PathKind::Net;
+  double netEff = p.networkEfficiency[static_cast<unsigned>(
+      topology.getFabric().network)];
+  double best = std::numeric_limits<double>::infinity();
+  for (const PathHop &hop : path.hops) {
+    const Link &link = *topology.getLink(hop.link).props;
+    double eff = network ? netEff
+                 : link.kind == LinkKind::NVLink ? p.nvlinkEfficiency
+                 : link.kind == LinkKind::C2C    ? p.c2cEfficiency
+                                                 : p.pcieEfficiency;
+    best = std::min(best, link.bandwidthGBps * eff);
+  }
+  return best;
+}
+
+namespace {
+/// Ranks of a group arranged by machine.
+struct GroupLayout {
+  std::map<uint64_t, SmallVector<int64_t, 8>> byNode; ///< node -> ranks
+  uint64_t nodes() const { return byNode.size(); }
+};
+} // namespace
+
+static GroupLayout layoutOf(const Topology &topology,
+                            ArrayRef<int64_t> group) {
+  GroupLayout layout;
+  unsigned perNode = topology.getGPUsPerNode();
+  for (int64_t rank : group)
+    layout.byNode[rank / perNode].push_back(rank);
+  return layout;
+}
+
+/// The rails (NIC indices) a GPU of the machine type may use: NICs on its
+/// PCIe switch, else its nearest NIC.
+static SmallVector<unsigned, 4> railsOf(const Topology &topology,
+                                        unsigned localGpu) {
+  SmallVector<unsigned, 4> rails;
+  DeviceId gpu = topology.getGPU(localGpu);
+  for (unsigned nic :
+       topology.getNode().getDevicesOfKind(DeviceKind::NIC)) {
+    Path path = topology.getPath(gpu, topology.getDeviceId(0, nic));
+    if (path.isConnected() && path.kind <= PathKind::PXB)
+      rails.push_back(topology.getRail(nic));
+  }
+  if (rails.empty())
+    if (auto nic = topology.getNearestNIC(topology.getLocalIndex(gpu)))
+      rails.push_back(topology.getRail(*nic));
+  return rails;
+}
+
+/// Ring flows over `order` (cyclic), each carrying `bytes`.
+static void addRing(const Topology &topology, ArrayRef<int64_t> order,
+                    double bytes, double factor, std::vector<FlowSpec> &out,
+                    int rail = -1) {
+  if (order.size() < 2)
+    return;
+  for (size_t i = 0; i < order.size(); ++i) {
+    FlowSpec flow;
+    flow.src = topology.getGPU(order[i]);
+    flow.dst = topology.getGPU(order[(i + 1) % order.size()]);
+    flow.bytes = bytes;
+    flow.protocolFactor = factor;
+    flow.srcRail = flow.dstRail = rail;
+    out.push_back(flow);
+  }
+}
+
+/// A ring through the whole group split into channels: inside a machine a
+/// single ring is as fast as several (every GPU link carries one hop per
+/// direction); across machines, one channel per usable NIC, each leaving
+/// and entering every machine through its own NIC.
+static void addGroupRing(const Topology &topology, ArrayRef<int64_t> group,
+                         double bytes, double factor,
+                         std::vector<FlowSpec> &out) {
+  GroupLayout layout = layoutOf(topology, group);
+  if (layout.nodes() <= 1) {
+    addRing(topology, group, bytes, factor, out);
+    return;
+  }
+  unsigned perNode = topology.getGPUsPerNode();
+  // The rails the group can use, from its first machine.
+  const SmallVector<int64_t, 8> &locals = layout.byNode.begin()->second;
+  SmallVector<std::pair<unsigned, unsigned>> channels; // (exit local, rail)
+  for (int64_t rank : locals)
+    for (unsigned rail : railsOf(topology, rank % perNode))
+      channels.push_back({static_cast<unsigned>(rank % perNode), rail});
+  if (channels.empty())
+    channels.push_back({static_cast<unsigned>(locals.front() % perNode), 0});
+  double perChannel = bytes / channels.size();
+  for (auto [exitLocal, rail] : channels) {
+    SmallVector<int64_t, 64> order;
+    for (auto &[node, ranks] : layout.byNode) {
+      // Rotate so that the channel's GPU is the last of its machine.
+      SmallVector<int64_t, 8> rotated(ranks);
+      auto it = llvm::find_if(rotated, [&](int64_t r) {
+        return static_cast<unsigned>(r % perNode) == exitLocal;
+      });
+      if (it != rotated.end())
+        std::rotate(rotated.begin(), std::next(it), rotated.end());
+      llvm::append_range(order, rotated);
+    }
+    for (size_t i = 0; i < order.size(); ++i) {
+      FlowSpec flow;
+      flow.src = topology.getGPU(order[i]);
+      flow.dst = topology.getGPU(order[(i + 1) % order.size()]);
+      flow.bytes = perChannel;
+      flow.protocolFactor = factor;
+      if (topology.getNodeIndex(flow.src) != topology.getNodeIndex(flow.dst))
+        flow.srcRail = flow.dstRail = rail;
+      out.push_back(flow);
+    }
+  }
+}
+
+/// Rings across machines, one per local GPU (and per rail it can use), each
+/// carrying `bytes` split over its rails: the inter-node phase of the
+/// hierarchical and NVLS algorithms.
+static void addRailRings(const Topology &topology, ArrayRef<int64_t> group,
+                         double bytes, double factor,
+                         std::vector<FlowSpec> &out) {
+  GroupLayout layout = layoutOf(topology, group);
+  unsigned perNode = topology.getGPUsPerNode();
+  std::map<unsigned, SmallVector<int64_t, 64>> byLocal;
+  for (auto &[node, ranks] : layout.byNode)
+    for (int64_t rank : ranks)
+      byLocal[rank % perNode].push_back(rank);
+  for (auto &[local, ranks] : byLocal) {
+    SmallVector<unsigned, 4> rails = railsOf(topology, local);
+    if (rails.empty())
+      rails.push_back(0);
+    for (unsigned rail : rails)
+      addRing(topology, ranks, bytes / rails.size(), factor, out, rail);
+  }
+}
+
+static double stepLatency(const CostParams &p, LinkClass cls,
+                          Protocol protocol) {
+  return p.stepLatencyUs[static_cast<unsigned>(cls)]
+                        [static_cast<unsigned>(protocol)];
+}
+
+llvm::Expected<std::vector<PhaseSpec>>
+mlir::comm::sim::decomposeCollective(const CostModel &model,
+                                     const CollectiveRequest &request,
+                                     const Prediction &prediction) {
+  const Topology &topology = model.getTopology();
+  const CostParams &P = model.getParams();
+  const double S = request.bytes;
+  Protocol protocol = prediction.protocol;
+  double factor = protocol == Protocol::simple ? 1.0
+                  : protocol == Protocol::ll   ? P.llBandwidth
+                                               : P.ll128Bandwidth;
+  std::vector<PhaseSpec> phases;
+  auto unsupported = [&](StringRef why) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "cannot simulate " + stringifyCollectiveKind(request.kind) +
+            " with algorithm '" + stringifyAlgorithm(prediction.algorithm) +
+            "': " + why);
+  };
+
+  if (request.kind == CollectiveKind::Copy) {
+    PhaseSpec phase{"copy", prediction.latencyUs, {}};
+    bool hbmOnly = request.copySource == MemorySpace::hbm &&
+                   request.copyTarget == MemorySpace::hbm;
+    if (!hbmOnly) {
+      DeviceId gpu = topology.getGPU(request.copyRank);
+      const Device &device = topology.getDevice(gpu);
+      int numa = std::max(device.numa, 0);
+      SmallVector<unsigned> cpus =
+          topology.getNode().getDevicesOfKind(DeviceKind::CPU);
+      if (!cpus.empty()) {
+        unsigned cpu = cpus.front();
+        for (unsigned c : cpus)
+          if (topology.getNode().getDevice(c).numa == numa)
+            cpu = c;
+        DeviceId host =
+            topology.getDeviceId(topology.getNodeIndex(gpu), cpu);
+        bool toHost = request.copyTarget != MemorySpace::hbm;
+        FlowSpec flow{toHost ? gpu : host, toHost ? host : gpu, S};
+        bool pageable = request.copySource == MemorySpace::host ||
+                        request.copyTarget == MemorySpace::host;
+        flow.protocolFactor = pageable ? P.pageableEfficiency : 1.0;
+        phase.flows.push_back(flow);
+      }
+    } else {
+      phase.latencyUs = prediction.timeUs; // HBM is not a modelled link
+    }
+    phases.push_back(std::move(phase));
+    return phases;
+  }
+
+  if (request.kind == CollectiveKind::Permute ||
+      request.kind == CollectiveKind::SendRecv) {
+    PhaseSpec phase{"transfer", prediction.latencyUs, {}};
+    for (auto [src, dst] : request.pairs)
+      if (src != dst)
+        phase.flows.push_back(
+            {topology.getGPU(src), topology.getGPU(dst), S, factor});
+    phases.push_back(std::move(phase));
+    return phases;
+  }
+
+  if (request.kind == CollectiveKind::Barrier) {
+    phases.push_back({"barrier", prediction.timeUs, {}});
+    return phases;
+  }
+
+  GroupShape shape = model.getGroupShape(request.groups.front());
+  const double n = shape.ranks, N = shape.nodes, g = shape.perNode;
+  if (n <= 1) {
+    phases.push_back({"local", prediction.timeUs, {}});
+    return phases;
+  }
+  LinkClass intra = shape.intraClass;
+  auto perGroup = [&](auto add) {
+    for (const auto &group : request.groups)
+      add(ArrayRef<int64_t>(group));
+  };
+
+  switch (prediction.algorithm) {
+  case Algorithm::ring:
+  case Algorithm::tree: {
+    double bytes;
+    switch (request.kind) {
+    case CollectiveKind::AllReduce:
+      bytes = 2 * (n - 1) / n * S;
+      break;
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllGather:
+      bytes = (n - 1) / n * S;
+      break;
+    case CollectiveKind::Broadcast:
+    case CollectiveKind::Reduce:
+      bytes = S;
+      break;
+    default:
+      return unsupported("not a ring collective");
+    }
+    if (prediction.algorithm == Algorithm::tree && N > 1)
+      factor *= P.treeEfficiency;
+    PhaseSpec phase{stringifyAlgorithm(prediction.algorithm).str(),
+                    prediction.latencyUs, {}};
+    bool chain = request.kind == CollectiveKind::Broadcast ||
+                 request.kind == CollectiveKind::Reduce;
+    perGroup([&](ArrayRef<int64_t> group) {
+      if (chain) {
+        // A pipelined chain: the same bytes on every hop but the last.
+        std::vector<FlowSpec> ring;
+        addGroupRing(topology, group, bytes, factor, ring);
+        for (FlowSpec &flow : ring)
+          phase.flows.push_back(flow);
+      } else {
+        addGroupRing(topology, group, bytes, factor, phase.flows);
+      }
+    });
+    phases.push_back(std::move(phase));
+    break;
+  }
+  case Algorithm::nvls: {
+    double nvlsBw = shape.injectRawGBps * P.nvlsEfficiency;
+    PhaseSpec phase{"nvls", prediction.latencyUs, {}};
+    double toSwitch = request.kind == CollectiveKind::AllReduce
+                          ? S
+                          : (n - 1) / n * S;
+    perGroup([&](ArrayRef<int64_t> group) {
+      for (int64_t rank : group) {
+        DeviceId gpu = topology.getGPU(rank);
+        // The machine's NVSwitch.
+        for (unsigned nvs :
+             topology.getNode().getDevicesOfKind(DeviceKind::NVSwitch)) {
+          DeviceId sw = topology.getDeviceId(topology.getNodeIndex(gpu), nvs);
+          FlowSpec up{gpu, sw, toSwitch};
+          up.fixedCapGBps = nvlsBw;
+          FlowSpec down{sw, gpu, toSwitch};
+          down.fixedCapGBps = nvlsBw;
+          phase.flows.push_back(up);
+          phase.flows.push_back(down);
+          break;
+        }
+      }
+      if (N > 1 && request.kind == CollectiveKind::AllReduce)
+        addRailRings(topology, group, 2 * (N - 1) / N * S / g, 1.0,
+                     phase.flows);
+    });
+    phases.push_back(std::move(phase));
+    break;
+  }
+  case Algorithm::hierarchical: {
+    if (request.kind == CollectiveKind::AllToAll) {
+      PhaseSpec gather{"gather", stepLatency(P, intra, protocol) * 2, {}};
+      PhaseSpec exchange{"exchange", prediction.latencyUs -
+                                         2 * stepLatency(P, intra, protocol),
+                         {}};
+      perGroup([&](ArrayRef<int64_t> group) {
+        GroupLayout layout = layoutOf(topology, group);
+        for (auto &[node, ranks] : layout.byNode)
+          addRing(topology, ranks, (g - 1) / g * S, factor, gather.flows);
+        addRailRings(topology, group, (n - g) / n * S * g / g, factor,
+                     exchange.flows);
+      });
+      phases.push_back(std::move(gather));
+      phases.push_back(std::move(exchange));
+      break;
+    }
+    bool reduce = request.kind == CollectiveKind::AllReduce;
+    double intraBytes = (g - 1) / g * S;
+    double interBytes = (reduce ? 2 : 1) * (N - 1) / N * S / g;
+    double intraSteps = stepLatency(P, intra, protocol) * (g - 1);
+    PhaseSpec first{reduce ? "reduce_scatter (node)" : "intra-node",
+                    P.baseLatencyUs[static_cast<unsigned>(
+                        Algorithm::hierarchical)][static_cast<unsigned>(
+                        protocol)] +
+                        intraSteps,
+                    {}};
+    PhaseSpec across{"across nodes",
+                     stepLatency(P, LinkClass::Network, protocol) *
+                         (reduce ? 2 : 1) * (N - 1),
+                     {}};
+    PhaseSpec last{"all_gather (node)", intraSteps, {}};
+    perGroup([&](ArrayRef<int64_t> group) {
+      GroupLayout layout = layoutOf(topology, group);
+      for (auto &[node, ranks] : layout.byNode) {
+        addRing(topology, ranks, intraBytes, factor, first.flows);
+        if (reduce)
+          addRing(topology, ranks, intraBytes, factor, last.flows);
+      }
+      addRailRings(topology, group, interBytes, factor, across.flows);
+    });
+    if (request.kind == CollectiveKind::AllGather)
+      std::swap(first, across);
+    phases.push_back(std::move(first));
+    phases.push_back(std::move(across));
+    if (reduce)
+      phases.push_back(std::move(last));
+    break;
+  }
+  case Algorithm::direct: {
+    if (n > 512)
+      return unsupported("a direct exchange among more than 512 ranks is "
+                         "beyond flow-level simulation");
+    double bytes;
+    switch (request.kind) {
+    case CollectiveKind::AllReduce:
+      bytes = S;
+      break;
+    case CollectiveKind::Broadcast:
+    case CollectiveKind::Reduce:
+      bytes = S;
+      break;
+    default:
+      bytes = S / n;
+      break;
+    }
+    PhaseSpec phase{"direct", prediction.latencyUs, {}};
+    bool rooted = request.kind == CollectiveKind::Broadcast ||
+                  request.kind == CollectiveKind::Reduce;
+    perGroup([&](ArrayRef<int64_t> group) {
+      for (size_t i = 0; i < group.size(); ++i)
+        for (size_t j = 0; j < group.size(); ++j) {
+          if (i == j)
+            continue;
+          if (rooted && i != static_cast<size_t>(request.root))
+            continue;
+          phase.flows.push_back({topology.getGPU(group[i]),
+                                 topology.getGPU(group[j]), bytes, factor});
+        }
+    });
+    phases.push_back(std::move(phase));
+    break;
+  }
+  case Algorithm::halving_doubling: {
+    // log2(n) levels of pairwise exchanges; the bytes halve each level.
+    unsigned levels = 0;
+    while ((uint64_t(1) << levels) < static_cast<uint64_t>(n))
+      ++levels;
+    bool reduce = request.kind == CollectiveKind::AllReduce;
+    unsigned rounds = reduce ? 2 : 1;
+    double perLevelLatency = prediction.latencyUs / (levels * rounds + 1);
+    for (unsigned round = 0; round < rounds; ++round)
+      for (unsigned k = 0; k < levels; ++k) {
+        unsigned level = round == 0 ? k : levels - 1 - k;
+        uint64_t distance = uint64_t(1) << (levels - 1 - level);
+        double bytes = S / double(uint64_t(2) << level);
+        PhaseSpec phase{llvm::formatv("level {0}", level).str(),
+                        perLevelLatency, {}};
+        perGroup([&](ArrayRef<int64_t> group) {
+          for (size_t i = 0; i < group.size(); ++i) {
+            size_t j = i ^ distance;
+            if (j < group.size())
+              phase.flows.push_back({topology.getGPU(group[i]),
+                                     topology.getGPU(group[j]), bytes,
+                                     factor});
+          }
+        });
+        phases.push_back(std::move(phase));
+      }
+    phases.front().latencyUs += perLevelLatency;
+    break;
+  }
+  }
+  return phases;
+}

@@ -1,0 +1,861 @@
+//===- Simulator.cpp - discrete-event simulation of comm programs -*- C++ -*-===//
+
+#include "comm/Sim/Simulator.h"
+#include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/InitAllDialects.h"
+#include "comm/Sim/FlowNetwork.h"
+#include "comm/Support/InputChecks.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <queue>
+
+using namespace mlir;
+using namespace mlir::comm;
+using namespace mlir::comm::sim;
+
+static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+//===----------------------------------------------------------------------===//
+// The program, flattened
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class InstrKind : uint8_t {
+  Compute,
+  Collective,
+  Send,
+  Recv,
+  Start,
+  Wait,
+};
+
+struct Instr {
+  InstrKind kind;
+  Operation *op = nullptr;
+  double durationUs = 0;       ///< compute
+  CollectiveRequest request;   ///< collectives, copies, p2p
+  int64_t tag = 0;             ///< send/recv
+  unsigned token = 0;          ///< start/wait
+  std::vector<unsigned> body;  ///< start: instructions of the body
+  std::string name;
+  /// Rank -> index of its group, for grouped collectives (-1: not in one).
+  std::vector<int32_t> groupOfRank;
+};
+
+/// Dense peak throughput of a GPU (bf16 tensor cores), for compute steps
+/// that give flops but no time (datasheet figures, docs/Simulator.md).
+static double getPeakFlops(const Device &gpu) {
+  int cc = gpu.computeCapability;
+  if (cc >= 100)
+    return 2250e12;
+  if (cc >= 90)
+    return 989e12;
+  if (cc == 89)
+    return 362e12;
+  if (cc == 86)
+    return 71e12;
+  if (cc >= 80)
+    return 312e12;
+  if (cc >= 70)
+    return 125e12;
+  return 100e12;
+}
+
+static uint64_t tensorBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() ||
+      !tensor.getElementType().isIntOrFloat())
+    return 0;
+  return tensor.getNumElements() *
+         ((tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+static unsigned elementBytesOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getElementType().isIntOrFloat())
+    return 1;
+  return std::max(1u, (tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// Flattens the entry function into instructions, unrolling scf.for loops
+/// with constant bounds and inlining calls.
+class Flattener {
+public:
+  Flattener(const Topology &topology, uint64_t worldSize)
+      : topology(topology), worldSize(worldSize) {}
+
+  LogicalResult flattenFunction(func::FuncOp function, unsigned depth,
+                                std::vector<unsigned> &out);
+
+  std::vector<Instr> instrs;
+  unsigned numTokens = 0;
+
+private:
+  LogicalResult flattenBlock(Block &block, unsigned depth,
+                             std::vector<unsigned> &out);
+  LogicalResult flattenOp(Operation *op, unsigned depth,
+                          std::vector<unsigned> &out);
+  unsigned add(Instr instr) {
+    instrs.push_back(std::move(instr));
+    if (instrs.size() > kMaxInstrs)
+      tooLarge = true;
+    return instrs.size() - 1;
+  }
+  void setGroups(Instr &instr, ReplicaGroupsAttr groups) {
+    instr.groupOfRank.assign(worldSize, -1);
+    for (int64_t g = 0, e = groups.getNumGroups(); g < e; ++g) {
+      SmallVector<int64_t, 8> ranks(groups.getGroup(g));
+      for (int64_t rank : ranks)
+        if (rank >= 0 && static_cast<uint64_t>(rank) < worldSize)
+          instr.groupOfRank[rank] = g;
+      instr.request.groups.push_back(std::move(ranks));
+    }
+  }
+  static void applyPlan(Instr &instr, PlanAttr plan) {
+    if (!plan)
+      return;
+    instr.request.algorithm = plan.getAlgorithm();
+    instr.request.protocol = plan.getProtocol();
+  }
+
+  static constexpr size_t kMaxInstrs = 20'000'000;
+  const Topology &topology;
+  uint64_t worldSize;
+  bool tooLarge = false;
+  llvm::DenseMap<Value, unsigned> tokens;
+};
+} // namespace
+
+LogicalResult Flattener::flattenFunction(func::FuncOp function, unsigned depth,
+                                         std::vector<unsigned> &out) {
+  if (function.isExternal())
+    return function.emitError()
+           << "cannot simulate the external function @" << function.getName()
+           << ": it has no body";
+  return flattenBlock(function.getBody().front(), depth, out);
+}
+
+LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
+                                      std::vector<unsigned> &out) {
+  for (Operation &op : block) {
+    if (failed(flattenOp(&op, depth, out)))
+      return failure();
+    if (tooLarge)
+      return op.emitError() << "the program unrolls to more than "
+                            << kMaxInstrs << " steps per rank";
+  }
+  return success();
+}
+
+LogicalResult Flattener::flattenOp(Operation *op, unsigned depth,
+                                   std::vector<unsigned> &out) {
+  Instr instr;
+  instr.op = op;
+  instr.name = op->getName().stripDialect().str();
+  CollectiveRequest &request = instr.request;
+
+  auto collective = [&](CollectiveKind kind, uint64_t bytes, Type type,
+                        ReplicaGroupsAttr groups, PlanAttr plan) {
+    instr.kind = InstrKind::Collective;
+    request.kind = kind;
+    request.bytes = bytes;
+    request.elementBytes = elementBytesOf(type);
+    setGroups(instr, groups);
+    applyPlan(instr, plan);
+    out.push_back(add(std::move(instr)));
+    return success();
+  };
+
+  if (auto op2 = dyn_cast<AllReduceOp>(op))
+    return collective(CollectiveKind::AllReduce,
+                      tensorBytes(op2.getInput().getType()),
+                      op2.getInput().getType(), op2.getGroups(),
+                      op2.getPlanAttr());
+  if (auto op2 = dyn_cast<ReduceScatterOp>(op))
+    return collective(CollectiveKind::ReduceScatter,
+                      tensorBytes(op2.getInput().getType()),
+                      op2.getInput().getType(), op2.getGroups(),
+                      op2.getPlanAttr());
+  if (auto op2 = dyn_cast<AllGatherOp>(op))
+    return collective(CollectiveKind::AllGather, tensorBytes(op2.getType()),
+                      op2.getType(), op2.getGroups(), op2.getPlanAttr());
+  if (auto op2 = dyn_cast<AllToAllOp>(op))
+    return collective(CollectiveKind::AllToAll,
+                      tensorBytes(op2.getInput().getType()),
+                      op2.getInput().getType(), op2.getGroups(),
+                      op2.getPlanAttr());
+  if (auto op2 = dyn_cast<BroadcastOp>(op)) {
+    request.root = op2.getRoot();
+    return collective(CollectiveKind::Broadcast,
+                      tensorBytes(op2.getInput().getType()),
+                      op2.getInput().getType(), op2.getGroups(),
+                      op2.getPlanAttr());
+  }
+  if (auto op2 = dyn_cast<ReduceOp>(op)) {
+    request.root = op2.getRoot();
+    return collective(CollectiveKind::Reduce,
+                      tensorBytes(op2.getInput().getType()),
+                      op2.getInput().getType(), op2.getGroups(),
+                      op2.getPlanAttr());
+  }
+  if (auto op2 = dyn_cast<BarrierOp>(op)) {
+    request.bytes = 1;
+    request.elementBytes = 1;
+    return collective(CollectiveKind::Barrier, 1, Type(), op2.getGroups(),
+                      op2.getPlanAttr());
+  }
+  if (auto op2 = dyn_cast<PermuteOp>(op)) {
+    ArrayRef<int64_t> pairs = op2.getPairs();
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+      request.pairs.push_back({pairs[i], pairs[i + 1]});
+    // Every rank that sends or receives takes part.
+    SmallVector<int64_t, 8> members(pairs);
+    llvm::sort(members);
+    members.erase(llvm::unique(members), members.end());
+    auto groups = ReplicaGroupsAttr::get(op->getContext(), members,
+                                         members.size());
+    return collective(CollectiveKind::Permute,
+                      tensorBytes(op2.getInput().getType()),
+                      op2.getInput().getType(), groups, op2.getPlanAttr());
+  }
+  if (isa<SendOp, RecvOp>(op)) {
+    bool send = isa<SendOp>(op);
+    ArrayRef<int64_t> pairs =
+        send ? cast<SendOp>(op).getPairs() : cast<RecvOp>(op).getPairs();
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+      request.pairs.push_back({pairs[i], pairs[i + 1]});
+    Type type = send ? cast<SendOp>(op).getInput().getType()
+                     : cast<RecvOp>(op).getType();
+    request.kind = CollectiveKind::SendRecv;
+    request.bytes = tensorBytes(type);
+    request.elementBytes = elementBytesOf(type);
+    instr.tag = send ? cast<SendOp>(op).getTag() : cast<RecvOp>(op).getTag();
+    instr.kind = send ? InstrKind::Send : InstrKind::Recv;
+    applyPlan(instr, send ? cast<SendOp>(op).getPlanAttr()
+                          : cast<RecvOp>(op).getPlanAttr());
+    out.push_back(add(std::move(instr)));
+    return success();
+  }
+  if (auto copy = dyn_cast<CopyOp>(op)) {
+    instr.kind = InstrKind::Collective;
+    request.kind = CollectiveKind::Copy;
+    request.bytes = tensorBytes(copy.getType());
+    request.elementBytes = elementBytesOf(copy.getType());
+    request.copySource = copy.getSrc();
+    request.copyTarget = copy.getDst();
+    out.push_back(add(std::move(instr)));
+    return success();
+  }
+  if (auto compute = dyn_cast<ComputeOp>(op)) {
+    instr.kind = InstrKind::Compute;
+    instr.name = compute.getName().str();
+    const Device &gpu = topology.getDevice(topology.getGPU(0));
+    if (auto time = compute.getTimeUs()) {
+      instr.durationUs = time->convertToDouble();
+    } else {
+      double flops = compute.getFlops() ? compute.getFlops()->convertToDouble()
+                                        : 0;
+      double bytes = compute.getBytesAttr() ? compute.getBytesAttr().getInt()
+                                            : 0;
+      double hbm = gpu.memoryGBps > 0 ? gpu.memoryGBps : 1000;
+      instr.durationUs =
+          std::max(flops / getPeakFlops(gpu), bytes / (hbm * 1e9)) * 1e6;
+    }
+    out.push_back(add(std::move(instr)));
+    return success();
+  }
+  if (isa<PackOp, UnpackOp>(op)) {
+    // A local kernel that reads and writes the buffer once.
+    instr.kind = InstrKind::Compute;
+    uint64_t bytes = 0;
+    for (Type type : op->getResultTypes())
+      bytes += tensorBytes(type);
+    const Device &gpu = topology.getDevice(topology.getGPU(0));
+    double hbm = gpu.memoryGBps > 0 ? gpu.memoryGBps : 1000;
+    instr.durationUs = 3.0 + 2.0 * bytes / (hbm * 1e3);
+    out.push_back(add(std::move(instr)));
+    return success();
+  }
+  if (auto start = dyn_cast<StartOp>(op)) {
+    instr.kind = InstrKind::Start;
+    instr.token = numTokens++;
+    tokens[start.getToken()] = instr.token;
+    std::vector<unsigned> body;
+    for (Operation &inner : start.getBody().front())
+      if (failed(flattenOp(&inner, depth, body)))
+        return failure();
+    for (unsigned index : body)
+      if (instrs[index].kind == InstrKind::Start ||
+          instrs[index].kind == InstrKind::Wait)
+        return instrs[index].op->emitError()
+               << "cannot simulate a comm.start or comm.wait inside "
+                  "comm.start";
+    instr.body = std::move(body);
+    out.push_back(add(std::move(instr)));
+    return success();
+  }
+  if (auto wait = dyn_cast<WaitOp>(op)) {
+    auto it = tokens.find(wait.getToken());
+    if (it == tokens.end())
+      return wait.emitError()
+             << "cannot simulate a wait on a token that does not come from a "
+                "comm.start in the same function";
+    instr.kind = InstrKind::Wait;
+    instr.token = it->second;
+    out.push_back(add(std::move(instr)));
+    return success();
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    auto lb = getConstantIntValue(loop.getLowerBound());
+    auto ub = getConstantIntValue(loop.getUpperBound());
+    auto step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *step <= 0)
+      return loop.emitError() << "cannot simulate a loop without constant "
+                                 "bounds and a positive step";
+    for (int64_t i = *lb; i < *ub; i += *step)
+      if (failed(flattenBlock(*loop.getBody(), depth, out)) || tooLarge)
+        return failure();
+    return success();
+  }
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        op, call.getCalleeAttr());
+    if (!callee)
+      return call.emitError() << "cannot find @" << call.getCallee();
+    if (depth > 32)
+      return call.emitError() << "calls nest deeper than 32 levels";
+    return flattenFunction(callee, depth + 1, out);
+  }
+  if (isa<scf::IfOp, scf::WhileOp>(op))
+    return op->emitError()
+           << "cannot simulate '" << op->getName()
+           << "': only straight-line code, scf.for with constant bounds and "
+              "calls are supported";
+  // Everything else (constants, tensor reshapes, returns) takes no time.
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The event loop
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Participant {
+  uint64_t rank;
+  bool onCommStream;
+};
+
+struct Instance {
+  const Instr *instr = nullptr;
+  std::vector<PhaseSpec> phases;
+  unsigned phase = 0;
+  unsigned pendingFlows = 0;
+  double startUs = 0;
+  double phaseStartUs = 0;
+  double flowsStartUs = 0;
+  std::vector<Participant> participants;
+  unsigned expected = 0;
+  double arrivalUs = 0;
+  std::string label;
+  std::vector<uint64_t> traceLinks; ///< links used (tracing only)
+  int64_t pairSrc = -1, pairDst = -1; ///< point-to-point transfers
+};
+
+struct RankState {
+  unsigned pc = 0;
+  double clock = 0;         ///< the compute stream
+  double computeUs = 0;
+  bool blocked = false;
+  bool done = false;
+  // The communication stream: instructions of comm.start bodies in order.
+  std::deque<std::pair<unsigned, unsigned>> commQueue; ///< (instr, token)
+  double commFree = 0;
+  bool commBusy = false;
+  llvm::DenseMap<unsigned, unsigned> pendingPerToken;
+  llvm::DenseMap<unsigned, double> tokenDone;
+  int waitingToken = -1;
+  llvm::DenseMap<uint64_t, unsigned> sendCount, recvCount;
+};
+
+class Simulation {
+public:
+  Simulation(const Flattener &program, ArrayRef<unsigned> mainList,
+             const Topology &topology, const CostModel &model,
+             uint64_t worldSize, unsigned traceRanks)
+      : program(program), mainList(mainList), topology(topology),
+        model(model), network(topology), ranks(worldSize),
+        traceRanks(traceRanks) {}
+
+  LogicalResult run();
+  SimResult result;
+
+private:
+  void advanceRank(uint64_t rank);
+  void runCommStream(uint64_t rank);
+  LogicalResult arrive(uint64_t rank, unsigned instrIndex, bool onComm,
+                       double at);
+  LogicalResult launch(uint64_t key, Instance &instance);
+  void startPhase(uint64_t key, Instance &instance, double now);
+  void finish(uint64_t key, Instance &instance, double now);
+  void traceEvent(uint64_t rank, uint64_t tid, StringRef name,
+                  StringRef category, double start, double end,
+                  std::string args = "") {
+    if (rank < traceRanks && end > start)
+      result.events.push_back(
+          {name.str(), category.str(), rank, tid, start, end - start, args});
+  }
+
+  const Flattener &program;
+  ArrayRef<unsigned> mainList;
+  const Topology &topology;
+  const CostModel &model;
+  FlowNetwork network;
+  std::vector<RankState> ranks;
+  unsigned traceRanks;
+  double now = 0;
+  LogicalResult status = success();
+  /// Instances by key; keys are (instr << 24 | group) for collectives and a
+  /// hash of (src, dst, tag, sequence) for point-to-point transfers.
+  std::map<uint64_t, Instance> instances;
+  /// Timed events: (time, sequence, instance key).
+  std::priority_queue<std::tuple<double, uint64_t, uint64_t>,
+                      std::vector<std::tuple<double, uint64_t, uint64_t>>,
+                      std::greater<>>
+      timers;
+  uint64_t timerSequence = 0;
+  uint64_t nextP2PKey = uint64_t(1) << 62;
+  std::map<std::tuple<int64_t, int64_t, int64_t, unsigned>, uint64_t>
+      p2pKeys;
+};
+} // namespace
+
+LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
+                                 bool onComm, double at) {
+  const Instr &instr = program.instrs[instrIndex];
+  uint64_t key;
+  unsigned expected;
+  CollectiveRequest request = instr.request;
+  if (instr.kind == InstrKind::Send || instr.kind == InstrKind::Recv) {
+    // Find the pair this rank takes part in.
+    std::optional<std::pair<int64_t, int64_t>> pair;
+    for (auto p : instr.request.pairs)
+      if ((instr.kind == InstrKind::Send && p.first == int64_t(rank)) ||
+          (instr.kind == InstrKind::Recv && p.second == int64_t(rank)))
+        pair = p;
+    if (!pair)
+      return failure(); // not a participant: caller skips
+    RankState &state = ranks[rank];
+    uint64_t pairKey = (uint64_t(pair->first) << 40) ^
+                       (uint64_t(pair->second) << 16) ^ uint64_t(instr.tag);
+    unsigned sequence = instr.kind == InstrKind::Send
+                            ? state.sendCount[pairKey]++
+                            : state.recvCount[pairKey]++;
+    auto tupleKey = std::make_tuple(pair->first, pair->second, instr.tag,
+                                    sequence);
+    auto it = p2pKeys.find(tupleKey);
+    if (it == p2pKeys.end())
+      it = p2pKeys.emplace(tupleKey, nextP2PKey++).first;
+    key = it->second;
+    expected = pair->first == pair->second ? 1 : 2;
+    request.pairs = {*pair};
+    Instance &instance = instances[key];
+    if (!instance.instr) {
+      instance.expected = expected;
+      instance.pairSrc = pair->first;
+      instance.pairDst = pair->second;
+      instance.label = llvm::formatv("send/recv {0}->{1} tag {2}", pair->first,
+                                     pair->second, instr.tag)
+                           .str();
+    }
+    // The sender's op gives the size of the transfer.
+    if (!instance.instr || instr.kind == InstrKind::Send)
+      instance.instr = &instr;
+    instance.participants.push_back({rank, onComm});
+    instance.arrivalUs = std::max(instance.arrivalUs, at);
+    if (instance.participants.size() == instance.expected)
+      return launch(key, instance);
+    return success();
+  }
+  if (instr.request.kind == CollectiveKind::Copy) {
+    key = (uint64_t(instrIndex) << 24) | (0xFFFFFF & rank) |
+          (uint64_t(1) << 61);
+    expected = 1;
+  } else {
+    int32_t group = instr.groupOfRank[rank];
+    key = (uint64_t(instrIndex) << 24) | uint64_t(group);
+    expected = instr.request.groups[group].size();
+  }
+  Instance &instance = instances[key];
+  if (!instance.instr) {
+    instance.instr = &instr;
+    instance.expected = expected;
+    instance.label = instr.name;
+  }
+  instance.participants.push_back({rank, onComm});
+  instance.arrivalUs = std::max(instance.arrivalUs, at);
+  if (instance.participants.size() == instance.expected)
+    return launch(key, instance);
+  return success();
+}
+
+LogicalResult Simulation::launch(uint64_t key, Instance &instance) {
+  CollectiveRequest request = instance.instr->request;
+  if (request.kind == CollectiveKind::SendRecv) {
+    request.pairs = {{instance.pairSrc, instance.pairDst}};
+  } else if (request.kind == CollectiveKind::Copy) {
+    request.copyRank = instance.participants.front().rank;
+  } else if (request.kind != CollectiveKind::Permute) {
+    int32_t group =
+        instance.instr->groupOfRank[instance.participants.front().rank];
+    request.groups = {request.groups[group]};
+  }
+  llvm::Expected<Prediction> prediction = model.predict(request);
+  if (!prediction) {
+    instance.instr->op->emitError()
+        << "cannot simulate: " << llvm::toString(prediction.takeError());
+    return failure();
+  }
+  llvm::Expected<std::vector<PhaseSpec>> phases =
+      decomposeCollective(model, request, *prediction);
+  if (!phases) {
+    instance.instr->op->emitError() << llvm::toString(phases.takeError());
+    return failure();
+  }
+  instance.phases = std::move(*phases);
+  instance.startUs = instance.arrivalUs;
+  if (request.kind != CollectiveKind::Copy)
+    ++result.collectives;
+  instance.label += " (" + stringifyAlgorithm(prediction->algorithm).str() +
+                    "/" + stringifyProtocol(prediction->protocol).str() + ")";
+  startPhase(key, instance, instance.arrivalUs);
+  return success();
+}
+
+void Simulation::startPhase(uint64_t key, Instance &instance, double at) {
+  if (instance.phase >= instance.phases.size()) {
+    finish(key, instance, at);
+    return;
+  }
+  const PhaseSpec &phase = instance.phases[instance.phase];
+  instance.phaseStartUs = at;
+  // The phase's latency first; its flows start when it has passed (the
+  // timer with a negative key marks that).
+  timers.emplace(at + phase.latencyUs, timerSequence++, key);
+}
+
+void Simulation::finish(uint64_t key, Instance &instance, double at) {
+  for (const Participant &p : instance.participants) {
+    RankState &state = ranks[p.rank];
+    traceEvent(p.rank, p.onCommStream ? 1 : 0, instance.label,
+               p.onCommStream ? "comm (async)" : "comm", instance.startUs, at);
+    if (p.onCommStream) {
+      state.commFree = at;
+      state.commBusy = false;
+      unsigned token = state.commQueue.front().second;
+      state.commQueue.pop_front();
+      if (--state.pendingPerToken[token] == 0) {
+        state.tokenDone[token] = at;
+        if (state.waitingToken == int(token)) {
+          traceEvent(p.rank, 0, "wait", "wait", state.clock, at);
+          state.clock = std::max(state.clock, at);
+          state.waitingToken = -1;
+          state.blocked = false;
+          ++state.pc;
+          advanceRank(p.rank);
+        }
+      }
+      runCommStream(p.rank);
+    } else {
+      state.clock = at;
+      state.blocked = false;
+      ++state.pc;
+      advanceRank(p.rank);
+    }
+  }
+  instances.erase(key);
+}
+
+void Simulation::runCommStream(uint64_t rank) {
+  RankState &state = ranks[rank];
+  while (!state.commBusy && !state.commQueue.empty() && succeeded(status)) {
+    auto [instrIndex, token] = state.commQueue.front();
+    const Instr &instr = program.instrs[instrIndex];
+    double at = std::max(state.commFree, state.clock);
+    if (instr.kind == InstrKind::Compute) {
+      // Compute inside a start body runs on the communication stream.
+      state.commFree = at + instr.durationUs;
+      traceEvent(rank, 1, instr.name, "compute", at, state.commFree);
+      state.commQueue.pop_front();
+      if (--state.pendingPerToken[token] == 0)
+        state.tokenDone[token] = state.commFree;
+      continue;
+    }
+    bool participates = true;
+    if (instr.kind == InstrKind::Collective &&
+        instr.request.kind != CollectiveKind::Copy &&
+        instr.groupOfRank[rank] < 0)
+      participates = false;
+    if (participates) {
+      state.commBusy = true;
+      LogicalResult arrived = arrive(rank, instrIndex, /*onComm=*/true, at);
+      if (failed(arrived)) {
+        if (instr.kind == InstrKind::Send || instr.kind == InstrKind::Recv) {
+          state.commBusy = false;
+          participates = false; // not in any pair
+        } else {
+          status = failure();
+          return;
+        }
+      }
+    }
+    if (!participates) {
+      state.commQueue.pop_front();
+      if (--state.pendingPerToken[token] == 0)
+        state.tokenDone[token] = at;
+      continue;
+    }
+    return;
+  }
+}
+
+void Simulation::advanceRank(uint64_t rank) {
+  RankState &state = ranks[rank];
+  while (!state.blocked && succeeded(status)) {
+    if (state.pc >= mainList.size()) {
+      state.done = true;
+      return;
+    }
+    const Instr &instr = program.instrs[mainList[state.pc]];
+    switch (instr.kind) {
+    case InstrKind::Compute:
+      traceEvent(rank, 0, instr.name, "compute", state.clock,
+                 state.clock + instr.durationUs);
+      state.clock += instr.durationUs;
+      state.computeUs += instr.durationUs;
+      ++state.pc;
+      break;
+    case InstrKind::Start:
+      for (unsigned body : instr.body) {
+        state.commQueue.push_back({body, instr.token});
+        ++state.pendingPerToken[instr.token];
+      }
+      if (instr.body.empty())
+        state.tokenDone[instr.token] = state.clock;
+      ++state.pc;
+      runCommStream(rank);
+      break;
+    case InstrKind::Wait: {
+      auto it = state.tokenDone.find(instr.token);
+      if (it != state.tokenDone.end() &&
+          state.pendingPerToken.lookup(instr.token) == 0) {
+        traceEvent(rank, 0, "wait", "wait", state.clock,
+                   std::max(state.clock, it->second));
+        state.clock = std::max(state.clock, it->second);
+        ++state.pc;
+      } else {
+        state.waitingToken = instr.token;
+        state.blocked = true;
+      }
+      break;
+    }
+    case InstrKind::Collective:
+    case InstrKind::Send:
+    case InstrKind::Recv: {
+      bool grouped = instr.kind == InstrKind::Collective &&
+                     instr.request.kind != CollectiveKind::Copy;
+      if (grouped && instr.groupOfRank[rank] < 0) {
+        ++state.pc; // not a member of any group
+        break;
+      }
+      state.blocked = true;
+      if (failed(arrive(rank, mainList[state.pc], /*onComm=*/false,
+                        state.clock))) {
+        if (instr.kind == InstrKind::Collective) {
+          status = failure();
+          return;
+        }
+        state.blocked = false; // not in any pair
+        ++state.pc;
+      }
+      break;
+    }
+    }
+  }
+}
+
+LogicalResult Simulation::run() {
+  result.ranks = ranks.size();
+  for (uint64_t rank = 0; rank < ranks.size(); ++rank)
+    advanceRank(rank);
+  if (failed(status))
+    return failure();
+  while (true) {
+    network.recomputeRates();
+    double nextFlow = now + network.timeToNextCompletion();
+    double nextTimer = timers.empty() ? kInf : std::get<0>(timers.top());
+    double next = std::min(nextFlow, nextTimer);
+    if (!std::isfinite(next))
+      break;
+    std::vector<uint64_t> completed = network.advance(next - now);
+    now = next;
+    for (uint64_t key : completed) {
+      auto it = instances.find(key);
+      if (it == instances.end())
+        continue;
+      Instance &instance = it->second;
+      if (--instance.pendingFlows == 0) {
+        if (traceRanks) {
+          llvm::sort(instance.traceLinks);
+          instance.traceLinks.erase(llvm::unique(instance.traceLinks),
+                                    instance.traceLinks.end());
+          for (uint64_t link : instance.traceLinks)
+            result.linkIntervals.push_back(
+                {link, instance.flowsStartUs, now,
+                 instance.label + " " +
+                     instance.phases[instance.phase].name});
+          instance.traceLinks.clear();
+        }
+        ++instance.phase;
+        startPhase(key, instance, now);
+      }
+    }
+    while (!timers.empty() && std::get<0>(timers.top()) <= now) {
+      uint64_t key = std::get<2>(timers.top());
+      timers.pop();
+      auto it = instances.find(key);
+      if (it == instances.end())
+        continue;
+      Instance &instance = it->second;
+      const PhaseSpec &phase = instance.phases[instance.phase];
+      instance.flowsStartUs = now;
+      unsigned added = 0;
+      for (const FlowSpec &flow : phase.flows) {
+        Path path = flow.srcRail >= 0
+                        ? topology.getPathThrough(flow.src, flow.dst,
+                                                  flow.srcRail, flow.dstRail)
+                        : topology.getPath(flow.src, flow.dst);
+        if (!path.isConnected() || path.hops.empty())
+          continue;
+        double cap = flow.fixedCapGBps > 0
+                         ? flow.fixedCapGBps
+                         : getPathEffectiveBandwidth(model, path) *
+                               flow.protocolFactor;
+        network.addFlow(path, flow.bytes, cap, key);
+        if (traceRanks)
+          for (const PathHop &hop : path.hops)
+            instance.traceLinks.push_back(2 * hop.link + hop.reverse);
+        ++added;
+      }
+      result.flows += added;
+      instance.pendingFlows = added;
+      if (added == 0) {
+        ++instance.phase;
+        startPhase(key, instance, now);
+      }
+    }
+    if (failed(status))
+      return failure();
+  }
+  // Everything should have finished; a rank still blocked is a deadlock.
+  for (uint64_t rank = 0; rank < ranks.size(); ++rank) {
+    RankState &state = ranks[rank];
+    if (state.done && state.commQueue.empty())
+      continue;
+    const Instr *instr = nullptr;
+    if (!state.commQueue.empty())
+      instr = &program.instrs[state.commQueue.front().first];
+    else if (state.pc < mainList.size())
+      instr = &program.instrs[mainList[state.pc]];
+    InFlightDiagnostic diag =
+        (instr && instr->op ? instr->op->emitError() : emitError(UnknownLoc()))
+        << "deadlock: rank " << rank << " waits forever";
+    if (instr && (instr->kind == InstrKind::Send ||
+                  instr->kind == InstrKind::Recv))
+      diag << " for the matching "
+           << (instr->kind == InstrKind::Send ? "comm.recv" : "comm.send")
+           << " (tag " << instr->tag << ")";
+    else if (instr && instr->kind == InstrKind::Wait)
+      diag << " on a token whose transfers never complete";
+    else
+      diag << " for the other ranks of its group";
+    return failure();
+  }
+  for (const RankState &state : ranks) {
+    double finish = std::max(state.clock, state.commFree);
+    if (finish > result.stepTimeUs) {
+      result.stepTimeUs = finish;
+      result.computeUs = state.computeUs;
+    }
+  }
+  result.exposedCommUs = std::max(0.0, result.stepTimeUs - result.computeUs);
+  result.commBytes = network.getTotalBytes();
+  for (auto &[link, bytes] : network.getLinkBytes()) {
+    double capacity = network.getCapacity(link) * 1e3; // bytes/us
+    double utilization =
+        result.stepTimeUs > 0 ? bytes / (capacity * result.stepTimeUs) : 0;
+    result.links.push_back({link, bytes, utilization});
+  }
+  llvm::sort(result.links, [](const LinkUse &a, const LinkUse &b) {
+    return a.utilization > b.utilization ||
+           (a.utilization == b.utilization && a.directedLink < b.directedLink);
+  });
+  return success();
+}
+
+FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,
+                                                       const Topology &topology,
+                                                       const CostModel &model,
+                                                       unsigned traceRanks) {
+  uint64_t world = topology.getNumGPUs();
+  if (std::optional<int64_t> declared = getWorldSize(function)) {
+    if (static_cast<uint64_t>(*declared) > world) {
+      function.emitError() << "comm.world_size is " << *declared
+                           << " but topology '" << topology.getName()
+                           << "' has " << world << " GPUs";
+      return failure();
+    }
+    world = *declared;
+  }
+  Flattener flattener(topology, world);
+  std::vector<unsigned> mainList;
+  if (failed(flattener.flattenFunction(function, 0, mainList)))
+    return failure();
+  // Every rank named must exist.
+  for (const Instr &instr : flattener.instrs) {
+    for (const auto &group : instr.request.groups)
+      for (int64_t rank : group)
+        if (rank < 0 || static_cast<uint64_t>(rank) >= world) {
+          instr.op->emitError() << "rank " << rank << " is beyond the "
+                                << world << " ranks of the simulation";
+          return failure();
+        }
+    for (auto [src, dst] : instr.request.pairs)
+      if (std::max(src, dst) >= static_cast<int64_t>(world)) {
+        instr.op->emitError() << "rank " << std::max(src, dst)
+                              << " is beyond the " << world
+                              << " ranks of the simulation";
+        return failure();
+      }
+  }
+  Simulation simulation(flattener, mainList, topology, model, world,
+                        traceRanks);
+  if (failed(simulation.run()))
+    return failure();
+  return std::move(simulation.result);
+}

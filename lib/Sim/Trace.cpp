@@ -1,0 +1,190 @@
+//===- Trace.cpp - Chrome trace and SVG timeline ----------------*- C++ -*-===//
+//
+// The trace follows the Trace Event Format that chrome://tracing and
+// Perfetto read: one process per rank (thread 0: the compute stream, thread
+// 1: the communication stream) and one process "links" with a thread per
+// busy link, all as complete ("X") events in microseconds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Analysis/TopologyPrinter.h"
+#include "comm/Sim/Simulator.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::comm;
+using namespace mlir::comm::sim;
+
+static constexpr unsigned kTracedLinks = 32;
+
+/// The busiest links that have intervals, most used first.
+static std::vector<uint64_t> tracedLinks(const SimResult &result) {
+  std::vector<uint64_t> links;
+  llvm::DenseSet<uint64_t> withIntervals;
+  for (const LinkInterval &interval : result.linkIntervals)
+    withIntervals.insert(interval.directedLink);
+  for (const LinkUse &use : result.links)
+    if (withIntervals.count(use.directedLink) && links.size() < kTracedLinks)
+      links.push_back(use.directedLink);
+  return links;
+}
+
+static std::string linkName(const Topology &topology, uint64_t directed) {
+  LinkRef link = topology.getLink(directed / 2);
+  bool reverse = directed & 1;
+  return topology.getDeviceName(reverse ? link.b : link.a) + " -> " +
+         topology.getDeviceName(reverse ? link.a : link.b) + " (" +
+         stringifyLinkKind(link.props->kind).str() + ", " +
+         formatBandwidth(link.props->bandwidthGBps) + ")";
+}
+
+void mlir::comm::sim::writeChromeTrace(const SimResult &result,
+                                       const Topology &topology,
+                                       llvm::raw_ostream &os) {
+  llvm::json::Array events;
+  std::map<uint64_t, bool> ranks;
+  for (const TraceEvent &event : result.events)
+    ranks[event.pid] = true;
+  for (auto &[rank, _] : ranks) {
+    events.push_back(llvm::json::Object{
+        {"name", "process_name"}, {"ph", "M"}, {"pid", int64_t(rank)},
+        {"args", llvm::json::Object{
+                     {"name", ("rank " + Twine(rank) + " (" +
+                               topology.getDeviceName(topology.getGPU(rank)) +
+                               ")")
+                                  .str()}}}});
+    for (int tid = 0; tid < 2; ++tid)
+      events.push_back(llvm::json::Object{
+          {"name", "thread_name"}, {"ph", "M"}, {"pid", int64_t(rank)},
+          {"tid", tid},
+          {"args", llvm::json::Object{
+                       {"name", tid == 0 ? "compute stream" : "comm stream"}}}});
+  }
+  for (const TraceEvent &event : result.events)
+    events.push_back(llvm::json::Object{{"name", event.name},
+                                        {"cat", event.category},
+                                        {"ph", "X"},
+                                        {"pid", int64_t(event.pid)},
+                                        {"tid", int64_t(event.tid)},
+                                        {"ts", event.startUs},
+                                        {"dur", event.durationUs}});
+  int64_t linksPid = result.ranks + 1;
+  std::vector<uint64_t> links = tracedLinks(result);
+  if (!links.empty())
+    events.push_back(llvm::json::Object{
+        {"name", "process_name"}, {"ph", "M"}, {"pid", linksPid},
+        {"args", llvm::json::Object{{"name", "links"}}}});
+  std::map<uint64_t, int64_t> tidOf;
+  for (uint64_t link : links) {
+    int64_t tid = tidOf.size();
+    tidOf[link] = tid;
+    events.push_back(llvm::json::Object{
+        {"name", "thread_name"}, {"ph", "M"}, {"pid", linksPid}, {"tid", tid},
+        {"args", llvm::json::Object{{"name", linkName(topology, link)}}}});
+  }
+  for (const LinkInterval &interval : result.linkIntervals) {
+    auto it = tidOf.find(interval.directedLink);
+    if (it == tidOf.end() || interval.endUs <= interval.startUs)
+      continue;
+    events.push_back(llvm::json::Object{{"name", interval.label},
+                                        {"cat", "link"},
+                                        {"ph", "X"},
+                                        {"pid", linksPid},
+                                        {"tid", it->second},
+                                        {"ts", interval.startUs},
+                                        {"dur", interval.endUs -
+                                                    interval.startUs}});
+  }
+  llvm::json::Object trace{{"traceEvents", std::move(events)},
+                           {"displayTimeUnit", "ns"},
+                           {"otherData",
+                            llvm::json::Object{
+                                {"generator", "comm-sim"},
+                                {"topology", topology.getName().str()},
+                                {"step_time_us", result.stepTimeUs}}}};
+  os << llvm::json::Value(std::move(trace)) << "\n";
+}
+
+void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
+                                       const Topology &topology,
+                                       llvm::raw_ostream &os) {
+  std::map<std::pair<uint64_t, uint64_t>, unsigned> rows; // (pid, tid) -> row
+  for (const TraceEvent &event : result.events)
+    rows.try_emplace({event.pid, event.tid}, 0);
+  unsigned index = 0;
+  for (auto &[key, row] : rows)
+    row = index++;
+  std::vector<uint64_t> links = tracedLinks(result);
+  std::map<uint64_t, unsigned> linkRow;
+  for (uint64_t link : links)
+    linkRow[link] = index++;
+  const double left = 260, width = 1100, rowHeight = 18, top = 30;
+  double height = top + index * rowHeight + 40;
+  double span = std::max(result.stepTimeUs, 1e-3);
+  auto x = [&](double us) { return left + us / span * (width - left - 20); };
+  os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
+                      "height=\"{1}\" font-family=\"Helvetica\" "
+                      "font-size=\"11\">\n",
+                      width, height);
+  os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  os << llvm::formatv("<text x=\"10\" y=\"18\" font-size=\"13\">comm-sim "
+                      "timeline on {0}: step {1:F1} us, exposed comm {2:F1} "
+                      "us</text>\n",
+                      topology.getName(), result.stepTimeUs,
+                      result.exposedCommUs);
+  auto color = [](StringRef category) {
+    if (category == "compute")
+      return "#4c9f4c";
+    if (category == "comm")
+      return "#d9534f";
+    if (category == "comm (async)")
+      return "#f0ad4e";
+    if (category == "wait")
+      return "#bbbbbb";
+    return "#5b8fd9";
+  };
+  for (auto &[key, row] : rows) {
+    double y = top + row * rowHeight;
+    os << llvm::formatv("<text x=\"10\" y=\"{0}\">rank {1} {2}</text>\n",
+                        y + 12, key.first,
+                        key.second == 0 ? "compute stream" : "comm stream");
+  }
+  for (const TraceEvent &event : result.events) {
+    double y = top + rows[{event.pid, event.tid}] * rowHeight;
+    os << llvm::formatv("<rect x=\"{0:F2}\" y=\"{1}\" width=\"{2:F2}\" "
+                        "height=\"{3}\" fill=\"{4}\"><title>{5} {6:F2} us"
+                        "</title></rect>\n",
+                        x(event.startUs), y + 2,
+                        std::max(0.5, x(event.startUs + event.durationUs) -
+                                          x(event.startUs)),
+                        rowHeight - 4, color(event.category), event.name,
+                        event.durationUs);
+  }
+  for (auto &[link, row] : linkRow) {
+    double y = top + row * rowHeight;
+    std::string name = linkName(topology, link);
+    if (name.size() > 40)
+      name = name.substr(0, 40);
+    os << llvm::formatv("<text x=\"10\" y=\"{0}\">{1}</text>\n", y + 12, name);
+  }
+  for (const LinkInterval &interval : result.linkIntervals) {
+    auto it = linkRow.find(interval.directedLink);
+    if (it == linkRow.end())
+      continue;
+    double y = top + it->second * rowHeight;
+    os << llvm::formatv("<rect x=\"{0:F2}\" y=\"{1}\" width=\"{2:F2}\" "
+                        "height=\"{3}\" fill=\"#5b8fd9\"><title>{4}</title>"
+                        "</rect>\n",
+                        x(interval.startUs), y + 2,
+                        std::max(0.5, x(interval.endUs) - x(interval.startUs)),
+                        rowHeight - 4, interval.label);
+  }
+  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\">0</text>\n", left, height - 12);
+  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\">{2:F1} "
+                      "us</text>\n",
+                      width - 20, height - 12, span);
+  os << "</svg>\n";
+}
