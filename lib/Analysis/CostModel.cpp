@@ -284,8 +284,7 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
                                    last * perNodeGPUs + local);
     shape.networkHopLatencyUs = std::max(next.latencyUs, far.latencyUs);
     shape.networkBottleneck =
-        llvm::formatv("the NICs of a node ({0} for the group, {1} of {2} "
-                      "usable)",
+        llvm::formatv("the NICs of a node: {0} of {1}, {2} usable",
                       formatBandwidth(shape.nodeNetworkRawGBps),
                       stringifyNetworkKind(fabric.network),
                       formatBandwidth(shape.nodeNetworkGBps))
@@ -484,8 +483,9 @@ CostModel::predictWith(const CollectiveRequest &request,
   auto steps = [&](double count, LinkClass cls, StringRef what) {
     static const char *const classes[] = {"NVLink", "PCIe", "network"};
     b.latency("step latency", count * step(cls),
-              llvm::formatv("{0} {1} steps x {2:F2} us over {3}", count, what,
-                            step(cls), classes[static_cast<unsigned>(cls)]));
+              llvm::formatv("{0} {1} steps x {2:F2} us over {3}",
+                            formatTopologyNumber(count), what, step(cls),
+                            classes[static_cast<unsigned>(cls)]));
   };
 
   if (shape.ranks == 1) {

@@ -115,6 +115,12 @@ struct Options {
                                cl::cat(category)};
   cl::opt<bool> points{"points", cl::desc("Also list every point"),
                        cl::sub(calibrate), cl::cat(category)};
+  cl::list<std::string> exclude{
+      "exclude",
+      cl::desc("Leave out of the fit the systems whose name contains this "
+               "text (they are still reported): a check that the model "
+               "predicts systems it was not fitted on"),
+      cl::sub(calibrate), cl::cat(category)};
 };
 } // namespace
 
@@ -222,7 +228,15 @@ static int runCalibrateCommand(Options &o) {
     return fail(points.takeError());
   CostParams params = *start;
   if (o.fit) {
-    auto fitted = fitCostParams(*points, params, o.iterations, &llvm::errs());
+    std::vector<MeasuredPoint> fitPoints;
+    for (const MeasuredPoint &point : *points)
+      if (llvm::none_of(o.exclude, [&](const std::string &text) {
+            return StringRef(point.system).contains(text);
+          }))
+        fitPoints.push_back(point);
+    if (fitPoints.empty())
+      return fail("--exclude leaves no point to fit");
+    auto fitted = fitCostParams(fitPoints, params, o.iterations, &llvm::errs());
     if (!fitted)
       return fail(fitted.takeError());
     params = *fitted;

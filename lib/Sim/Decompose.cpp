@@ -112,26 +112,38 @@ static void addGroupRing(const Topology &topology, ArrayRef<int64_t> group,
   if (channels.empty())
     channels.push_back({static_cast<unsigned>(locals.front() % perNode), 0});
   double perChannel = bytes / channels.size();
-  for (auto [exitLocal, rail] : channels) {
+  for (size_t c = 0; c < channels.size(); ++c) {
+    auto [exitLocal, exitRail] = channels[c];
     SmallVector<int64_t, 64> order;
+    unsigned entryLocal = exitLocal;
     for (auto &[node, ranks] : layout.byNode) {
-      // Rotate so that the channel's GPU is the last of its machine.
+      // Rotate so that the channel's exit GPU is the last of its machine;
+      // the first is where the channel enters.
       SmallVector<int64_t, 8> rotated(ranks);
       auto it = llvm::find_if(rotated, [&](int64_t r) {
         return static_cast<unsigned>(r % perNode) == exitLocal;
       });
       if (it != rotated.end())
         std::rotate(rotated.begin(), std::next(it), rotated.end());
+      entryLocal = rotated.front() % perNode;
       llvm::append_range(order, rotated);
     }
+    // The channel enters each machine through a NIC of its entry GPU, so
+    // that no hop crosses the host bridge.
+    SmallVector<unsigned, 4> entryRails = railsOf(topology, entryLocal);
+    unsigned entryRail = entryRails.empty()
+                             ? exitRail
+                             : entryRails[c % entryRails.size()];
     for (size_t i = 0; i < order.size(); ++i) {
       FlowSpec flow;
       flow.src = topology.getGPU(order[i]);
       flow.dst = topology.getGPU(order[(i + 1) % order.size()]);
       flow.bytes = perChannel;
       flow.protocolFactor = factor;
-      if (topology.getNodeIndex(flow.src) != topology.getNodeIndex(flow.dst))
-        flow.srcRail = flow.dstRail = rail;
+      if (topology.getNodeIndex(flow.src) != topology.getNodeIndex(flow.dst)) {
+        flow.srcRail = exitRail;
+        flow.dstRail = entryRail;
+      }
       out.push_back(flow);
     }
   }

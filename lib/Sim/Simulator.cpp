@@ -78,7 +78,7 @@ static double getPeakFlops(const Device &gpu) {
 }
 
 static uint64_t tensorBytes(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto tensor = dyn_cast_or_null<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape() ||
       !tensor.getElementType().isIntOrFloat())
     return 0;
@@ -87,7 +87,7 @@ static uint64_t tensorBytes(Type type) {
 }
 
 static unsigned elementBytesOf(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto tensor = dyn_cast_or_null<RankedTensorType>(type);
   if (!tensor || !tensor.getElementType().isIntOrFloat())
     return 1;
   return std::max(1u, (tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8);

@@ -1,0 +1,179 @@
+//===- CostModelTest.cpp - the cost model's arithmetic ---------*- C++ -*-===//
+
+#include "comm/Analysis/CostModel.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::comm;
+
+namespace {
+std::unique_ptr<Topology> preset(StringRef name) {
+  auto topology = buildTopologyPreset(name);
+  EXPECT_TRUE(static_cast<bool>(topology));
+  return std::move(*topology);
+}
+
+CollectiveRequest allReduce(unsigned ranks, uint64_t bytes,
+                            std::optional<Algorithm> algorithm = {},
+                            std::optional<Protocol> protocol = {}) {
+  CollectiveRequest request;
+  request.kind = CollectiveKind::AllReduce;
+  request.bytes = bytes;
+  request.algorithm = algorithm;
+  request.protocol = protocol;
+  SmallVector<int64_t, 8> group;
+  for (unsigned r = 0; r < ranks; ++r)
+    group.push_back(r);
+  request.groups.push_back(group);
+  return request;
+}
+} // namespace
+
+/// A ring all_reduce over n ranks moves 2(n-1)/n of the message per rank:
+/// its bandwidth term times the ring's bus bandwidth gives those bytes.
+TEST(CostModel, RingAllReduceMovesTwoNMinusOneOverN) {
+  auto topology = preset("dgx-h100");
+  CostModel model(*topology);
+  const uint64_t bytes = 1 << 30;
+  for (unsigned n = 2; n <= 8; ++n) {
+    auto p = model.predict(
+        allReduce(n, bytes, Algorithm::ring, Protocol::simple));
+    ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+    double moved = p->bandwidthUs * 1e3 * p->busBandwidthGBps;
+    EXPECT_NEAR(moved, 2.0 * (n - 1) / n * bytes, 1e-6 * bytes) << n;
+    // The ring's 2(n-1) steps.
+    double steps = 0;
+    for (const CostTerm &term : p->terms)
+      if (term.name == "step latency")
+        steps += term.us;
+    EXPECT_NEAR(steps,
+                2.0 * (n - 1) *
+                    model.getParams()
+                        .stepLatencyUs[static_cast<unsigned>(LinkClass::NVLink)]
+                                      [static_cast<unsigned>(Protocol::simple)],
+                1e-9);
+  }
+}
+
+/// The ring's bus bandwidth inside a DGX H100 is a GPU's NVLink at its
+/// efficiency; across machines it is the node's NICs at theirs.
+TEST(CostModel, RingBandwidthIsTheBottleneck) {
+  auto single = preset("dgx-h100");
+  CostModel model(*single);
+  auto p = model.predict(allReduce(8, 1 << 30, Algorithm::ring,
+                                   Protocol::simple));
+  ASSERT_TRUE(static_cast<bool>(p));
+  EXPECT_NEAR(p->busBandwidthGBps,
+              18 * 20.6 * model.getParams().nvlinkEfficiency, 1e-6);
+
+  auto cluster = preset("dgx-a100x4");
+  CostModel clusterModel(*cluster);
+  auto q = clusterModel.predict(allReduce(32, 1 << 30, Algorithm::ring,
+                                          Protocol::simple));
+  ASSERT_TRUE(static_cast<bool>(q));
+  // Eight NICs per node, each min(200 Gbit/s, PCIe Gen4 x16 = 24 GB/s),
+  // below the ring's NVLink bandwidth inside a node.
+  double eff = clusterModel.getParams().networkEfficiency[static_cast<unsigned>(
+      NetworkKind::InfiniBand)];
+  EXPECT_NEAR(q->busBandwidthGBps, 8 * 24.0 * eff, 1e-6);
+  EXPECT_NE(q->bottleneck.find("NICs"), std::string::npos) << q->bottleneck;
+}
+
+/// A hierarchical all_reduce on dgx-h100x4 puts the inter-node part on the
+/// NICs: each GPU's shard crosses at its share of the node's NICs.
+TEST(CostModel, HierarchicalPutsInterNodePartOnNICs) {
+  auto cluster = preset("dgx-h100x4");
+  CostModel model(*cluster);
+  const uint64_t bytes = uint64_t(1) << 30;
+  auto p = model.predict(allReduce(32, bytes, Algorithm::hierarchical,
+                                   Protocol::simple));
+  ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+  const CostTerm *across = nullptr;
+  for (const CostTerm &term : p->terms)
+    if (term.name == "all_reduce across nodes")
+      across = &term;
+  ASSERT_NE(across, nullptr);
+  double eff = model.getParams().networkEfficiency[static_cast<unsigned>(
+      NetworkKind::InfiniBand)];
+  double perGpu = 8 * 48.0 * eff / 8; // the node's NICs shared by 8 GPUs
+  double shard = 2.0 * 3 / 4 * bytes / 8;
+  EXPECT_NEAR(across->us, shard / (perGpu * 1e3), 1e-6 * across->us);
+  EXPECT_NE(across->detail.find("NICs"), std::string::npos);
+}
+
+/// NVLS exists only where the NVSwitch reduces (H100, not A100).
+TEST(CostModel, NvlsNeedsAReducingSwitch) {
+  auto h100 = preset("dgx-h100");
+  auto a100 = preset("dgx-a100");
+  EXPECT_TRUE(static_cast<bool>(CostModel(*h100).predict(
+      allReduce(8, 1 << 26, Algorithm::nvls))));
+  auto none = CostModel(*a100).predict(allReduce(8, 1 << 26, Algorithm::nvls));
+  ASSERT_FALSE(static_cast<bool>(none));
+  EXPECT_NE(llvm::toString(none.takeError()).find("no algorithm applies"),
+            std::string::npos);
+}
+
+/// No prediction beats the physical lower bound, for any collective, size,
+/// algorithm or topology.
+TEST(CostModel, PredictionsNeverBeatTheBound) {
+  for (StringRef name : {"dgx-a100", "dgx-h100x2", "pcie-4gpu", "dgx-b200x4"}) {
+    auto topology = preset(name);
+    CostModel model(*topology);
+    unsigned ranks = topology->getNumGPUs();
+    for (CollectiveKind kind :
+         {CollectiveKind::AllReduce, CollectiveKind::AllGather,
+          CollectiveKind::ReduceScatter, CollectiveKind::AllToAll,
+          CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
+      for (uint64_t bytes = 1 << 12; bytes <= (uint64_t(1) << 32);
+           bytes <<= 4) {
+        CollectiveRequest request = allReduce(ranks, bytes * ranks);
+        request.kind = kind;
+        auto all = model.predictAll(request);
+        ASSERT_TRUE(static_cast<bool>(all)) << llvm::toString(all.takeError());
+        for (const Prediction &p : *all)
+          EXPECT_GE(p.timeUs, p.boundUs * (1 - 1e-9))
+              << name.str() << " " << stringifyCollectiveKind(kind).str()
+              << " " << stringifyAlgorithm(p.algorithm).str() << " " << bytes;
+      }
+    }
+  }
+}
+
+/// Bad requests are errors with messages, not predictions.
+TEST(CostModel, BadRequests) {
+  auto topology = preset("dgx-h100");
+  CostModel model(*topology);
+  auto check = [&](CollectiveRequest request, StringRef expected) {
+    auto p = model.predict(request);
+    ASSERT_FALSE(static_cast<bool>(p));
+    std::string message = llvm::toString(p.takeError());
+    EXPECT_NE(message.find(expected.str()), std::string::npos) << message;
+  };
+  check(allReduce(8, 0), "0 bytes");
+  check(allReduce(9, 1024), "rank 8 is beyond the 8 GPUs");
+  CollectiveRequest gather = allReduce(8, 12);
+  gather.kind = CollectiveKind::AllGather;
+  check(gather, "does not divide among 8 ranks");
+  CollectiveRequest odd = allReduce(8, 6);
+  check(odd, "whole number of 4-byte elements");
+}
+
+/// Parameters survive a YAML round trip.
+TEST(CostModel, ParamsRoundTrip) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printCostParams(getDefaultCostParams(), os);
+  auto parsed = parseCostParams(text, "params.yaml");
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  const CostParams &a = getDefaultCostParams(), &b = *parsed;
+  EXPECT_NEAR(a.nvlinkEfficiency, b.nvlinkEfficiency, 1e-5);
+  EXPECT_NEAR(a.nvlsNetworkStepUs, b.nvlsNetworkStepUs, 1e-3);
+  for (unsigned c = 0; c < kNumLinkClasses; ++c)
+    for (unsigned p = 0; p < kNumProtocols; ++p)
+      EXPECT_NEAR(a.stepLatencyUs[c][p], b.stepLatencyUs[c][p], 1e-4);
+  auto bad = parseCostParams("nvlink_efficiency: 2\n", "bad.yaml");
+  EXPECT_FALSE(static_cast<bool>(bad));
+  llvm::consumeError(bad.takeError());
+}

@@ -1,0 +1,145 @@
+//===- SimulatorTest.cpp - the simulator against the cost model -*- C++ -*-===//
+
+#include "comm/InitAllDialects.h"
+#include "comm/Sim/Simulator.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+using namespace mlir::comm::sim;
+
+namespace {
+struct Fixture {
+  DialectRegistry registry;
+  MLIRContext context;
+  Fixture() : context(makeRegistry()) { context.loadAllAvailableDialects(); }
+  static DialectRegistry makeRegistry() {
+    DialectRegistry r;
+    registerAllDialects(r);
+    return r;
+  }
+  FailureOr<SimResult> run(StringRef source, const Topology &topology) {
+    module = parseSourceString<ModuleOp>(source, &context);
+    if (!module)
+      return failure();
+    CostModel model(topology);
+    return simulateFunction(*module->getOps<func::FuncOp>().begin(), topology,
+                            model, 0);
+  }
+  OwningOpRef<ModuleOp> module;
+};
+
+std::string group(unsigned n) {
+  std::string text = "[[";
+  for (unsigned i = 0; i < n; ++i)
+    text += (i ? ", " : "") + std::to_string(i);
+  return text + "]]";
+}
+
+double predicted(const Topology &topology, unsigned n, uint64_t bytes,
+                 Algorithm algorithm) {
+  CollectiveRequest request;
+  request.kind = CollectiveKind::AllReduce;
+  request.bytes = bytes;
+  request.algorithm = algorithm;
+  request.protocol = Protocol::simple;
+  SmallVector<int64_t, 8> ranks;
+  for (unsigned r = 0; r < n; ++r)
+    ranks.push_back(r);
+  request.groups.push_back(ranks);
+  auto p = CostModel(topology).predict(request);
+  EXPECT_TRUE(static_cast<bool>(p));
+  return p->timeUs;
+}
+} // namespace
+
+/// A collective simulated alone takes the time the cost model predicts: the
+/// simulator's flows carry the formulas' bytes at the formulas' rates.
+TEST(Simulator, AloneMatchesTheCostModel) {
+  struct Case {
+    const char *topology;
+    unsigned ranks;
+    const char *algorithm;
+    Algorithm expected;
+  };
+  for (Case c : {Case{"dgx-h100", 8, "ring", Algorithm::ring},
+                 Case{"dgx-h100", 8, "nvls", Algorithm::nvls},
+                 Case{"dgx-a100x2", 16, "ring", Algorithm::ring},
+                 Case{"dgx-h100x2", 16, "hierarchical", Algorithm::hierarchical},
+                 Case{"dgx-h100x4", 32, "nvls", Algorithm::nvls}}) {
+    auto topology = buildTopologyPreset(c.topology);
+    ASSERT_TRUE(static_cast<bool>(topology));
+    Fixture f;
+    std::string source =
+        "func.func @f(%x: tensor<67108864xf32>) -> tensor<67108864xf32> {\n"
+        "  %0 = comm.all_reduce sum %x over " +
+        group(c.ranks) + " plan <algorithm = " + c.algorithm +
+        ", protocol = simple> : tensor<67108864xf32>\n"
+        "  return %0 : tensor<67108864xf32>\n}\n";
+    FailureOr<SimResult> result = f.run(source, **topology);
+    ASSERT_TRUE(succeeded(result)) << c.topology;
+    double expected = predicted(**topology, c.ranks, 256 << 20, c.expected);
+    EXPECT_NEAR(result->stepTimeUs, expected, 0.05 * expected)
+        << c.topology << " " << c.algorithm;
+  }
+}
+
+/// Communication started before compute and waited for after it is hidden;
+/// the same communication waited for at once is exposed.
+TEST(Simulator, AsyncOverlapsCompute) {
+  auto topology = buildTopologyPreset("dgx-h100");
+  ASSERT_TRUE(static_cast<bool>(topology));
+  auto make = [&](bool overlap) {
+    std::string ar = "comm.all_reduce sum %x over " + group(8) +
+                     " : tensor<67108864xf32>";
+    std::string start = "  %t = comm.start {\n    %0 = " + ar +
+                        "\n    comm.yield %0 : tensor<67108864xf32>\n  }\n";
+    std::string compute =
+        "  comm.compute \"gemm\"() time_us 5000.0 : () -> ()\n";
+    std::string wait = "  %r = comm.wait %t : tensor<67108864xf32>\n";
+    return "func.func @f(%x: tensor<67108864xf32>) {\n" + start +
+           (overlap ? compute + wait : wait + compute) + "  return\n}\n";
+  };
+  Fixture f1, f2;
+  FailureOr<SimResult> hidden = f1.run(make(true), **topology);
+  FailureOr<SimResult> exposed = f2.run(make(false), **topology);
+  ASSERT_TRUE(succeeded(hidden) && succeeded(exposed));
+  EXPECT_NEAR(hidden->stepTimeUs, 5000, 1e-6); // the all_reduce is < 5 ms
+  EXPECT_NEAR(hidden->exposedCommUs, 0, 1e-6);
+  EXPECT_GT(exposed->stepTimeUs, 5000 + 100);
+  EXPECT_NEAR(exposed->exposedCommUs, exposed->stepTimeUs - 5000, 1e-6);
+}
+
+/// Two transfers over the same NIC at once share it: each takes twice as
+/// long as alone.
+TEST(Simulator, ConcurrentTransfersShareLinks) {
+  auto topology = buildTopologyPreset("dgx-h100x2");
+  ASSERT_TRUE(static_cast<bool>(topology));
+  auto program = [](bool both) {
+    std::string text =
+        "module attributes {comm.world_size = 16 : i64} {\n"
+        "func.func @f(%x: tensor<268435456xf32>) {\n"
+        "  %t = comm.start {\n"
+        "    comm.send %x to [[0, 8]] tag 0 : tensor<268435456xf32>\n"
+        "    comm.yield\n  }\n"
+        "  %u = comm.start {\n"
+        "    %y = comm.recv from [[0, 8]] tag 0 : tensor<268435456xf32>\n"
+        "    comm.yield %y : tensor<268435456xf32>\n  }\n";
+    if (both)
+      text += "  %v = comm.start {\n"
+              "    comm.send %x to [[0, 9]] tag 1 : tensor<268435456xf32>\n"
+              "    comm.yield\n  }\n"
+              "  %w = comm.start {\n"
+              "    %z = comm.recv from [[0, 9]] tag 1 : tensor<268435456xf32>\n"
+              "    comm.yield %z : tensor<268435456xf32>\n  }\n";
+    return text + "  return\n}\n}\n";
+  };
+  Fixture f1, f2;
+  auto alone = f1.run(program(false), **topology);
+  auto shared = f2.run(program(true), **topology);
+  ASSERT_TRUE(succeeded(alone) && succeeded(shared));
+  // Rank 0 sends both from its GPU over its one NIC: about twice as long.
+  EXPECT_NEAR(shared->stepTimeUs / alone->stepTimeUs, 2.0, 0.1);
+}

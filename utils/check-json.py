@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Schema checks for comm-sim's JSON outputs.
+
+  check-json.py bench FILE    an array of objects with exactly the keys
+                              size_bytes, time_us, algbw_GBps, busbw_GBps,
+                              algorithm, bound_us (numbers; algorithm a
+                              string), sizes increasing
+  check-json.py run FILE      an object with at least step_time_us,
+                              exposed_comm_us, compute_us, comm_bytes
+                              (non-negative numbers, exposed <= step)
+  check-json.py trace FILE    a Chrome/Perfetto trace: {"traceEvents": [...]}
+                              where every event has name, ph, pid; "X" events
+                              have tid, ts >= 0 and dur >= 0; "M" events name
+                              a process or thread in args.name
+Prints "ok: ..." and exits 0, or prints the first problem and exits 1.
+"""
+import json
+import numbers
+import sys
+
+
+def fail(message):
+    print("error: " + message)
+    sys.exit(1)
+
+
+def number(value, what):
+    if not isinstance(value, numbers.Number) or isinstance(value, bool):
+        fail("%s is not a number: %r" % (what, value))
+    if value != value or value < 0:
+        fail("%s is negative or NaN: %r" % (what, value))
+
+
+def bench(data):
+    keys = {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm",
+            "bound_us"}
+    if not isinstance(data, list) or not data:
+        fail("expected a non-empty array")
+    last = -1
+    for i, row in enumerate(data):
+        if not isinstance(row, dict) or set(row) != keys:
+            fail("row %d has keys %s, expected exactly %s"
+                 % (i, sorted(row), sorted(keys)))
+        for key in keys - {"algorithm"}:
+            number(row[key], "row %d %s" % (i, key))
+        if not isinstance(row["algorithm"], str) or not row["algorithm"]:
+            fail("row %d algorithm is not a name" % i)
+        if row["size_bytes"] <= last:
+            fail("sizes do not increase at row %d" % i)
+        last = row["size_bytes"]
+        if row["bound_us"] > row["time_us"] * (1 + 1e-9):
+            fail("row %d: bound above the prediction" % i)
+    return "%d rows" % len(data)
+
+
+def run(data):
+    if not isinstance(data, dict):
+        fail("expected an object")
+    for key in ("step_time_us", "exposed_comm_us", "compute_us", "comm_bytes"):
+        if key not in data:
+            fail("missing key " + key)
+        number(data[key], key)
+    if data["exposed_comm_us"] > data["step_time_us"] * (1 + 1e-9):
+        fail("exposed communication exceeds the step")
+    return "step %.3f us" % data["step_time_us"]
+
+
+def trace(data):
+    if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
+        fail("expected an object with a traceEvents array")
+    events = data["traceEvents"]
+    complete = 0
+    named = set()
+    for i, e in enumerate(events):
+        for key in ("name", "ph", "pid"):
+            if key not in e:
+                fail("event %d lacks %s" % (i, key))
+        if e["ph"] == "X":
+            for key in ("tid", "ts", "dur"):
+                if key not in e:
+                    fail("event %d lacks %s" % (i, key))
+                number(e[key], "event %d %s" % (i, key))
+            complete += 1
+        elif e["ph"] == "M":
+            if e["name"] not in ("process_name", "thread_name"):
+                fail("metadata event %d is %s" % (i, e["name"]))
+            if not isinstance(e.get("args", {}).get("name"), str):
+                fail("metadata event %d names nothing" % i)
+            named.add((e["pid"], e.get("tid")))
+        else:
+            fail("event %d has phase %r" % (i, e["ph"]))
+    if complete == 0:
+        fail("no complete events")
+    for e in events:
+        if e["ph"] == "X" and (e["pid"], None) not in named:
+            fail("process %r has no name" % e["pid"])
+    return "%d events" % complete
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("bench", "run", "trace"):
+        print(__doc__)
+        return 2
+    with open(sys.argv[2]) as f:
+        try:
+            data = json.load(f)
+        except json.JSONDecodeError as e:
+            fail("not JSON: %s" % e)
+    print("ok: " + {"bench": bench, "run": run, "trace": trace}[sys.argv[1]](data))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
