@@ -40,5 +40,5 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.comm_tools_dir, config.llvm_tools_dir]
-tools = ["comm-opt", "comm-topo", "comm-sim", "not", "split-file", "count", "FileCheck"]
+tools = ["comm-opt", "comm-topo", "comm-sim", "comm-translate", "comm-compile", "not", "split-file", "count", "FileCheck"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -13,5 +13,6 @@ include "Comm/CommAttrs.td"
 include "Comm/CommTypes.td"
 include "Comm/CommInterfaces.td"
 include "Comm/CommOps.td"
+include "Comm/CommBufferOps.td"
 
 #endif // COMM_DIALECT_COMM_COMM_TD

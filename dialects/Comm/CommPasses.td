@@ -40,4 +40,26 @@ def CommCheckTopology : Pass<"comm-check-topology", "::mlir::ModuleOp"> {
   ];
 }
 
+def CommBufferize : Pass<"comm-bufferize", "::mlir::ModuleOp"> {
+  let summary = "turn comm ops on tensors into comm ops on buffers";
+  let description = [{
+    Rewrites every function: tensor arguments and results become memrefs,
+    every tensor a comm op produces becomes a `memref.alloc` written by the
+    op's `comm.buffer.*` form, element-wise arith ops on tensors become
+    `comm.buffer.combine`, `comm.start` bodies write into buffers allocated
+    before the start (so that `comm.wait` has nothing to return), and
+    buffers that do not escape are freed at the end of their block. Loops
+    (`scf.for` without iteration arguments) and calls are rewritten in place.
+    Ops it cannot bufferize are a located error.
+
+    ```mlir
+    %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<4xf32>
+    // becomes
+    %alloc = memref.alloc() : memref<4xf32>
+    comm.buffer.all_reduce %x, %alloc {...} : memref<4xf32>, memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // COMM_DIALECT_COMM_COMMPASSES_TD

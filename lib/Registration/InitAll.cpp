@@ -1,15 +1,19 @@
 //===- InitAll.cpp - register comm and its companions ----------*- C++ -*-===//
 
+#include "comm/Conversion/Passes.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
+#include "comm/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -20,9 +24,14 @@ void mlir::comm::registerAllDialects(DialectRegistry &registry) {
                   bufferization::BufferizationDialect, emitc::EmitCDialect,
                   func::FuncDialect, gpu::GPUDialect, memref::MemRefDialect,
                   scf::SCFDialect, shard::ShardDialect, tensor::TensorDialect>();
+  // buffer-results-to-out-params hoists allocations through this interface.
+  memref::registerAllocationOpInterfaceExternalModels(registry);
 }
 
 void mlir::comm::registerAllPasses() {
   mlir::registerTransformsPasses();
+  mlir::bufferization::registerBufferResultsToOutParamsPass();
   comm::registerCommPasses();
+  comm::registerCommConversionPasses();
+  comm::registerPipelines();
 }

@@ -1,6 +1,7 @@
 //===- CommOps.cpp - comm dialect operations -------------------*- C++ -*-===//
 
 #include "comm/Dialect/Comm/IR/CommOps.h"
+#include "CommVerifiers.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
@@ -12,6 +13,7 @@
 
 using namespace mlir;
 using namespace mlir::comm;
+using namespace mlir::comm::detail;
 
 #include "comm/Dialect/Comm/CommOpInterfaces.cpp.inc"
 
@@ -30,7 +32,7 @@ std::optional<int64_t> mlir::comm::getWorldSize(Operation *op) {
 /// Size in bytes of a statically shaped tensor (sub-byte elements are
 /// rounded up to a byte each, as the runtime stores them), or std::nullopt
 /// when it does not fit in 63 bits.
-static std::optional<int64_t> getCheckedTensorBytes(RankedTensorType tensor) {
+static std::optional<int64_t> getCheckedTensorBytes(ShapedType tensor) {
   int64_t bytes = (tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8;
   for (int64_t dim : tensor.getShape())
     if (ShapedType::isDynamic(dim) || llvm::MulOverflow(bytes, dim, bytes))
@@ -45,10 +47,10 @@ static int64_t getTensorBytes(Type type) {
 
 /// Rejects tensors whose size in bytes overflows 64-bit arithmetic, so that
 /// every byte count derived from a verified op is exact.
-static LogicalResult verifyTensorSizes(Operation *op) {
+LogicalResult mlir::comm::detail::verifyTensorSizes(Operation *op) {
   auto check = [&](Type type) -> LogicalResult {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape() ||
+    auto tensor = dyn_cast<ShapedType>(type);
+    if (!tensor || !tensor.hasRank() || !tensor.hasStaticShape() ||
         !tensor.getElementType().isIntOrFloat() ||
         getCheckedTensorBytes(tensor))
       return success();
@@ -74,12 +76,12 @@ static LogicalResult verifyRankInWorld(Operation *op, int64_t rank,
   return success();
 }
 
-static LogicalResult verifyGroups(Operation *op, ReplicaGroupsAttr groups) {
+LogicalResult mlir::comm::detail::verifyGroups(Operation *op, ReplicaGroupsAttr groups) {
   return verifyRankInWorld(op, groups.getMaxRank(), "replica group");
 }
 
 /// Checks a flat [source, target, source, target, ...] list.
-static LogicalResult verifyPairs(Operation *op, ArrayRef<int64_t> pairs) {
+LogicalResult mlir::comm::detail::verifyPairs(Operation *op, ArrayRef<int64_t> pairs) {
   if (pairs.empty())
     return op->emitOpError() << "expects at least one [source, target] pair";
   if (pairs.size() % 2 != 0)
@@ -105,7 +107,7 @@ static LogicalResult verifyPairs(Operation *op, ArrayRef<int64_t> pairs) {
   return success();
 }
 
-static LogicalResult verifyReduction(Operation *op, ReductionKind kind,
+LogicalResult mlir::comm::detail::verifyReduction(Operation *op, ReductionKind kind,
                                      Type elementType) {
   if (isValidReduction(kind, elementType))
     return success();
@@ -118,7 +120,7 @@ static LogicalResult verifyReduction(Operation *op, ReductionKind kind,
 
 /// Checks a plan against the op it is attached to. `elementType` is null for
 /// ops that move no data.
-static LogicalResult verifyTransfer(Operation *op, PlanAttr plan,
+LogicalResult mlir::comm::detail::verifyTransfer(Operation *op, PlanAttr plan,
                                     Type elementType) {
   if (failed(verifyTensorSizes(op)))
     return failure();
@@ -424,7 +426,7 @@ int64_t AllToAllOp::getBytesReceivedPerRank() {
 
 // broadcast
 
-static LogicalResult verifyRoot(Operation *op, int64_t root,
+LogicalResult mlir::comm::detail::verifyRoot(Operation *op, int64_t root,
                                 ReplicaGroupsAttr groups) {
   if (root >= groups.getGroupSize())
     return op->emitOpError() << "root " << root
@@ -567,11 +569,11 @@ LogicalResult CopyOp::verify() {
 /// 1-D `buffer`, and that their element types are the buffer's or, for a
 /// converting pack/unpack, floating point like the buffer's. `what` names a
 /// piece in messages ("input" or "result").
-static LogicalResult verifyBufferLayout(Operation *op, Type bufferType,
+LogicalResult mlir::comm::detail::verifyBufferLayout(Operation *op, Type bufferType,
                                         TypeRange pieces,
                                         ArrayRef<int64_t> offsets,
                                         StringRef what) {
-  auto buffer = cast<RankedTensorType>(bufferType);
+  auto buffer = cast<ShapedType>(bufferType);
   if (buffer.getRank() != 1)
     return op->emitOpError() << "expects a 1-D buffer, got " << buffer;
   if (pieces.empty())
@@ -583,7 +585,7 @@ static LogicalResult verifyBufferLayout(Operation *op, Type bufferType,
   int64_t capacity = buffer.getNumElements();
   SmallVector<std::tuple<int64_t, int64_t, unsigned>> extents;
   for (auto [index, piece] : llvm::enumerate(pieces)) {
-    auto type = cast<RankedTensorType>(piece);
+    auto type = cast<ShapedType>(piece);
     Type elt = type.getElementType();
     if (elt != bufferElt && !(isa<FloatType>(elt) && isa<FloatType>(bufferElt)))
       return op->emitOpError()

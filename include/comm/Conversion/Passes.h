@@ -1,0 +1,22 @@
+//===- Passes.h - comm conversion passes ------------------------*- C++ -*-===//
+
+#ifndef COMM_CONVERSION_PASSES_H
+#define COMM_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace comm {
+
+#define GEN_PASS_DECL
+#include "comm/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "comm/Conversion/Passes.h.inc"
+
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_CONVERSION_PASSES_H

@@ -1,0 +1,32 @@
+//===- CommVerifiers.h - checks shared by the comm ops ----------*- C++ -*-===//
+//
+// Internal to the dialect library: the tensor ops and their bufferized
+// forms run the same checks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMM_LIB_DIALECT_COMM_IR_COMMVERIFIERS_H
+#define COMM_LIB_DIALECT_COMM_IR_COMMVERIFIERS_H
+
+#include "comm/Dialect/Comm/IR/CommOps.h"
+
+namespace mlir {
+namespace comm {
+namespace detail {
+
+LogicalResult verifyPairs(Operation *op, ArrayRef<int64_t> pairs);
+LogicalResult verifyGroups(Operation *op, ReplicaGroupsAttr groups);
+LogicalResult verifyReduction(Operation *op, ReductionKind kind,
+                              Type elementType);
+LogicalResult verifyTensorSizes(Operation *op);
+LogicalResult verifyBufferLayout(Operation *op, Type bufferType,
+                                 TypeRange pieces, ArrayRef<int64_t> offsets,
+                                 StringRef what);
+LogicalResult verifyTransfer(Operation *op, PlanAttr plan, Type elementType);
+LogicalResult verifyRoot(Operation *op, int64_t root, ReplicaGroupsAttr groups);
+
+} // namespace detail
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_LIB_DIALECT_COMM_IR_COMMVERIFIERS_H

@@ -1,0 +1,388 @@
+//===- Bufferize.cpp - comm ops on tensors to comm ops on buffers -*- C++ -*-===//
+//
+// comm programs are straight-line SSA over tensors (plus loops without
+// iteration arguments and calls), so bufferization needs no aliasing
+// analysis: every tensor a comm op produces is a fresh buffer. The pass
+// rebuilds each function body with memrefs, op by op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace comm {
+#define GEN_PASS_DEF_COMMBUFFERIZE
+#include "comm/Dialect/Comm/CommPasses.h.inc"
+} // namespace comm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::comm;
+
+/// The memory space of a buffer that comm-bufferize allocates for the result
+/// of a comm.copy; convert-comm-to-emitc reads it.
+static constexpr llvm::StringLiteral kSpaceAttrName = "comm.space";
+
+static Type bufferTypeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return MemRefType::get(tensor.getShape(), tensor.getElementType());
+  return type;
+}
+
+static FunctionType bufferFunctionType(FunctionType type) {
+  SmallVector<Type> inputs, results;
+  for (Type t : type.getInputs())
+    inputs.push_back(bufferTypeOf(t));
+  for (Type t : type.getResults())
+    results.push_back(bufferTypeOf(t));
+  return FunctionType::get(type.getContext(), inputs, results);
+}
+
+namespace {
+/// Rebuilds one function body on buffers.
+class FunctionBufferizer {
+public:
+  explicit FunctionBufferizer(func::FuncOp function) : function(function) {}
+  LogicalResult run();
+
+private:
+  /// Converts the ops of `source` into `builder`'s block. Allocations are
+  /// created at `allocBuilder` (the same block, or before the enclosing
+  /// comm.start) and recorded in `allocs` for freeing.
+  LogicalResult convertBlock(Block &source, OpBuilder &builder,
+                             OpBuilder &allocBuilder,
+                             SmallVectorImpl<Value> &allocs,
+                             SmallVectorImpl<Value> *yielded);
+  LogicalResult convertOp(Operation *op, OpBuilder &builder,
+                          OpBuilder &allocBuilder,
+                          SmallVectorImpl<Value> &allocs,
+                          SmallVectorImpl<Value> *yielded);
+  Value alloc(OpBuilder &allocBuilder, SmallVectorImpl<Value> &allocs,
+              Location loc, Type tensorType) {
+    Value buffer = allocBuilder.create<memref::AllocOp>(
+        loc, cast<MemRefType>(bufferTypeOf(tensorType)));
+    allocs.push_back(buffer);
+    return buffer;
+  }
+  Value lookup(Value value) { return mapping.lookupOrDefault(value); }
+  void freeAtEnd(Block &block, ArrayRef<Value> allocs);
+
+  func::FuncOp function;
+  IRMapping mapping;
+  /// Buffers that leave the function (returned): not freed.
+  llvm::SmallDenseSet<Value> escaping;
+  /// The yielded buffers of each comm.start, by token.
+  llvm::DenseMap<Value, SmallVector<Value>> tokenBuffers;
+};
+} // namespace
+
+/// Element-wise arith ops on tensors are local reductions.
+static std::optional<ReductionKind> combineKindOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<ReductionKind>>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return ReductionKind::sum; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return ReductionKind::prod; })
+      .Case<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(
+          [](auto) { return ReductionKind::max; })
+      .Case<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(
+          [](auto) { return ReductionKind::min; })
+      .Case<arith::AndIOp>([](auto) { return ReductionKind::band; })
+      .Case<arith::OrIOp>([](auto) { return ReductionKind::bor; })
+      .Case<arith::XOrIOp>([](auto) { return ReductionKind::bxor; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
+                                            OpBuilder &allocBuilder,
+                                            SmallVectorImpl<Value> &allocs,
+                                            SmallVectorImpl<Value> *yielded) {
+  Location loc = op->getLoc();
+  auto result = [&](Value tensor) {
+    Value buffer = alloc(allocBuilder, allocs, loc, tensor.getType());
+    mapping.map(tensor, buffer);
+    return buffer;
+  };
+  auto copyAttrs = [&](Operation *from, Operation *to) {
+    for (NamedAttribute attr : from->getDiscardableAttrs())
+      to->setAttr(attr.getName(), attr.getValue());
+  };
+
+  if (auto ar = dyn_cast<AllReduceOp>(op)) {
+    Value out = result(ar.getResult());
+    copyAttrs(op, builder.create<BufferAllReduceOp>(
+                      loc, lookup(ar.getInput()), out, ar.getKindAttr(),
+                      ar.getGroups(), ar.getPlanAttr()));
+    return success();
+  }
+  if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
+    Value out = result(rs.getResult());
+    builder.create<BufferReduceScatterOp>(loc, lookup(rs.getInput()), out,
+                                          rs.getKindAttr(), rs.getGroups(),
+                                          rs.getDimAttr(), rs.getPlanAttr());
+    return success();
+  }
+  if (auto ag = dyn_cast<AllGatherOp>(op)) {
+    Value out = result(ag.getResult());
+    builder.create<BufferAllGatherOp>(loc, lookup(ag.getInput()), out,
+                                      ag.getGroups(), ag.getDimAttr(),
+                                      ag.getPlanAttr());
+    return success();
+  }
+  if (auto a2a = dyn_cast<AllToAllOp>(op)) {
+    Value out = result(a2a.getResult());
+    builder.create<BufferAllToAllOp>(loc, lookup(a2a.getInput()), out,
+                                     a2a.getGroups(), a2a.getSplitDimAttr(),
+                                     a2a.getConcatDimAttr(),
+                                     a2a.getPlanAttr());
+    return success();
+  }
+  if (auto bc = dyn_cast<BroadcastOp>(op)) {
+    Value out = result(bc.getResult());
+    builder.create<BufferBroadcastOp>(loc, lookup(bc.getInput()), out,
+                                      bc.getGroups(), bc.getRootAttr(),
+                                      bc.getPlanAttr());
+    return success();
+  }
+  if (auto red = dyn_cast<ReduceOp>(op)) {
+    Value out = result(red.getResult());
+    builder.create<BufferReduceOp>(loc, lookup(red.getInput()), out,
+                                   red.getKindAttr(), red.getGroups(),
+                                   red.getRootAttr(), red.getPlanAttr());
+    return success();
+  }
+  if (auto perm = dyn_cast<PermuteOp>(op)) {
+    Value out = result(perm.getResult());
+    builder.create<BufferPermuteOp>(loc, lookup(perm.getInput()), out,
+                                    perm.getPairsAttr(), perm.getPlanAttr());
+    return success();
+  }
+  if (auto send = dyn_cast<SendOp>(op)) {
+    builder.create<BufferSendOp>(loc, lookup(send.getInput()),
+                                 send.getPairsAttr(), send.getTagAttr(),
+                                 send.getPlanAttr());
+    return success();
+  }
+  if (auto recv = dyn_cast<RecvOp>(op)) {
+    Value out = result(recv.getResult());
+    builder.create<BufferRecvOp>(loc, out, recv.getPairsAttr(),
+                                 recv.getTagAttr(), recv.getPlanAttr());
+    return success();
+  }
+  if (auto copy = dyn_cast<CopyOp>(op)) {
+    Value out = result(copy.getResult());
+    // The lowering allocates the target in the destination memory space.
+    out.getDefiningOp()->setAttr(kSpaceAttrName, copy.getDstAttr());
+    builder.create<BufferCopyOp>(loc, lookup(copy.getInput()), out,
+                                 copy.getSrcAttr(), copy.getDstAttr(),
+                                 copy.getPlanAttr());
+    return success();
+  }
+  if (auto pack = dyn_cast<PackOp>(op)) {
+    Value out = result(pack.getResult());
+    SmallVector<Value> inputs;
+    for (Value v : pack.getInputs())
+      inputs.push_back(lookup(v));
+    builder.create<BufferPackOp>(loc, inputs, out, pack.getOffsetsAttr());
+    return success();
+  }
+  if (auto unpack = dyn_cast<UnpackOp>(op)) {
+    SmallVector<Value> outputs;
+    for (Value v : unpack.getResults())
+      outputs.push_back(result(v));
+    builder.create<BufferUnpackOp>(loc, lookup(unpack.getInput()), outputs,
+                                   unpack.getOffsetsAttr());
+    return success();
+  }
+  if (auto compute = dyn_cast<ComputeOp>(op)) {
+    SmallVector<Value> inputs, outputs;
+    for (Value v : compute.getInputs())
+      inputs.push_back(lookup(v));
+    for (Value v : compute.getResults())
+      outputs.push_back(result(v));
+    builder.create<BufferComputeOp>(loc, compute.getNameAttr(), inputs,
+                                    outputs, compute.getFlopsAttr(),
+                                    compute.getBytesAttr(),
+                                    compute.getTimeUsAttr());
+    return success();
+  }
+  if (isa<BarrierOp>(op)) {
+    builder.clone(*op, mapping);
+    return success();
+  }
+  if (auto start = dyn_cast<StartOp>(op)) {
+    // The body writes into buffers allocated before the start; it yields
+    // nothing and the wait returns nothing.
+    auto newStart =
+        builder.create<StartOp>(loc, TokenType::get(op->getContext()));
+    Block *body = new Block();
+    newStart.getBody().push_back(body);
+    OpBuilder bodyBuilder = OpBuilder::atBlockBegin(body);
+    OpBuilder beforeStart(newStart);
+    SmallVector<Value> buffers;
+    if (failed(convertBlock(start.getBody().front(), bodyBuilder, beforeStart,
+                            allocs, &buffers)))
+      return failure();
+    bodyBuilder.setInsertionPointToEnd(body);
+    bodyBuilder.create<YieldOp>(loc, ValueRange());
+    mapping.map(start.getToken(), newStart.getToken());
+    tokenBuffers[newStart.getToken()] = buffers;
+    return success();
+  }
+  if (auto yield = dyn_cast<YieldOp>(op)) {
+    if (!yielded)
+      return op->emitError() << "comm.yield outside a comm.start";
+    for (Value v : yield.getValues()) {
+      if (!isa<RankedTensorType>(v.getType()))
+        return op->emitError()
+               << "comm-bufferize: a comm.start may only yield tensors, got "
+               << v.getType();
+      yielded->push_back(lookup(v));
+    }
+    return success();
+  }
+  if (auto wait = dyn_cast<WaitOp>(op)) {
+    Value token = lookup(wait.getToken());
+    auto it = tokenBuffers.find(token);
+    if (it == tokenBuffers.end())
+      return op->emitError() << "comm-bufferize: the token does not come from "
+                                "a comm.start of this function";
+    builder.create<WaitOp>(loc, TypeRange(), token);
+    for (auto [result, buffer] : llvm::zip(wait.getResults(), it->second))
+      mapping.map(result, buffer);
+    return success();
+  }
+  if (auto kind = combineKindOf(op);
+      kind && isa<RankedTensorType>(op->getResult(0).getType())) {
+    Value out = result(op->getResult(0));
+    builder.create<BufferCombineOp>(
+        loc, ReductionKindAttr::get(op->getContext(), *kind),
+        lookup(op->getOperand(0)), lookup(op->getOperand(1)), out);
+    return success();
+  }
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+    if (!empty.getType().hasStaticShape())
+      return op->emitError() << "comm-bufferize needs static shapes";
+    result(empty.getResult());
+    return success();
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    if (loop.getNumRegionIterArgs() != 0)
+      return op->emitError() << "comm-bufferize: loops with iteration "
+                                "arguments are not supported";
+    auto newLoop = builder.create<scf::ForOp>(
+        loc, lookup(loop.getLowerBound()), lookup(loop.getUpperBound()),
+        lookup(loop.getStep()));
+    mapping.map(loop.getInductionVar(), newLoop.getInductionVar());
+    Block *body = newLoop.getBody();
+    OpBuilder bodyBuilder = OpBuilder::atBlockBegin(body);
+    SmallVector<Value> bodyAllocs;
+    for (Operation &inner : loop.getBody()->without_terminator())
+      if (failed(convertOp(&inner, bodyBuilder, bodyBuilder, bodyAllocs,
+                           nullptr)))
+        return failure();
+    freeAtEnd(*body, bodyAllocs);
+    return success();
+  }
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    SmallVector<Value> operands;
+    for (Value v : call.getOperands())
+      operands.push_back(lookup(v));
+    SmallVector<Type> results;
+    for (Type t : call.getResultTypes())
+      results.push_back(bufferTypeOf(t));
+    auto newCall = builder.create<func::CallOp>(loc, call.getCalleeAttr(),
+                                                results, operands);
+    for (auto [from, to] : llvm::zip(call.getResults(), newCall.getResults()))
+      mapping.map(from, to);
+    return success();
+  }
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    SmallVector<Value> values;
+    for (Value v : ret.getOperands()) {
+      values.push_back(lookup(v));
+      escaping.insert(values.back());
+    }
+    builder.create<func::ReturnOp>(loc, values);
+    return success();
+  }
+  // Scalar ops (constants, index arithmetic) carry over unchanged.
+  bool touchesTensors =
+      llvm::any_of(op->getOperandTypes(), llvm::IsaPred<TensorType>) ||
+      llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>);
+  if (!touchesTensors && op->getNumRegions() == 0) {
+    builder.clone(*op, mapping);
+    return success();
+  }
+  return op->emitError() << "comm-bufferize cannot bufferize '"
+                         << op->getName()
+                         << "'; comm programs use comm ops, element-wise "
+                            "arith ops, tensor.empty, scf.for and calls";
+}
+
+LogicalResult FunctionBufferizer::convertBlock(Block &source,
+                                               OpBuilder &builder,
+                                               OpBuilder &allocBuilder,
+                                               SmallVectorImpl<Value> &allocs,
+                                               SmallVectorImpl<Value> *yielded) {
+  for (Operation &op : source)
+    if (failed(convertOp(&op, builder, allocBuilder, allocs, yielded)))
+      return failure();
+  return success();
+}
+
+void FunctionBufferizer::freeAtEnd(Block &block, ArrayRef<Value> allocs) {
+  OpBuilder builder(&block, std::prev(block.end()));
+  for (Value buffer : allocs)
+    if (!escaping.contains(buffer))
+      builder.create<memref::DeallocOp>(buffer.getLoc(), buffer);
+}
+
+LogicalResult FunctionBufferizer::run() {
+  if (function.isExternal()) {
+    function.setType(bufferFunctionType(function.getFunctionType()));
+    return success();
+  }
+  Block &old = function.getBody().front();
+  // The new body goes after the old one while it is built, so that it has
+  // a parent region (and context) from the start.
+  auto *fresh = new Block();
+  function.getBody().push_back(fresh);
+  for (BlockArgument arg : old.getArguments())
+    mapping.map(arg, fresh->addArgument(bufferTypeOf(arg.getType()),
+                                        arg.getLoc()));
+  OpBuilder builder = OpBuilder::atBlockBegin(fresh);
+  SmallVector<Value> allocs;
+  if (failed(convertBlock(old, builder, builder, allocs, nullptr))) {
+    fresh->dropAllDefinedValueUses();
+    fresh->dropAllReferences();
+    fresh->erase();
+    return failure();
+  }
+  freeAtEnd(*fresh, allocs);
+  old.dropAllDefinedValueUses();
+  old.dropAllReferences();
+  old.erase();
+  function.setType(bufferFunctionType(function.getFunctionType()));
+  return success();
+}
+
+namespace {
+struct CommBufferizePass
+    : public comm::impl::CommBufferizeBase<CommBufferizePass> {
+  void runOnOperation() override {
+    for (auto function :
+         llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
+      if (failed(FunctionBufferizer(function).run()))
+        return signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,44 @@
+//===- Pipelines.cpp - the pass pipelines of comm ----------------*- C++ -*-===//
+
+#include "comm/Pipelines/Pipelines.h"
+#include "comm/Conversion/Passes.h"
+#include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+
+void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
+                                       const PlanningPipelineOptions &options) {
+  CommCheckTopologyOptions check;
+  check.topology = options.topology;
+  pm.addPass(createCommCheckTopology(check));
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::comm::buildLoweringPipeline(OpPassManager &pm,
+                                       const LoweringPipelineOptions &options) {
+  pm.addPass(createCommBufferize());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  ConvertCommToEmitCOptions convert;
+  convert.target = options.target;
+  pm.addPass(createConvertCommToEmitC(convert));
+}
+
+void mlir::comm::registerPipelines() {
+  PassPipelineRegistration<PlanningPipelineOptions>(
+      "comm-plan",
+      "The planning pipeline: check the program against the topology, "
+      "simplify",
+      buildPlanningPipeline);
+  PassPipelineRegistration<LoweringPipelineOptions>(
+      "comm-lower-to-emitc",
+      "Lower comm on tensors to EmitC calls of the commrt runtime "
+      "(comm-bufferize, buffer-results-to-out-params, convert-comm-to-emitc)",
+      buildLoweringPipeline);
+}

@@ -1,0 +1,1024 @@
+//===- commrt_gen.h - helpers that comm-generated C++ calls ------*- C++ -*-===//
+//
+// The C++ that `comm-translate --comm-to-cpp` (and `--comm-to-cuda`) emits
+// calls these helpers, which sit on the C ABI of commrt.h. They add what a
+// compiled comm program needs beyond single runtime calls:
+//
+//  - communicators looked up once per call site and cached;
+//  - the #comm.plan precision: data converted to the wire type, reduced in
+//    it and converted back;
+//  - collectives on a dimension other than the outermost one (a block
+//    transpose around the contiguous collective);
+//  - the async form: ops inside a comm.start are started without waiting and
+//    recorded with the buffer they write; an op that reads such a buffer
+//    waits for it first; comm.wait completes them all;
+//  - sends that never block the sender (completed before their buffer is
+//    freed and when the function returns), so that SPMD programs that send
+//    before they receive cannot deadlock;
+//  - a caching allocator for the buffers the program allocates;
+//  - errors turned into a commgen::Error that names the op's location in the
+//    source program; the generated C entry points return it as a status.
+//
+// This header is not a stable ABI: it is compiled together with the code
+// that uses it. One commrt_context is used from one thread at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMMRT_GEN_H
+#define COMMRT_GEN_H
+
+#include "commrt.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+/// The interface of a user-provided comm.compute implementation: the
+/// generated code calls `comm_compute_<name>(const comm_compute_args *)` when
+/// the program links such a function, and a deterministic stand-in
+/// otherwise (see commgen::compute).
+extern "C" {
+typedef struct comm_tensor {
+  void *data;
+  int64_t count;
+  commrt_dtype dtype;
+  commrt_memory_space space;
+} comm_tensor;
+typedef struct comm_compute_args {
+  commrt_context *ctx;
+  const char *name;
+  int64_t num_inputs;
+  const comm_tensor *inputs;
+  int64_t num_outputs;
+  const comm_tensor *outputs;
+} comm_compute_args;
+typedef void (*comm_compute_fn)(const comm_compute_args *);
+}
+
+namespace commgen {
+
+/// A failed operation of a generated program.
+class Error : public std::runtime_error {
+public:
+  Error(commrt_status status, const std::string &message)
+      : std::runtime_error(message), status(status) {}
+  commrt_status status;
+};
+
+[[noreturn]] inline void fail(commrt_status status, const char *loc,
+                              const char *op, const std::string &what) {
+  std::string message = std::string(loc) + ": " + op + ": " + what;
+  throw Error(status, message);
+}
+
+inline void check(commrt_status status, const char *loc, const char *op) {
+  if (status == COMMRT_SUCCESS)
+    return;
+  const char *detail = commrt_last_error();
+  fail(status, loc, op,
+       detail && *detail ? detail : commrt_status_string(status));
+}
+
+/// Replica groups of one call site: flattened world ranks, group after
+/// group.
+struct Ranks {
+  int64_t groupSize;
+  std::vector<int64_t> ranks;
+};
+
+/// Source/target pairs of world ranks of one call site.
+struct Pairs {
+  std::vector<int64_t> flat;
+  int64_t size() const { return static_cast<int64_t>(flat.size() / 2); }
+};
+
+/// One started operation of an Async and the bytes it writes.
+struct Pending {
+  commrt_request *request = nullptr;
+  const char *lo = nullptr, *hi = nullptr;
+  /// Runs after the request completes (convert back, transpose, free).
+  std::function<void()> finish;
+};
+
+/// The transfers of one comm.start.
+struct Async {
+  commrt_context *ctx = nullptr;
+  std::vector<Pending> pending;
+};
+
+/// Per-context state of generated code.
+struct State {
+  int64_t rank = 0, world = 1;
+  commrt_backend backend = COMMRT_BACKEND_MPI;
+  std::map<const Ranks *, commrt_comm *> comms;
+  std::map<int64_t, commrt_stream *> streams;
+  /// Sends started by blocking comm.send ops, not yet completed.
+  std::vector<Pending> sends;
+  /// Freed allocations, by (space, bytes), for reuse.
+  std::map<std::pair<int, int64_t>, std::vector<void *>> pool;
+  int64_t pooledBytes = 0;
+};
+
+/// The context of the generated entry point running on this thread.
+inline commrt_context *&currentStorage() {
+  static thread_local commrt_context *ctx = nullptr;
+  return ctx;
+}
+inline commrt_context *current() { return currentStorage(); }
+
+/// Makes `ctx` current for the duration of a generated entry point.
+class Scope {
+public:
+  explicit Scope(commrt_context *ctx) : saved(currentStorage()) {
+    currentStorage() = ctx;
+  }
+  ~Scope() { currentStorage() = saved; }
+  Scope(const Scope &) = delete;
+
+private:
+  commrt_context *saved;
+};
+
+inline State &state(commrt_context *ctx) {
+  static std::unordered_map<commrt_context *, std::unique_ptr<State>> states;
+  std::unique_ptr<State> &entry = states[ctx];
+  if (!entry) {
+    entry = std::make_unique<State>();
+    check(commrt_rank(ctx, &entry->rank), "<init>", "commrt_rank");
+    check(commrt_world_size(ctx, &entry->world), "<init>", "commrt_world_size");
+    check(commrt_get_backend(ctx, &entry->backend), "<init>",
+          "commrt_get_backend");
+  }
+  return *entry;
+}
+
+inline size_t bytesOf(int64_t count, commrt_dtype dtype) {
+  return static_cast<size_t>(count) * commrt_dtype_size(dtype);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// Pooled blocks above this total are returned to the runtime.
+constexpr int64_t kPoolLimitBytes = int64_t(1) << 30;
+
+inline void *allocBytes(commrt_context *ctx, int64_t bytes,
+                        commrt_memory_space space, const char *loc) {
+  State &st = state(ctx);
+  auto it = st.pool.find({static_cast<int>(space), bytes});
+  if (it != st.pool.end() && !it->second.empty()) {
+    void *ptr = it->second.back();
+    it->second.pop_back();
+    st.pooledBytes -= bytes;
+    return ptr;
+  }
+  void *ptr = nullptr;
+  check(commrt_alloc(ctx, bytes, space, &ptr), loc, "memref.alloc");
+  return ptr;
+}
+
+void drainSends(commrt_context *ctx, const char *loc);
+
+inline void freeBytes(commrt_context *ctx, void *ptr, int64_t bytes,
+                      commrt_memory_space space, const char *loc) {
+  if (!ptr)
+    return;
+  // A send may still read the buffer.
+  drainSends(ctx, loc);
+  State &st = state(ctx);
+  if (st.pooledBytes + bytes > kPoolLimitBytes) {
+    check(commrt_free(ctx, ptr, space), loc, "memref.dealloc");
+    return;
+  }
+  st.pool[{static_cast<int>(space), bytes}].push_back(ptr);
+  st.pooledBytes += bytes;
+}
+
+template <typename T>
+T *alloc(int64_t count, commrt_dtype dtype,
+         commrt_memory_space space, const char *loc) {
+  commrt_context *ctx = current();
+  return static_cast<T *>(
+      allocBytes(ctx, static_cast<int64_t>(bytesOf(count, dtype)), space, loc));
+}
+
+inline void dealloc(void *ptr, int64_t count,
+                    commrt_dtype dtype, commrt_memory_space space,
+                    const char *loc) {
+  commrt_context *ctx = current();
+  freeBytes(ctx, ptr, static_cast<int64_t>(bytesOf(count, dtype)), space, loc);
+}
+
+/// Returns every pooled block to the runtime (before commrt_finalize).
+inline void releasePool(commrt_context *ctx) {
+  State &st = state(ctx);
+  for (auto &[key, blocks] : st.pool)
+    for (void *ptr : blocks)
+      commrt_free(ctx, ptr, static_cast<commrt_memory_space>(key.first));
+  st.pool.clear();
+  st.pooledBytes = 0;
+}
+
+/// A temporary buffer freed (back to the pool) when it goes out of scope
+/// or when an async finish runs.
+struct Temp {
+  commrt_context *ctx = nullptr;
+  void *ptr = nullptr;
+  int64_t bytes = 0;
+  commrt_memory_space space = COMMRT_HOST;
+  Temp() = default;
+  Temp(commrt_context *ctx, int64_t bytes, commrt_memory_space space,
+       const char *loc)
+      : ctx(ctx), ptr(allocBytes(ctx, bytes, space, loc)), bytes(bytes),
+        space(space) {}
+  Temp(Temp &&other) noexcept { *this = std::move(other); }
+  Temp &operator=(Temp &&other) noexcept {
+    std::swap(ctx, other.ctx);
+    std::swap(ptr, other.ptr);
+    std::swap(bytes, other.bytes);
+    std::swap(space, other.space);
+    return *this;
+  }
+  Temp(const Temp &) = delete;
+  ~Temp() {
+    if (ptr) {
+      State &st = state(ctx);
+      st.pool[{static_cast<int>(space), bytes}].push_back(ptr);
+      st.pooledBytes += bytes;
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Streams, communicators, async bookkeeping
+//===----------------------------------------------------------------------===//
+
+/// The stream of a #comm.plan `stream = n` (n < 0: the backend's own).
+inline commrt_stream *stream(commrt_context *ctx, int64_t index,
+                             const char *loc) {
+  State &st = state(ctx);
+  if (index < 0 || st.backend == COMMRT_BACKEND_MPI)
+    return nullptr;
+  commrt_stream *&entry = st.streams[index];
+  if (!entry)
+    check(commrt_stream_create(ctx, &entry), loc, "commrt_stream_create");
+  return entry;
+}
+
+/// The communicator of the calling rank for `ranks` (NULL: in no group).
+inline commrt_comm *comm(commrt_context *ctx, const Ranks &ranks,
+                         const char *loc) {
+  State &st = state(ctx);
+  auto it = st.comms.find(&ranks);
+  if (it != st.comms.end())
+    return it->second;
+  commrt_comm *handle = nullptr;
+  check(commrt_comm_create(ctx, ranks.ranks.data(),
+                           static_cast<int64_t>(ranks.ranks.size()),
+                           ranks.groupSize, &handle),
+        loc, "commrt_comm_create");
+  st.comms[&ranks] = handle;
+  return handle;
+}
+
+inline bool overlaps(const Pending &p, const void *ptr, size_t bytes) {
+  const char *lo = static_cast<const char *>(ptr);
+  return lo < p.hi && p.lo < lo + bytes;
+}
+
+inline void complete(Pending &p, const char *loc, const char *op) {
+  commrt_request *req = p.request;
+  p.request = nullptr;
+  check(commrt_wait(req), loc, op);
+  if (p.finish) {
+    std::function<void()> finish = std::move(p.finish);
+    p.finish = nullptr;
+    finish();
+  }
+}
+
+/// Before an op of an async body reads `ptr`, waits for the started
+/// operations that write it.
+inline void waitFor(Async *async, const void *ptr, size_t bytes,
+                    const char *loc) {
+  if (!async)
+    return;
+  for (Pending &p : async->pending)
+    if ((p.request || p.finish) && overlaps(p, ptr, bytes))
+      complete(p, loc, "comm.wait");
+}
+
+/// Records a started operation, or completes it at once outside a
+/// comm.start.
+inline void issued(Async *async, commrt_request *req, const void *target,
+                   size_t bytes, std::function<void()> finish,
+                   const char *loc, const char *op) {
+  Pending p;
+  p.request = req;
+  p.lo = static_cast<const char *>(target);
+  p.hi = p.lo + bytes;
+  p.finish = std::move(finish);
+  if (!async) {
+    complete(p, loc, op);
+    return;
+  }
+  async->pending.push_back(std::move(p));
+}
+
+/// Begins the transfers of a comm.start; commgen::wait ends them.
+inline Async *start() {
+  Async *async = new Async();
+  async->ctx = current();
+  return async;
+}
+
+inline void wait(Async *async, const char *loc) {
+  std::unique_ptr<Async> owned(async);
+  for (Pending &p : async->pending)
+    if (p.request || p.finish)
+      complete(p, loc, "comm.wait");
+}
+
+inline void drainSends(commrt_context *ctx, const char *loc) {
+  State &st = state(ctx);
+  if (st.sends.empty())
+    return;
+  std::vector<Pending> sends = std::move(st.sends);
+  st.sends.clear();
+  for (Pending &p : sends)
+    complete(p, loc, "comm.send");
+}
+
+/// Called when a generated function returns: completes its sends and
+/// synchronizes the streams it used.
+inline void finish(commrt_context *ctx, const char *loc) {
+  drainSends(ctx, loc);
+  for (auto &[index, s] : state(ctx).streams)
+    check(commrt_stream_synchronize(s), loc, "commrt_stream_synchronize");
+}
+
+//===----------------------------------------------------------------------===//
+// Layout and precision helpers
+//===----------------------------------------------------------------------===//
+
+/// dst[b][a][c] = src[a][b][c] for blocks of `c` elements.
+inline void transpose(commrt_context *ctx, void *dst, const void *src,
+                      int64_t a, int64_t b, int64_t c, commrt_dtype dtype,
+                      commrt_memory_space space, commrt_stream *s,
+                      const char *loc) {
+  (void)ctx;
+  std::vector<commrt_piece> pieces;
+  pieces.reserve(static_cast<size_t>(a * b));
+  size_t block = bytesOf(c, dtype);
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < b; ++j) {
+      commrt_piece piece;
+      piece.data = const_cast<char *>(static_cast<const char *>(src) +
+                                      (i * b + j) * block);
+      piece.count = c;
+      piece.offset = (j * a + i) * c;
+      piece.dtype = dtype;
+      pieces.push_back(piece);
+    }
+  check(commrt_pack(dst, dtype, a * b * c, pieces.data(),
+                    static_cast<int64_t>(pieces.size()), space, s),
+        loc, "commrt_pack (transpose)");
+}
+
+inline void convert(void *dst, commrt_dtype dstType, const void *src,
+                    commrt_dtype srcType, int64_t count,
+                    commrt_memory_space space, commrt_stream *s,
+                    const char *loc) {
+  check(commrt_convert(dst, dstType, src, srcType, count, space, s), loc,
+        "commrt_convert");
+}
+
+/// The buffer a transfer sends: `src` itself or a copy converted to the
+/// wire type.
+struct Wire {
+  const void *data;
+  Temp temp;
+};
+
+inline Wire toWire(commrt_context *ctx, const void *src, int64_t count,
+                   commrt_dtype dtype, commrt_dtype wire,
+                   commrt_memory_space space, commrt_stream *s,
+                   const char *loc) {
+  Wire w{src, Temp()};
+  if (wire == dtype)
+    return w;
+  w.temp = Temp(ctx, static_cast<int64_t>(bytesOf(count, wire)), space, loc);
+  convert(w.temp.ptr, wire, src, dtype, count, space, s, loc);
+  w.data = w.temp.ptr;
+  return w;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// Shared skeleton: `run(send, recv, req)` starts the contiguous operation on
+/// buffers of the wire type. `pre` (elements of the source, in its layout)
+/// and `post` describe the block transposes around it: pre = {a, b, c}
+/// transposes the source before, post the received data after (a == 1: no
+/// transpose).
+struct Layout {
+  int64_t a = 1, b = 1, c = 1;
+  bool identity() const { return a == 1 || b == 1; }
+};
+
+template <typename Run>
+void collective(commrt_context *ctx, Async *async, const char *op,
+                const void *src, int64_t srcCount, void *dst,
+                int64_t dstCount, commrt_dtype dtype, commrt_dtype wire,
+                Layout pre, Layout post, commrt_memory_space space,
+                commrt_stream *s, const char *loc, Run run,
+                bool writeTarget = true) {
+  waitFor(async, src, bytesOf(srcCount, dtype), loc);
+  // Source: convert to the wire type, then transpose.
+  Wire w = toWire(ctx, src, srcCount, dtype, wire, space, s, loc);
+  Temp preTemp;
+  const void *send = w.data;
+  if (!pre.identity()) {
+    preTemp =
+        Temp(ctx, static_cast<int64_t>(bytesOf(srcCount, wire)), space, loc);
+    transpose(ctx, preTemp.ptr, send, pre.a, pre.b, pre.c, wire, space, s,
+              loc);
+    send = preTemp.ptr;
+  }
+  // Target: received in the wire type and layout, then moved into place.
+  bool direct = wire == dtype && post.identity() && writeTarget;
+  Temp recvTemp;
+  void *recv = dst;
+  if (!direct) {
+    recvTemp =
+        Temp(ctx, static_cast<int64_t>(bytesOf(dstCount, wire)), space, loc);
+    recv = recvTemp.ptr;
+  }
+  commrt_request *req = nullptr;
+  check(run(send, recv, async ? &req : nullptr), loc, op);
+  auto keep = std::make_shared<std::vector<Temp>>();
+  keep->push_back(std::move(w.temp));
+  keep->push_back(std::move(preTemp));
+  std::function<void()> after;
+  if (direct) {
+    after = [keep]() { keep->clear(); };
+  } else {
+    auto held = std::make_shared<Temp>(std::move(recvTemp));
+    after = [=]() {
+      if (!writeTarget)
+        return;
+      const void *data = held->ptr;
+      Temp converted;
+      if (!post.identity()) {
+        if (wire == dtype) {
+          transpose(ctx, dst, data, post.a, post.b, post.c, wire, space, s,
+                    loc);
+          return;
+        }
+        converted = Temp(ctx, static_cast<int64_t>(bytesOf(dstCount, wire)),
+                         space, loc);
+        transpose(ctx, converted.ptr, data, post.a, post.b, post.c, wire,
+                  space, s, loc);
+        data = converted.ptr;
+      }
+      convert(dst, dtype, data, wire, dstCount, space, s, loc);
+      keep->clear();
+    };
+  }
+  issued(async, req, dst, bytesOf(dstCount, dtype), std::move(after), loc, op);
+}
+
+/// Zero-fills `dst` on ranks that are in no group (they skip the call).
+inline void skip(commrt_context *ctx, void *dst, int64_t count,
+                 commrt_dtype dtype, commrt_memory_space space,
+                 const char *loc) {
+  check(commrt_memset(ctx, dst, space, 0,
+                      static_cast<int64_t>(bytesOf(count, dtype)), nullptr),
+        loc, "commrt_memset");
+}
+
+inline void all_reduce(Async *async, const Ranks &ranks,
+                       const void *src, void *dst, int64_t count,
+                       commrt_dtype dtype, commrt_dtype wire, commrt_redop op,
+                       commrt_memory_space space, int64_t streamIndex,
+                       const char *loc) {
+  commrt_context *ctx = current();
+  commrt_comm *c = comm(ctx, ranks, loc);
+  if (!c)
+    return skip(ctx, dst, count, dtype, space, loc);
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  collective(ctx, async, "comm.all_reduce", src, count, dst, count, dtype,
+             wire, {}, {}, space, s, loc,
+             [&](const void *send, void *recv, commrt_request **req) {
+               return req ? commrt_iall_reduce(c, send, recv, count, wire, op,
+                                               s, req)
+                          : commrt_all_reduce(c, send, recv, count, wire, op,
+                                              s);
+             });
+}
+
+/// `outer`: elements before the scattered dimension (1: contiguous).
+inline void reduce_scatter(Async *async,
+                           const Ranks &ranks, const void *src, void *dst,
+                           int64_t recvCount, int64_t outer,
+                           commrt_dtype dtype, commrt_dtype wire,
+                           commrt_redop op, commrt_memory_space space,
+                           int64_t streamIndex, const char *loc) {
+  commrt_context *ctx = current();
+  commrt_comm *c = comm(ctx, ranks, loc);
+  if (!c)
+    return skip(ctx, dst, recvCount, dtype, space, loc);
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  int64_t g = ranks.groupSize;
+  // Source [outer][g][inner] -> [g][outer][inner].
+  Layout pre{outer, g, recvCount / outer};
+  collective(ctx, async, "comm.reduce_scatter", src, recvCount * g, dst,
+             recvCount, dtype, wire, pre, {}, space, s, loc,
+             [&](const void *send, void *recv, commrt_request **req) {
+               return req ? commrt_ireduce_scatter(c, send, recv, recvCount,
+                                                   wire, op, s, req)
+                          : commrt_reduce_scatter(c, send, recv, recvCount,
+                                                  wire, op, s);
+             });
+}
+
+/// `outer`: elements before the gathered dimension (1: contiguous).
+inline void all_gather(Async *async, const Ranks &ranks,
+                       const void *src, void *dst, int64_t sendCount,
+                       int64_t outer, commrt_dtype dtype, commrt_dtype wire,
+                       commrt_memory_space space, int64_t streamIndex,
+                       const char *loc) {
+  commrt_context *ctx = current();
+  commrt_comm *c = comm(ctx, ranks, loc);
+  int64_t g = ranks.groupSize;
+  if (!c)
+    return skip(ctx, dst, sendCount * g, dtype, space, loc);
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  // Received [g][outer][inner] -> [outer][g][inner].
+  Layout post{g, outer, sendCount / outer};
+  collective(ctx, async, "comm.all_gather", src, sendCount, dst,
+             sendCount * g, dtype, wire, {}, post, space, s, loc,
+             [&](const void *send, void *recv, commrt_request **req) {
+               return req ? commrt_iall_gather(c, send, recv, sendCount, wire,
+                                               s, req)
+                          : commrt_all_gather(c, send, recv, sendCount, wire,
+                                              s);
+             });
+}
+
+/// `splitOuter`: elements of the source before the split dimension;
+/// `concatOuter`: elements of one received block before the concat
+/// dimension (1: contiguous).
+inline void all_to_all(Async *async, const Ranks &ranks,
+                       const void *src, void *dst, int64_t count,
+                       int64_t splitOuter, int64_t concatOuter,
+                       commrt_dtype dtype, commrt_dtype wire,
+                       commrt_memory_space space, int64_t streamIndex,
+                       const char *loc) {
+  commrt_context *ctx = current();
+  commrt_comm *c = comm(ctx, ranks, loc);
+  if (!c)
+    return skip(ctx, dst, count, dtype, space, loc);
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  int64_t g = ranks.groupSize;
+  int64_t block = count / g;
+  Layout pre{splitOuter, g, block / splitOuter};
+  Layout post{g, concatOuter, block / concatOuter};
+  collective(ctx, async, "comm.all_to_all", src, count, dst, count, dtype,
+             wire, pre, post, space, s, loc,
+             [&](const void *send, void *recv, commrt_request **req) {
+               return req ? commrt_iall_to_all(c, send, recv, block, wire, s,
+                                               req)
+                          : commrt_all_to_all(c, send, recv, block, wire, s);
+             });
+}
+
+inline void broadcast(Async *async, const Ranks &ranks,
+                      const void *src, void *dst, int64_t count, int64_t root,
+                      commrt_dtype dtype, commrt_dtype wire,
+                      commrt_memory_space space, int64_t streamIndex,
+                      const char *loc) {
+  commrt_context *ctx = current();
+  commrt_comm *c = comm(ctx, ranks, loc);
+  if (!c)
+    return skip(ctx, dst, count, dtype, space, loc);
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  collective(ctx, async, "comm.broadcast", src, count, dst, count, dtype,
+             wire, {}, {}, space, s, loc,
+             [&](const void *send, void *recv, commrt_request **req) {
+               return req ? commrt_ibroadcast(c, send, recv, count, wire, root,
+                                              s, req)
+                          : commrt_broadcast(c, send, recv, count, wire, root,
+                                             s);
+             });
+}
+
+inline void reduce(Async *async, const Ranks &ranks,
+                   const void *src, void *dst, int64_t count, int64_t root,
+                   commrt_dtype dtype, commrt_dtype wire, commrt_redop op,
+                   commrt_memory_space space, int64_t streamIndex,
+                   const char *loc) {
+  commrt_context *ctx = current();
+  commrt_comm *c = comm(ctx, ranks, loc);
+  if (!c)
+    return skip(ctx, dst, count, dtype, space, loc);
+  int64_t position = 0;
+  check(commrt_comm_rank(c, &position), loc, "commrt_comm_rank");
+  // Ranks other than the root get zeros.
+  if (position != root)
+    skip(ctx, dst, count, dtype, space, loc);
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  collective(ctx, async, "comm.reduce", src, count, dst, count, dtype, wire,
+             {}, {}, space, s, loc,
+             [&](const void *send, void *recv, commrt_request **req) {
+               return req ? commrt_ireduce(c, send, recv, count, wire, op,
+                                           root, s, req)
+                          : commrt_reduce(c, send, recv, count, wire, op,
+                                          root, s);
+             },
+             /*writeTarget=*/position == root);
+}
+
+inline void permute(Async *async, const Pairs &pairs,
+                    const void *src, void *dst, int64_t count,
+                    commrt_dtype dtype, commrt_dtype wire,
+                    commrt_memory_space space, int64_t streamIndex,
+                    const char *loc) {
+  commrt_context *ctx = current();
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  collective(ctx, async, "comm.permute", src, count, dst, count, dtype, wire,
+             {}, {}, space, s, loc,
+             [&](const void *send, void *recv, commrt_request **req) {
+               return req ? commrt_ipermute(ctx, send, recv, count, wire,
+                                            pairs.flat.data(), pairs.size(),
+                                            s, req)
+                          : commrt_permute(ctx, send, recv, count, wire,
+                                           pairs.flat.data(), pairs.size(),
+                                           s);
+             });
+}
+
+inline void barrier(Async *async, const Ranks &ranks,
+                    const char *loc) {
+  commrt_context *ctx = current();
+  commrt_comm *c = comm(ctx, ranks, loc);
+  if (!c)
+    return;
+  if (!async) {
+    check(commrt_barrier(c, nullptr), loc, "comm.barrier");
+    return;
+  }
+  commrt_request *req = nullptr;
+  check(commrt_ibarrier(c, nullptr, &req), loc, "comm.barrier");
+  issued(async, req, nullptr, 0, nullptr, loc, "comm.barrier");
+}
+
+//===----------------------------------------------------------------------===//
+// Point to point
+//===----------------------------------------------------------------------===//
+
+/// Sends `buf` to the target of every pair whose source is this rank. The
+/// send never blocks: outside a comm.start it completes before its buffer
+/// is freed or the function returns.
+inline void send(Async *async, const Pairs &pairs,
+                 int64_t tag, const void *buf, int64_t count,
+                 commrt_dtype dtype, commrt_dtype wire,
+                 commrt_memory_space space, int64_t streamIndex,
+                 const char *loc) {
+  commrt_context *ctx = current();
+  State &st = state(ctx);
+  waitFor(async, buf, bytesOf(count, dtype), loc);
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  std::shared_ptr<Wire> w;
+  for (int64_t k = 0; k < pairs.size(); ++k) {
+    if (pairs.flat[2 * k] != st.rank)
+      continue;
+    if (!w)
+      w = std::make_shared<Wire>(
+          toWire(ctx, buf, count, dtype, wire, space, s, loc));
+    Pending p;
+    check(commrt_isend(ctx, w->data, count, wire, pairs.flat[2 * k + 1], tag,
+                       s, &p.request),
+          loc, "comm.send");
+    p.finish = [w]() {};
+    if (async)
+      async->pending.push_back(std::move(p));
+    else
+      st.sends.push_back(std::move(p));
+  }
+}
+
+/// Receives into `buf` from the source of the pair whose target is this
+/// rank; other ranks get zeros.
+inline void recv(Async *async, const Pairs &pairs,
+                 int64_t tag, void *buf, int64_t count, commrt_dtype dtype,
+                 commrt_dtype wire, commrt_memory_space space,
+                 int64_t streamIndex, const char *loc) {
+  commrt_context *ctx = current();
+  State &st = state(ctx);
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  int64_t peer = -1;
+  for (int64_t k = 0; k < pairs.size(); ++k)
+    if (pairs.flat[2 * k + 1] == st.rank)
+      peer = pairs.flat[2 * k];
+  if (peer < 0)
+    return skip(ctx, buf, count, dtype, space, loc);
+  void *target = buf;
+  std::shared_ptr<Temp> temp;
+  if (wire != dtype) {
+    temp = std::make_shared<Temp>(
+        ctx, static_cast<int64_t>(bytesOf(count, wire)), space, loc);
+    target = temp->ptr;
+  }
+  commrt_request *req = nullptr;
+  check(commrt_irecv(ctx, target, count, wire, peer, tag, s, &req), loc,
+        "comm.recv");
+  std::function<void()> after;
+  if (temp)
+    after = [=]() {
+      convert(buf, dtype, temp->ptr, wire, count, space, s, loc);
+    };
+  // A blocking receive first lets this rank's pending sends progress.
+  issued(async, req, buf, bytesOf(count, dtype), std::move(after), loc,
+         "comm.recv");
+}
+
+//===----------------------------------------------------------------------===//
+// Local operations
+//===----------------------------------------------------------------------===//
+
+inline void copy(Async *async, void *dst,
+                 commrt_memory_space dstSpace, const void *src,
+                 commrt_memory_space srcSpace, int64_t count,
+                 commrt_dtype dtype, int64_t streamIndex, const char *loc) {
+  commrt_context *ctx = current();
+  waitFor(async, src, bytesOf(count, dtype), loc);
+  commrt_stream *s = stream(ctx, streamIndex, loc);
+  check(commrt_copy(ctx, dst, dstSpace, src, srcSpace,
+                    static_cast<int64_t>(bytesOf(count, dtype)), s),
+        loc, "comm.copy");
+}
+
+inline commrt_piece piece(const void *data, int64_t count, int64_t offset,
+                          commrt_dtype dtype) {
+  commrt_piece p;
+  p.data = const_cast<void *>(data);
+  p.count = count;
+  p.offset = offset;
+  p.dtype = dtype;
+  return p;
+}
+
+template <typename... Pieces>
+void pack(Async *async, void *buffer,
+          commrt_dtype bufferType, int64_t bufferCount,
+          commrt_memory_space space, const char *loc, Pieces... pieces) {
+  commrt_context *ctx = current();
+  const commrt_piece list[] = {pieces...};
+  for (const commrt_piece &p : list)
+    waitFor(async, p.data, bytesOf(p.count, p.dtype), loc);
+  check(commrt_pack(buffer, bufferType, bufferCount, list,
+                    static_cast<int64_t>(sizeof...(Pieces)), space, nullptr),
+        loc, "comm.pack");
+}
+
+template <typename... Pieces>
+void unpack(Async *async, const void *buffer,
+            commrt_dtype bufferType, int64_t bufferCount,
+            commrt_memory_space space, const char *loc, Pieces... pieces) {
+  waitFor(async, buffer, bytesOf(bufferCount, bufferType), loc);
+  const commrt_piece list[] = {pieces...};
+  check(commrt_unpack(buffer, bufferType, bufferCount, list,
+                      static_cast<int64_t>(sizeof...(Pieces)), space, nullptr),
+        loc, "comm.unpack");
+}
+
+/// target = lhs (op) rhs, element-wise (f16/bf16 accumulate in f32).
+inline void combine(Async *async, void *target,
+                    const void *lhs, const void *rhs, int64_t count,
+                    commrt_dtype dtype, commrt_redop op,
+                    commrt_memory_space space, const char *loc) {
+  commrt_context *ctx = current();
+  size_t bytes = bytesOf(count, dtype);
+  waitFor(async, lhs, bytes, loc);
+  waitFor(async, rhs, bytes, loc);
+  const void *other = rhs;
+  if (target == rhs && target != lhs)
+    other = lhs;
+  else if (target != lhs)
+    check(commrt_copy(ctx, target, space, lhs, space,
+                      static_cast<int64_t>(bytes), nullptr),
+          loc, "comm.buffer.combine");
+  check(commrt_reduce_local(target, other, count, dtype, op, space, nullptr),
+        loc, "comm.buffer.combine");
+}
+
+inline comm_tensor tensor(void *data, int64_t count, commrt_dtype dtype,
+                          commrt_memory_space space) {
+  comm_tensor t;
+  t.data = data;
+  t.count = count;
+  t.dtype = dtype;
+  t.space = space;
+  return t;
+}
+
+/// The stand-in for a comm.compute without a linked implementation: spins
+/// for the op's `time_us` (so that overlap can be measured), then writes
+/// output k element i = (sum over inputs j of input j element i mod its
+/// count) + k + 1, converted to the output's type. Deterministic, so that
+/// a planned program can be checked against the unplanned one.
+void defaultCompute(const comm_compute_args *args, double timeUs,
+                    const char *loc);
+
+template <typename... Tensors>
+void compute(Async *async, const char *name,
+             comm_compute_fn fn, double timeUs, int64_t numInputs,
+             const char *loc, Tensors... tensors) {
+  commrt_context *ctx = current();
+  const comm_tensor list[] = {tensors..., comm_tensor{}};
+  int64_t total = static_cast<int64_t>(sizeof...(Tensors));
+  for (int64_t i = 0; i < numInputs; ++i)
+    waitFor(async, list[i].data, bytesOf(list[i].count, list[i].dtype), loc);
+  comm_compute_args args;
+  args.ctx = ctx;
+  args.name = name;
+  args.num_inputs = numInputs;
+  args.inputs = list;
+  args.num_outputs = total - numInputs;
+  args.outputs = list + numInputs;
+  if (fn)
+    fn(&args);
+  else
+    defaultCompute(&args, timeUs, loc);
+}
+
+inline double loadAsDouble(const void *data, commrt_dtype dtype, int64_t i) {
+  switch (dtype) {
+  case COMMRT_F32:
+    return static_cast<const float *>(data)[i];
+  case COMMRT_F64:
+    return static_cast<const double *>(data)[i];
+  case COMMRT_I8:
+    return static_cast<const int8_t *>(data)[i];
+  case COMMRT_U8:
+    return static_cast<const uint8_t *>(data)[i];
+  case COMMRT_I32:
+    return static_cast<const int32_t *>(data)[i];
+  case COMMRT_U32:
+    return static_cast<const uint32_t *>(data)[i];
+  case COMMRT_I64:
+    return static_cast<double>(static_cast<const int64_t *>(data)[i]);
+  case COMMRT_U64:
+    return static_cast<double>(static_cast<const uint64_t *>(data)[i]);
+  case COMMRT_F16:
+  case COMMRT_BF16: {
+    float value = 0;
+    commrt_convert(&value, COMMRT_F32, static_cast<const uint16_t *>(data) + i,
+                   dtype, 1, COMMRT_HOST, nullptr);
+    return value;
+  }
+  }
+  return 0;
+}
+
+inline void storeFromDouble(void *data, commrt_dtype dtype, int64_t i,
+                            double value) {
+  switch (dtype) {
+  case COMMRT_F32:
+    static_cast<float *>(data)[i] = static_cast<float>(value);
+    return;
+  case COMMRT_F64:
+    static_cast<double *>(data)[i] = value;
+    return;
+  case COMMRT_I8:
+    static_cast<int8_t *>(data)[i] = static_cast<int8_t>(value);
+    return;
+  case COMMRT_U8:
+    static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(value);
+    return;
+  case COMMRT_I32:
+    static_cast<int32_t *>(data)[i] = static_cast<int32_t>(value);
+    return;
+  case COMMRT_U32:
+    static_cast<uint32_t *>(data)[i] = static_cast<uint32_t>(value);
+    return;
+  case COMMRT_I64:
+    static_cast<int64_t *>(data)[i] = static_cast<int64_t>(value);
+    return;
+  case COMMRT_U64:
+    static_cast<uint64_t *>(data)[i] = static_cast<uint64_t>(value);
+    return;
+  case COMMRT_F16:
+  case COMMRT_BF16: {
+    float f = static_cast<float>(value);
+    commrt_convert(static_cast<uint16_t *>(data) + i, dtype, &f, COMMRT_F32, 1,
+                   COMMRT_HOST, nullptr);
+    return;
+  }
+  }
+}
+
+inline void defaultCompute(const comm_compute_args *args, double timeUs,
+                           const char *loc) {
+  auto begin = std::chrono::steady_clock::now();
+  // Device tensors are staged through host memory: the stand-in is for
+  // correctness checks and timing, not speed.
+  std::vector<std::vector<char>> staged(
+      static_cast<size_t>(args->num_inputs + args->num_outputs));
+  auto hostView = [&](const comm_tensor &t, size_t index) -> void * {
+    if (t.space == COMMRT_HOST || t.space == COMMRT_PINNED_HOST)
+      return t.data;
+    staged[index].resize(bytesOf(t.count, t.dtype));
+    return staged[index].data();
+  };
+  std::vector<const void *> ins;
+  for (int64_t j = 0; j < args->num_inputs; ++j) {
+    const comm_tensor &t = args->inputs[j];
+    void *view = hostView(t, static_cast<size_t>(j));
+    if (view != t.data)
+      check(commrt_copy(args->ctx, view, COMMRT_HOST, t.data, t.space,
+                        static_cast<int64_t>(bytesOf(t.count, t.dtype)),
+                        nullptr),
+            loc, "comm.compute");
+    ins.push_back(view);
+  }
+  for (int64_t k = 0; k < args->num_outputs; ++k) {
+    const comm_tensor &t = args->outputs[k];
+    void *view = hostView(t, static_cast<size_t>(args->num_inputs + k));
+    for (int64_t i = 0; i < t.count; ++i) {
+      double value = static_cast<double>(k + 1);
+      for (int64_t j = 0; j < args->num_inputs; ++j) {
+        const comm_tensor &in = args->inputs[j];
+        if (in.count > 0)
+          value += loadAsDouble(ins[static_cast<size_t>(j)], in.dtype,
+                                i % in.count);
+      }
+      storeFromDouble(view, t.dtype, i, value);
+    }
+    if (view != t.data)
+      check(commrt_copy(args->ctx, t.data, t.space, view, COMMRT_HOST,
+                        static_cast<int64_t>(bytesOf(t.count, t.dtype)),
+                        nullptr),
+            loc, "comm.compute");
+  }
+  auto until = begin + std::chrono::duration<double, std::micro>(timeUs);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+/// The body of a generated C entry point: runs `body`, completes the
+/// function's sends and turns errors into a status (and a message in
+/// commgen::lastError()).
+inline std::string &lastErrorStorage() {
+  static std::string message;
+  return message;
+}
+
+template <typename Body>
+int32_t entry(commrt_context *ctx, const char *name, Body body) {
+  try {
+    if (!ctx)
+      throw Error(COMMRT_ERROR_INVALID_ARGUMENT,
+                  std::string(name) + ": the commrt_context is NULL");
+    Scope scope(ctx);
+    body();
+    finish(ctx, name);
+    return COMMRT_SUCCESS;
+  } catch (const Error &error) {
+    lastErrorStorage() = error.what();
+    return error.status;
+  } catch (const std::exception &error) {
+    lastErrorStorage() = std::string(name) + ": " + error.what();
+    return COMMRT_ERROR_INTERNAL;
+  }
+}
+
+} // namespace commgen
+
+#define COMMGEN_RANKS(groupSize, ...)                                          \
+  ([]() -> const ::commgen::Ranks & {                                          \
+    static const ::commgen::Ranks ranks{groupSize, {__VA_ARGS__}};             \
+    return ranks;                                                              \
+  }())
+
+#define COMMGEN_PAIRS(...)                                                     \
+  ([]() -> const ::commgen::Pairs & {                                          \
+    static const ::commgen::Pairs pairs{{__VA_ARGS__}};                        \
+    return pairs;                                                              \
+  }())
+
+#endif // COMMRT_GEN_H

@@ -1,0 +1,388 @@
+//===- commrt_harness.h - the harness of comm-compile --emit-harness -*- C++ -*-===//
+//
+// The main() that `comm-compile --emit-harness` generates uses this header:
+// on every rank it fills each entry point's inputs with deterministic data,
+// runs the compiled function and its reference (the same program compiled
+// without plans), compares every result element within a tolerance (exact
+// for integers), times both and prints the figures on rank 0. The exit
+// status is 0 when every rank's results match, 1 otherwise.
+//
+// Options of the generated program (after the MPI ones):
+//   --iterations N   timed calls of each function (default 20)
+//   --warmup N       untimed calls before them (default 3)
+//   --inputs K       integers (default; small integers, exact in every
+//                    type, so sums are exact) or random (uniform in [-1, 1))
+//   --rtol X --atol X  tolerance |got - want| <= atol + rtol * |want|
+//   --no-check       run and time only
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMMRT_HARNESS_H
+#define COMMRT_HARNESS_H
+
+#include "commrt.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+extern "C" const char *comm_last_error(void);
+
+namespace commharness {
+
+inline void die(const std::string &message) {
+  std::fprintf(stderr, "harness: error: %s\n", message.c_str());
+  std::exit(2);
+}
+
+inline void check(commrt_status status, const char *what) {
+  if (status != COMMRT_SUCCESS)
+    die(std::string(what) + ": " + commrt_last_error());
+}
+
+/// One buffer of an entry point, in the target's memory, with a host copy.
+struct Buffer {
+  void *data = nullptr;
+  std::vector<char> host;
+  int64_t count = 0;
+  commrt_dtype dtype = COMMRT_F32;
+};
+
+inline double load(const void *data, commrt_dtype dtype, int64_t i) {
+  switch (dtype) {
+  case COMMRT_F32:
+    return static_cast<const float *>(data)[i];
+  case COMMRT_F64:
+    return static_cast<const double *>(data)[i];
+  case COMMRT_I8:
+    return static_cast<const int8_t *>(data)[i];
+  case COMMRT_U8:
+    return static_cast<const uint8_t *>(data)[i];
+  case COMMRT_I32:
+    return static_cast<const int32_t *>(data)[i];
+  case COMMRT_U32:
+    return static_cast<const uint32_t *>(data)[i];
+  case COMMRT_I64:
+    return static_cast<double>(static_cast<const int64_t *>(data)[i]);
+  case COMMRT_U64:
+    return static_cast<double>(static_cast<const uint64_t *>(data)[i]);
+  case COMMRT_F16:
+  case COMMRT_BF16: {
+    float value = 0;
+    commrt_convert(&value, COMMRT_F32, static_cast<const uint16_t *>(data) + i,
+                   dtype, 1, COMMRT_HOST, nullptr);
+    return value;
+  }
+  }
+  return 0;
+}
+
+inline void store(void *data, commrt_dtype dtype, int64_t i, double value) {
+  switch (dtype) {
+  case COMMRT_F32:
+    static_cast<float *>(data)[i] = static_cast<float>(value);
+    return;
+  case COMMRT_F64:
+    static_cast<double *>(data)[i] = value;
+    return;
+  case COMMRT_I8:
+    static_cast<int8_t *>(data)[i] = static_cast<int8_t>(value);
+    return;
+  case COMMRT_U8:
+    static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(value);
+    return;
+  case COMMRT_I32:
+    static_cast<int32_t *>(data)[i] = static_cast<int32_t>(value);
+    return;
+  case COMMRT_U32:
+    static_cast<uint32_t *>(data)[i] = static_cast<uint32_t>(value);
+    return;
+  case COMMRT_I64:
+    static_cast<int64_t *>(data)[i] = static_cast<int64_t>(value);
+    return;
+  case COMMRT_U64:
+    static_cast<uint64_t *>(data)[i] = static_cast<uint64_t>(value);
+    return;
+  case COMMRT_F16:
+  case COMMRT_BF16: {
+    float f = static_cast<float>(value);
+    commrt_convert(static_cast<uint16_t *>(data) + i, dtype, &f, COMMRT_F32, 1,
+                   COMMRT_HOST, nullptr);
+    return;
+  }
+  }
+}
+
+inline bool isInteger(commrt_dtype dtype) {
+  return dtype != COMMRT_F32 && dtype != COMMRT_F64 && dtype != COMMRT_F16 &&
+         dtype != COMMRT_BF16;
+}
+
+struct Options {
+  int iterations = 20;
+  int warmup = 3;
+  bool check = true;
+  bool random = false;
+  double rtol = 1e-5, atol = 1e-6;
+};
+
+class Harness {
+public:
+  Harness(int *argc, char ***argv, const char *program, const char *target,
+          commrt_memory_space space, double rtol, double atol)
+      : program(program), target(target), space(space) {
+    commrt_options opts;
+    commrt_options_default(&opts);
+    check(commrt_init(argc, argv, &opts, &ctx), "commrt_init");
+    options.rtol = rtol;
+    options.atol = atol;
+    for (int i = 1; i < *argc; ++i) {
+      std::string arg = (*argv)[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= *argc)
+          die("option " + arg + " needs a value");
+        return (*argv)[++i];
+      };
+      if (arg == "--iterations")
+        options.iterations = std::max(1, std::atoi(value().c_str()));
+      else if (arg == "--warmup")
+        options.warmup = std::max(0, std::atoi(value().c_str()));
+      else if (arg == "--inputs") {
+        std::string kind = value();
+        if (kind != "integers" && kind != "random")
+          die("--inputs takes integers or random, not '" + kind + "'");
+        options.random = kind == "random";
+      } else if (arg == "--rtol")
+        options.rtol = std::atof(value().c_str());
+      else if (arg == "--atol")
+        options.atol = std::atof(value().c_str());
+      else if (arg == "--no-check")
+        options.check = false;
+      else if (arg == "--help" || arg == "-h") {
+        std::printf("usage: %s [--iterations N] [--warmup N] [--inputs "
+                    "integers|random] [--rtol X] [--atol X] [--no-check]\n",
+                    (*argv)[0]);
+        commrt_finalize(ctx);
+        std::exit(0);
+      } else
+        die("unknown option '" + arg + "' (see --help)");
+    }
+    check(commrt_rank(ctx, &rank), "commrt_rank");
+    check(commrt_world_size(ctx, &size), "commrt_world_size");
+    std::vector<int64_t> all(static_cast<size_t>(size));
+    for (int64_t r = 0; r < size; ++r)
+      all[static_cast<size_t>(r)] = r;
+    check(commrt_comm_create(ctx, all.data(), size, size, &world),
+          "commrt_comm_create");
+    if (rank == 0)
+      std::printf("comm harness: %s, target %s, %lld ranks, inputs %s\n",
+                  program, target, static_cast<long long>(size),
+                  options.random ? "random" : "integers");
+  }
+
+  Buffer make(int64_t count, commrt_dtype dtype) {
+    Buffer b;
+    b.count = count;
+    b.dtype = dtype;
+    b.host.assign(static_cast<size_t>(count) * commrt_dtype_size(dtype), 0);
+    check(commrt_alloc(ctx, static_cast<int64_t>(b.host.size()), space,
+                       &b.data),
+          "commrt_alloc");
+    check(commrt_memset(ctx, b.data, space, 0,
+                        static_cast<int64_t>(b.host.size()), nullptr),
+          "commrt_memset");
+    return b;
+  }
+
+  /// Deterministic data of argument `arg` on this rank.
+  void fill(Buffer &b, int64_t arg) {
+    uint64_t state = 0x9e3779b97f4a7c15ull * static_cast<uint64_t>(rank + 1) +
+                     0xbf58476d1ce4e5b9ull * static_cast<uint64_t>(arg + 1);
+    for (int64_t i = 0; i < b.count; ++i) {
+      double value;
+      if (options.random) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        value = static_cast<double>(state >> 11) * 0x1p-53 * 2.0 - 1.0;
+      } else {
+        value = static_cast<double>((rank * 31 + arg * 17 + i * 7) % 17 - 8);
+      }
+      store(b.host.data(), b.dtype, i, value);
+    }
+    check(commrt_copy(ctx, b.data, space, b.host.data(), COMMRT_HOST,
+                      static_cast<int64_t>(b.host.size()), nullptr),
+          "commrt_copy");
+  }
+
+  void fetch(Buffer &b) {
+    check(commrt_copy(ctx, b.host.data(), COMMRT_HOST, b.data, space,
+                      static_cast<int64_t>(b.host.size()), nullptr),
+          "commrt_copy");
+  }
+
+  void release(Buffer &b) {
+    commrt_free(ctx, b.data, space);
+    b.data = nullptr;
+  }
+
+  double maxOverRanks(double value) {
+    double out = value;
+    check(commrt_all_reduce(world, &value, &out, 1, COMMRT_F64, COMMRT_MAX,
+                            nullptr),
+          "commrt_all_reduce");
+    return out;
+  }
+
+  void barrier() { check(commrt_barrier(world, nullptr), "commrt_barrier"); }
+
+  using Call = std::function<int32_t(std::vector<void *> &)>;
+
+  /// Median over ranks-max of `iterations` timed calls, in microseconds.
+  double time(const char *name, const Call &call, std::vector<void *> &args) {
+    for (int i = 0; i < options.warmup; ++i)
+      run(name, call, args);
+    std::vector<double> times;
+    for (int i = 0; i < options.iterations; ++i) {
+      barrier();
+      auto begin = std::chrono::steady_clock::now();
+      run(name, call, args);
+      auto end = std::chrono::steady_clock::now();
+      times.push_back(
+          maxOverRanks(std::chrono::duration<double, std::micro>(end - begin)
+                           .count()));
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+  }
+
+  void run(const char *name, const Call &call, std::vector<void *> &args) {
+    int32_t status = call(args);
+    if (status != 0) {
+      const char *message = comm_last_error();
+      std::fprintf(stderr, "harness: rank %lld: %s failed: %s\n",
+                   static_cast<long long>(rank), name,
+                   message && *message
+                       ? message
+                       : commrt_status_string(
+                             static_cast<commrt_status>(status)));
+      commrt_abort(ctx, "an entry point failed");
+      std::exit(2);
+    }
+  }
+
+  /// Runs entry point `name` (and its reference, when given) on buffers of
+  /// the given element counts and dtypes.
+  void entry(const char *name, const std::vector<std::pair<int64_t, commrt_dtype>> &inputs,
+             const std::vector<std::pair<int64_t, commrt_dtype>> &results,
+             const Call &call, const Call &reference) {
+    std::vector<Buffer> in, out, ref;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      in.push_back(make(inputs[k].first, inputs[k].second));
+      fill(in.back(), static_cast<int64_t>(k));
+    }
+    for (const auto &[count, dtype] : results) {
+      out.push_back(make(count, dtype));
+      ref.push_back(make(count, dtype));
+    }
+    std::vector<void *> args, refArgs;
+    for (Buffer &b : in) {
+      args.push_back(b.data);
+      refArgs.push_back(b.data);
+    }
+    for (size_t k = 0; k < out.size(); ++k) {
+      args.push_back(out[k].data);
+      refArgs.push_back(ref[k].data);
+    }
+    run(name, call, args);
+    bool checking = options.check && reference;
+    int64_t bad = 0, total = 0;
+    double maxAbs = 0, maxRel = 0;
+    if (checking) {
+      run(name, reference, refArgs);
+      for (size_t k = 0; k < out.size(); ++k) {
+        fetch(out[k]);
+        fetch(ref[k]);
+        bool exact = isInteger(out[k].dtype);
+        for (int64_t i = 0; i < out[k].count; ++i) {
+          double got = load(out[k].host.data(), out[k].dtype, i);
+          double want = load(ref[k].host.data(), ref[k].dtype, i);
+          double diff = std::fabs(got - want);
+          bool ok = exact ? got == want
+                          : diff <= options.atol + options.rtol * std::fabs(want);
+          if (std::isnan(got) != std::isnan(want))
+            ok = false;
+          if (!ok && bad < 5)
+            std::fprintf(stderr,
+                         "harness: rank %lld: %s result %zu element %lld: "
+                         "got %.9g, reference %.9g\n",
+                         static_cast<long long>(rank), name, k,
+                         static_cast<long long>(i), got, want);
+          bad += ok ? 0 : 1;
+          ++total;
+          maxAbs = std::max(maxAbs, diff);
+          if (want != 0)
+            maxRel = std::max(maxRel, diff / std::fabs(want));
+        }
+      }
+    }
+    double badAll = maxOverRanks(static_cast<double>(bad));
+    double absAll = maxOverRanks(maxAbs), relAll = maxOverRanks(maxRel);
+    double us = time(name, call, args);
+    double refUs = checking ? time(name, reference, refArgs) : 0;
+    if (rank == 0) {
+      if (checking)
+        std::printf("  %s: check %s: %lld elements per rank, max abs error "
+                    "%.3g, max rel error %.3g (rtol %.3g, atol %.3g)\n",
+                    name, badAll == 0 ? "PASS" : "FAIL",
+                    static_cast<long long>(total), absAll, relAll,
+                    options.rtol, options.atol);
+      else
+        std::printf("  %s: not checked\n", name);
+      if (checking)
+        std::printf("  %s: time %.2f us, reference %.2f us, ratio %.3f "
+                    "(median of %d, slowest rank)\n",
+                    name, us, refUs, refUs > 0 ? us / refUs : 0.0,
+                    options.iterations);
+      else
+        std::printf("  %s: time %.2f us (median of %d, slowest rank)\n", name,
+                    us, options.iterations);
+    }
+    failures += badAll > 0 ? 1 : 0;
+    for (Buffer &b : in)
+      release(b);
+    for (Buffer &b : out)
+      release(b);
+    for (Buffer &b : ref)
+      release(b);
+  }
+
+  int finish() {
+    if (rank == 0)
+      std::printf("comm harness: %s\n", failures ? "FAILED" : "all results match");
+    commrt_finalize(ctx);
+    return failures ? 1 : 0;
+  }
+
+  commrt_context *ctx = nullptr;
+  int64_t rank = 0, size = 1;
+  Options options;
+
+private:
+  const char *program;
+  const char *target;
+  commrt_memory_space space;
+  commrt_comm *world = nullptr;
+  int failures = 0;
+};
+
+} // namespace commharness
+
+#endif // COMMRT_HARNESS_H

@@ -1,0 +1,477 @@
+//===- comm-compile.cpp - ahead-of-time compiler for comm programs -*- C++ -*-===//
+//
+// comm-compile prog.mlir --topology T --target cpu-mpi -o prog
+//
+// Plans the program for the topology, lowers it to C++ (cpu-mpi) or CUDA
+// (cuda-nccl, cuda-verbs), compiles the sources with c++ or nvcc and links
+// them with libcommrt into an executable (a harness main), an object, or a
+// static library plus a C header.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/InitAllDialects.h"
+#include "comm/InitAllPasses.h"
+#include "comm/Pipelines/Pipelines.h"
+#include "comm/Support/InputChecks.h"
+#include "comm/Target/Cpp/CommToCpp.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("comm-compile options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<program.mlir>"),
+                                          cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    outputFilename("o",
+                   cl::desc("output: an executable (default a.out), an "
+                            "object (.o), a static library and header (.a), "
+                            "or the generated source (.cpp, .cu)"),
+                   cl::value_desc("file"), cl::init("a.out"),
+                   cl::cat(category));
+static cl::opt<std::string> topology(
+    "topology",
+    cl::desc("preset (e.g. dgx-h100x4) or topology file (NCCL XML, comm "
+             "YAML) the program is planned and checked for; default: the "
+             "module's comm.topology attribute, or no planning"),
+    cl::value_desc("preset|file"), cl::cat(category));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("cpu-mpi (host buffers, MPI; default), cuda-nccl "
+                    "(device buffers, NCCL, generated CUDA kernels) or "
+                    "cuda-verbs (device buffers, RDMA point to point)"),
+           cl::init("cpu-mpi"), cl::cat(category));
+static cl::opt<bool> withHarness(
+    "emit-harness",
+    cl::desc("link a main() that fills deterministic inputs on every rank, "
+             "runs each public function, checks it against the unplanned "
+             "program (or --reference) and prints timings"),
+    cl::cat(category));
+static cl::opt<std::string> referenceFilename(
+    "reference",
+    cl::desc("the program the harness checks against (default: the input "
+             "without #comm.plan attributes and without async regions)"),
+    cl::value_desc("file"), cl::cat(category));
+static cl::opt<bool> verbose("v", cl::desc("print every step and command"),
+                             cl::cat(category));
+static cl::opt<bool> keepTemps("keep-temps",
+                               cl::desc("keep the generated sources and "
+                                        "objects (their folder is printed)"),
+                               cl::cat(category));
+static cl::opt<std::string> optLevel("opt", cl::desc("host/device compiler "
+                                                     "optimization level"),
+                                     cl::init("2"), cl::cat(category));
+static cl::opt<std::string>
+    cudaArch("cuda-arch",
+             cl::desc("comma-separated SM versions the CUDA code is built "
+                      "for (default 80,90)"),
+             cl::init("80,90"), cl::cat(category));
+static cl::opt<std::string> cxx("cxx", cl::desc("host C++ compiler"),
+                                cl::init(COMM_CXX_COMPILER), cl::cat(category));
+static cl::opt<std::string> nvcc("nvcc", cl::desc("CUDA compiler"),
+                                 cl::init(COMM_NVCC), cl::cat(category));
+static cl::opt<std::string>
+    runtimeInclude("runtime-include",
+                   cl::desc("folder of commrt.h and the generated code's "
+                            "headers"),
+                   cl::init(COMM_RUNTIME_INCLUDE_DIR), cl::cat(category));
+static cl::opt<std::string>
+    runtimeLib("runtime-lib", cl::desc("folder of libcommrt"),
+               cl::init(COMM_RUNTIME_LIBRARY_DIR), cl::cat(category));
+
+namespace {
+enum class OutputKind { Executable, Object, Library, Source };
+
+/// The steps of one compilation, with their temporary folder.
+class Driver {
+public:
+  int run();
+
+private:
+  bool step(const Twine &what) {
+    if (verbose)
+      llvm::errs() << "comm-compile: " << what << "\n";
+    return true;
+  }
+  int error(const Twine &message) {
+    llvm::errs() << "comm-compile: error: " << message << "\n";
+    return 1;
+  }
+  OwningOpRef<ModuleOp> parse(StringRef filename);
+  LogicalResult writeFile(StringRef path, function_ref<LogicalResult(raw_ostream &)> body);
+  LogicalResult execute(ArrayRef<std::string> command);
+  LogicalResult compileSource(StringRef source, StringRef object, bool cuda);
+  std::string temp(StringRef name) {
+    SmallString<256> path(tempDir);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  }
+
+  MLIRContext context;
+  SmallString<256> tempDir;
+  CodeTarget codeTarget = CodeTarget::Cpu;
+};
+} // namespace
+
+OwningOpRef<ModuleOp> Driver::parse(StringRef filename) {
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(filename, &message);
+  if (!file) {
+    error(message);
+    return nullptr;
+  }
+  if (failed(checkInputText(*file)))
+    return nullptr;
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+LogicalResult
+Driver::writeFile(StringRef path,
+                  function_ref<LogicalResult(raw_ostream &)> body) {
+  std::string message;
+  auto file = openOutputFile(path, &message);
+  if (!file) {
+    error(message);
+    return failure();
+  }
+  if (failed(body(file->os())))
+    return failure();
+  file->keep();
+  step("wrote " + path);
+  return success();
+}
+
+LogicalResult Driver::execute(ArrayRef<std::string> command) {
+  if (verbose) {
+    llvm::errs() << "comm-compile: $";
+    for (const std::string &arg : command)
+      llvm::errs() << " " << arg;
+    llvm::errs() << "\n";
+  }
+  SmallVector<StringRef> args(command.begin(), command.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(command.front(), args, std::nullopt, {},
+                                     0, 0, &message);
+  if (rc != 0) {
+    error("'" + llvm::join(args, " ") + "' failed" +
+          (message.empty() ? " (exit status " + std::to_string(rc) + ")"
+                           : ": " + message));
+    return failure();
+  }
+  return success();
+}
+
+/// The full path of a compiler, or an error naming what is missing.
+static std::optional<std::string> findTool(StringRef name) {
+  if (llvm::sys::path::is_absolute(name))
+    return llvm::sys::fs::can_execute(name) ? std::optional(name.str())
+                                            : std::nullopt;
+  if (auto found = llvm::sys::findProgramByName(name))
+    return *found;
+  return std::nullopt;
+}
+
+LogicalResult Driver::compileSource(StringRef source, StringRef object,
+                                    bool cuda) {
+  std::vector<std::string> command;
+  if (cuda) {
+    auto tool = findTool(nvcc);
+    if (!tool) {
+      error("the CUDA compiler '" + nvcc +
+            "' was not found (install the CUDA toolkit or pass --nvcc)");
+      return failure();
+    }
+    command = {*tool, "-std=c++17", "-O" + optLevel, "-Xcompiler", "-fPIC"};
+    SmallVector<StringRef> archs;
+    StringRef(cudaArch).split(archs, ',', -1, false);
+    for (StringRef arch : archs) {
+      arch = arch.trim();
+      if (arch.empty() || !llvm::all_of(arch, llvm::isDigit)) {
+        error("--cuda-arch takes SM numbers like 80,90, not '" + cudaArch +
+              "'");
+        return failure();
+      }
+      command.push_back("-gencode=arch=compute_" + arch.str() + ",code=sm_" +
+                        arch.str());
+    }
+  } else {
+    auto tool = findTool(cxx);
+    if (!tool) {
+      error("the C++ compiler '" + cxx + "' was not found (pass --cxx)");
+      return failure();
+    }
+    command = {*tool, "-std=c++17", "-O" + optLevel, "-fPIC"};
+  }
+  command.push_back("-I" + runtimeInclude);
+  command.push_back("-c");
+  command.push_back(source.str());
+  command.push_back("-o");
+  command.push_back(object.str());
+  return execute(command);
+}
+
+/// The C declaration of an entry point, for the library's header.
+static void declareEntry(const EntryPoint &entry, raw_ostream &os) {
+  auto cName = [](Type type) -> std::string {
+    Type element = cast<ShapedType>(type).getElementType();
+    if (element.isF32())
+      return "float";
+    if (element.isF64())
+      return "double";
+    if (element.isF16() || element.isBF16())
+      return "uint16_t";
+    if (element.isSignlessInteger(8))
+      return "int8_t";
+    if (element.isSignlessInteger(32))
+      return "int32_t";
+    return "int64_t";
+  };
+  os << "/// @" << entry.name << ":";
+  for (auto [index, t] : llvm::enumerate(entry.inputs))
+    os << " arg" << index << " " << t;
+  for (auto [index, t] : llvm::enumerate(entry.results))
+    os << ", result " << index << " " << t;
+  os << "\nint32_t " << entry.name << "(commrt_context *ctx";
+  size_t index = 0;
+  for (Type t : entry.inputs)
+    os << ", " << cName(t) << " *arg" << index++;
+  for (Type t : entry.results)
+    os << ", " << cName(t) << " *result" << index++ - entry.inputs.size();
+  os << ");\n";
+}
+
+int Driver::run() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+
+  if (target == "cpu-mpi")
+    codeTarget = CodeTarget::Cpu;
+  else if (target == "cuda-nccl" || target == "cuda-verbs")
+    codeTarget = CodeTarget::Cuda;
+  else
+    return error("unknown --target '" + target +
+                 "' (expected cpu-mpi, cuda-nccl or cuda-verbs)");
+  bool cuda = codeTarget == CodeTarget::Cuda;
+
+  OutputKind kind = OutputKind::Executable;
+  StringRef extension = llvm::sys::path::extension(outputFilename);
+  if (extension == ".o")
+    kind = OutputKind::Object;
+  else if (extension == ".a")
+    kind = OutputKind::Library;
+  else if (extension == ".cpp" || extension == ".cu" || extension == ".cc")
+    kind = OutputKind::Source;
+  if (withHarness && kind != OutputKind::Executable)
+    return error("--emit-harness makes an executable; -o '" + outputFilename +
+                 "' names an object, library or source");
+
+  step("parsing " + inputFilename);
+  OwningOpRef<ModuleOp> module = parse(inputFilename);
+  if (!module)
+    return 1;
+
+  // The reference is taken before planning: the program as written,
+  // without the decisions.
+  OwningOpRef<ModuleOp> reference;
+  if (withHarness) {
+    if (!referenceFilename.empty()) {
+      step("parsing the reference " + referenceFilename);
+      reference = parse(referenceFilename);
+      if (!reference)
+        return 1;
+    } else {
+      reference = module->clone();
+    }
+    makeReference(*reference, "comm_ref_");
+  }
+
+  std::string topologySpec = topology;
+  if (topologySpec.empty())
+    if (auto attr = (*module)->getAttrOfType<StringAttr>("comm.topology"))
+      topologySpec = attr.getValue().str();
+  if (!topologySpec.empty()) {
+    step("planning for topology " + topologySpec + " (comm-plan)");
+    PassManager pm(&context);
+    PlanningPipelineOptions options;
+    options.topology = topologySpec;
+    buildPlanningPipeline(pm, options);
+    if (failed(pm.run(*module)))
+      return 1;
+  } else {
+    step("no --topology and no comm.topology attribute: planning skipped");
+  }
+
+  FailureOr<std::vector<EntryPoint>> entries = collectEntryPoints(*module);
+  if (failed(entries))
+    return 1;
+  auto [rtol, atol] = defaultTolerances(*module);
+
+  if (kind == OutputKind::Source) {
+    step("lowering to " + StringRef(cuda ? "CUDA" : "C++"));
+    return failed(writeFile(outputFilename, [&](raw_ostream &os) {
+             return translateCommToCpp(*module, os, codeTarget);
+           }))
+               ? 1
+               : 0;
+  }
+
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("comm-compile", tempDir))
+    return error("cannot create a temporary folder: " + ec.message());
+  auto cleanup = llvm::make_scope_exit([&]() {
+    if (keepTemps)
+      llvm::errs() << "comm-compile: kept the generated files in " << tempDir
+                   << "\n";
+    else
+      llvm::sys::fs::remove_directories(tempDir);
+  });
+
+  std::string ext = cuda ? ".cu" : ".cpp";
+  std::string programSource = temp("program" + ext);
+  step("lowering " + inputFilename + " to " + (cuda ? "CUDA" : "C++"));
+  if (failed(writeFile(programSource, [&](raw_ostream &os) {
+        return translateCommToCpp(*module, os, codeTarget);
+      })))
+    return 1;
+  std::vector<std::string> objects;
+  objects.push_back(temp("program.o"));
+  if (failed(compileSource(programSource, objects.back(), cuda)))
+    return 1;
+
+  if (kind == OutputKind::Object) {
+    std::error_code ec = llvm::sys::fs::copy_file(objects.back(),
+                                                  outputFilename);
+    if (ec)
+      return error("cannot write " + outputFilename + ": " + ec.message());
+    step("wrote " + outputFilename);
+    return 0;
+  }
+
+  if (kind == OutputKind::Library) {
+    auto ar = findTool("ar");
+    if (!ar)
+      return error("'ar' was not found (apt-get install binutils)");
+    llvm::sys::fs::remove(outputFilename);
+    if (failed(execute({*ar, "rcs", outputFilename, objects.back()})))
+      return 1;
+    SmallString<256> header(outputFilename);
+    llvm::sys::path::replace_extension(header, ".h");
+    std::string guard = "COMM_" + llvm::sys::path::stem(header).upper() + "_H";
+    for (char &c : guard)
+      if (!llvm::isAlnum(c))
+        c = '_';
+    if (failed(writeFile(header, [&](raw_ostream &os) {
+          os << "/* Generated by comm-compile from " << inputFilename
+             << " (target " << target << ").\n"
+             << " * Link with -L" << runtimeLib
+             << " -lcommrt. Buffers are "
+             << (cuda ? "device memory" : "host memory")
+             << "; each call returns a commrt_status\n"
+             << " * (0 on success; comm_last_error() says what failed). */\n"
+             << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+             << "#include \"commrt.h\"\n\n#ifdef __cplusplus\nextern \"C\" "
+                "{\n#endif\n\n";
+          for (const EntryPoint &entry : *entries)
+            declareEntry(entry, os);
+          os << "\n/// The message of the last failed call.\nconst char "
+                "*comm_last_error(void);\n\n#ifdef __cplusplus\n}\n#endif\n\n"
+             << "#endif /* " << guard << " */\n";
+          return success();
+        })))
+      return 1;
+    step("wrote " + outputFilename + " and " + header);
+    return 0;
+  }
+
+  // An executable: the harness main, with the reference when checking.
+  HarnessOptions harness;
+  harness.target = codeTarget;
+  harness.rtol = rtol;
+  harness.atol = atol;
+  harness.programName = llvm::sys::path::filename(inputFilename).str();
+  if (withHarness) {
+    harness.referencePrefix = "comm_ref_";
+    std::string referenceSource = temp("reference" + ext);
+    step("lowering the reference to " + StringRef(cuda ? "CUDA" : "C++"));
+    if (failed(writeFile(referenceSource, [&](raw_ostream &os) {
+          return translateCommToCpp(*reference, os, codeTarget);
+        })))
+      return 1;
+    objects.push_back(temp("reference.o"));
+    if (failed(compileSource(referenceSource, objects.back(), cuda)))
+      return 1;
+  }
+  std::string harnessSource = temp("harness.cpp");
+  if (failed(writeFile(harnessSource, [&](raw_ostream &os) {
+        comm::emitHarness(*entries, harness, os);
+        return success();
+      })))
+    return 1;
+  objects.push_back(temp("harness.o"));
+  if (failed(compileSource(harnessSource, objects.back(), false)))
+    return 1;
+
+  auto linker = findTool(cxx);
+  if (!linker)
+    return error("the C++ compiler '" + cxx + "' was not found (pass --cxx)");
+  std::vector<std::string> link = {*linker};
+  link.insert(link.end(), objects.begin(), objects.end());
+  link.push_back("-o");
+  link.push_back(outputFilename);
+  link.push_back("-L" + runtimeLib);
+  link.push_back("-Wl,-rpath," + runtimeLib);
+  link.push_back("-lcommrt");
+  if (cuda) {
+    SmallString<256> cudaLib(llvm::sys::path::parent_path(
+        llvm::sys::path::parent_path(nvcc.getValue())));
+    llvm::sys::path::append(cudaLib, "lib64");
+    link.push_back("-L" + std::string(cudaLib));
+    link.push_back("-Wl,-rpath," + std::string(cudaLib));
+    link.push_back("-lcudart");
+  }
+  if (failed(execute(link)))
+    return 1;
+  step("wrote " + outputFilename);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  registerAllPasses();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "comm-compile: compile a comm program ahead of time\n\n"
+      "Plans the program for --topology, lowers it to C++ (cpu-mpi) or CUDA\n"
+      "(cuda-nccl, cuda-verbs) calling the commrt runtime, compiles it and\n"
+      "links it with libcommrt. -o picks what is written: an executable\n"
+      "(a harness main that runs every public function; with --emit-harness\n"
+      "it also checks the results), an object (.o), a static library plus a\n"
+      "header with one C entry point per public function (.a), or the\n"
+      "generated source (.cpp/.cu).\n\n"
+      "  comm-compile step.mlir --topology dgx-h100x4 --target cpu-mpi \\\n"
+      "      --emit-harness -o step && mpirun -np 4 ./step\n");
+  Driver driver;
+  return driver.run();
+}

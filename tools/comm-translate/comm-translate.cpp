@@ -1,0 +1,27 @@
+//===- comm-translate.cpp - comm programs to C++ and CUDA ------*- C++ -*-===//
+//
+// mlir-translate for comm: --comm-to-cpp and --comm-to-cuda lower a comm
+// program (on tensors, on buffers or already EmitC) and print the C++ or
+// CUDA C++ that calls the commrt runtime; --mlir-to-cpp is MLIR's own EmitC
+// translator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/InitAllPasses.h"
+#include "comm/Target/Cpp/CommToCpp.h"
+#include "mlir/Target/Cpp/CppEmitter.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+
+namespace mlir {
+void registerToCppTranslation();
+} // namespace mlir
+
+int main(int argc, char **argv) {
+  mlir::comm::registerAllPasses();
+  mlir::comm::registerCommTranslations();
+  mlir::registerToCppTranslation();
+  return mlir::failed(mlir::mlirTranslateMain(
+      argc, argv,
+      "comm-translate: lower comm programs to C++ (--comm-to-cpp) or CUDA "
+      "(--comm-to-cuda)\n"));
+}
