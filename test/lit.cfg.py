@@ -20,6 +20,9 @@ config.substitutions.append(("%comm_src", config.comm_src_root))
 config.substitutions.append(("%comm_obj", config.comm_obj_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%ctest", config.ctest_command))
+config.substitutions.append(("%cxx", config.cxx))
+config.substitutions.append(("%commrt_include", config.commrt_include))
+config.substitutions.append(("%commrt_lib", config.commrt_lib))
 
 # Features that gate integration tests.
 if config.commrt_built == "ON" and config.mpirun and os.path.exists(config.mpirun):
@@ -27,6 +30,8 @@ if config.commrt_built == "ON" and config.mpirun and os.path.exists(config.mpiru
     config.substitutions.append(("%mpirun", config.mpirun))
 if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("cuda")
+    config.substitutions.append(("%nvcc", config.nvcc))
+    config.substitutions.append(("%ptxas_dir", os.path.dirname(config.nvcc)))
 if os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl"):
     config.available_features.add("gpu")
 if os.path.isdir("/sys/class/infiniband") and os.listdir("/sys/class/infiniband"):

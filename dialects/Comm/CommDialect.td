@@ -49,6 +49,12 @@ def Comm_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTopologyAttrName() {
       return ::llvm::StringLiteral("comm.topology");
     }
+    /// Name of the attribute comm-bufferize puts on the allocation of a
+    /// buffer that lives in another memory space than the target's default
+    /// (the result of a comm.copy).
+    static constexpr ::llvm::StringLiteral getSpaceAttrName() {
+      return ::llvm::StringLiteral("comm.space");
+    }
 
   private:
     void registerAttributes();

@@ -136,10 +136,12 @@ struct Options {
 class Harness {
 public:
   Harness(int *argc, char ***argv, const char *program, const char *target,
-          commrt_memory_space space, double rtol, double atol)
+          commrt_backend backend, commrt_memory_space space, double rtol,
+          double atol)
       : program(program), target(target), space(space) {
     commrt_options opts;
     commrt_options_default(&opts);
+    opts.backend = backend;
     check(commrt_init(argc, argv, &opts, &ctx), "commrt_init");
     options.rtol = rtol;
     options.atol = atol;

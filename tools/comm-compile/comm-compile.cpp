@@ -14,6 +14,7 @@
 #include "comm/Pipelines/Pipelines.h"
 #include "comm/Support/InputChecks.h"
 #include "comm/Target/Cpp/CommToCpp.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
@@ -125,6 +126,10 @@ private:
   }
 
   MLIRContext context;
+  /// Diagnostics quote the lines they point at (the handler reads each
+  /// file it needs on demand).
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics{sourceMgr, &context};
   SmallString<256> tempDir;
   CodeTarget codeTarget = CodeTarget::Cpu;
 };
@@ -139,9 +144,9 @@ OwningOpRef<ModuleOp> Driver::parse(StringRef filename) {
   }
   if (failed(checkInputText(*file)))
     return nullptr;
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+  llvm::SourceMgr fileMgr;
+  fileMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(fileMgr, &context);
 }
 
 LogicalResult
@@ -232,7 +237,15 @@ LogicalResult Driver::compileSource(StringRef source, StringRef object,
 /// The C declaration of an entry point, for the library's header.
 static void declareEntry(const EntryPoint &entry, raw_ostream &os) {
   auto cName = [](Type type) -> std::string {
-    Type element = cast<ShapedType>(type).getElementType();
+    Type element = type;
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      element = shaped.getElementType();
+    if (element.isIndex())
+      return "size_t";
+    if (element.isSignlessInteger(1))
+      return "bool";
+    if (element.isSignlessInteger(16))
+      return "int16_t";
     if (element.isF32())
       return "float";
     if (element.isF64())
@@ -253,7 +266,8 @@ static void declareEntry(const EntryPoint &entry, raw_ostream &os) {
   os << "\nint32_t " << entry.name << "(commrt_context *ctx";
   size_t index = 0;
   for (Type t : entry.inputs)
-    os << ", " << cName(t) << " *arg" << index++;
+    os << ", " << cName(t) << (isa<ShapedType>(t) ? " *" : " ") << "arg"
+       << index++;
   for (Type t : entry.results)
     os << ", " << cName(t) << " *result" << index++ - entry.inputs.size();
   os << ");\n";
@@ -263,6 +277,7 @@ int Driver::run() {
   DialectRegistry registry;
   registerAllDialects(registry);
   context.appendDialectRegistry(registry);
+  context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
 
   if (target == "cpu-mpi")
@@ -322,7 +337,8 @@ int Driver::run() {
     step("no --topology and no comm.topology attribute: planning skipped");
   }
 
-  FailureOr<std::vector<EntryPoint>> entries = collectEntryPoints(*module);
+  FailureOr<std::vector<EntryPoint>> entries =
+      collectEntryPoints(*module, kind == OutputKind::Executable);
   if (failed(entries))
     return 1;
   auto [rtol, atol] = defaultTolerances(*module);
@@ -410,6 +426,10 @@ int Driver::run() {
   harness.rtol = rtol;
   harness.atol = atol;
   harness.programName = llvm::sys::path::filename(inputFilename).str();
+  harness.targetName = target;
+  harness.backend = target == "cpu-mpi"     ? "COMMRT_BACKEND_MPI"
+                    : target == "cuda-nccl" ? "COMMRT_BACKEND_NCCL"
+                                            : "COMMRT_BACKEND_VERBS";
   if (withHarness) {
     harness.referencePrefix = "comm_ref_";
     std::string referenceSource = temp("reference" + ext);

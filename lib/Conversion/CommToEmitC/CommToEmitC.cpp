@@ -279,7 +279,7 @@ StringRef spaceOfBuffer(Value buffer, const LoweringState &state) {
   if (!state.cuda)
     return "COMMRT_HOST";
   if (Operation *def = buffer.getDefiningOp())
-    if (auto space = def->getAttrOfType<MemorySpaceAttr>("comm.space"))
+    if (auto space = def->getAttrOfType<MemorySpaceAttr>(CommDialect::getSpaceAttrName()))
       return spaceOf(space.getValue());
   return state.defaultSpace;
 }
@@ -604,7 +604,7 @@ struct PackLowering : CommPattern<BufferPackOp> {
         .location();
     for (Value piece : pieces)
       call.operand(piece);
-    call.call("commgen::pack");
+    call.call(state.cuda ? "commgen::cuda::pack" : "commgen::pack");
     rewriter.eraseOp(op);
     return success();
   }
@@ -627,7 +627,7 @@ struct UnpackLowering : CommPattern<BufferUnpackOp> {
         .location();
     for (Value piece : pieces)
       call.operand(piece);
-    call.call("commgen::unpack");
+    call.call(state.cuda ? "commgen::cuda::unpack" : "commgen::unpack");
     rewriter.eraseOp(op);
     return success();
   }
@@ -648,7 +648,7 @@ struct CombineLowering : CommPattern<BufferCombineOp> {
         .literal(redopOf(op.getKind()))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .location()
-        .call("commgen::combine");
+        .call(state.cuda ? "commgen::cuda::combine" : "commgen::combine");
     rewriter.eraseOp(op);
     return success();
   }

@@ -71,7 +71,7 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
   }
   os << "\nint main(int argc, char **argv) {\n";
   os << "  commharness::Harness h(&argc, &argv, " << quoted(options.programName)
-     << ", " << (cuda ? "\"cuda\"" : "\"cpu\"") << ", "
+     << ", " << quoted(options.targetName) << ", " << options.backend << ", "
      << (cuda ? "COMMRT_HBM" : "COMMRT_HOST") << ", ";
   os << llvm::format("%.17g", options.rtol) << ", "
      << llvm::format("%.17g", options.atol) << ");\n";

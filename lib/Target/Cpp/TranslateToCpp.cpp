@@ -44,8 +44,16 @@ static bool isHarnessBuffer(Type type) {
          element.isSignlessInteger(32) || element.isSignlessInteger(64);
 }
 
+/// A scalar the C entry point takes by value.
+static bool isScalar(Type type) {
+  return type.isIndex() || type.isF32() || type.isF64() ||
+         type.isSignlessInteger(1) || type.isSignlessInteger(8) ||
+         type.isSignlessInteger(16) || type.isSignlessInteger(32) ||
+         type.isSignlessInteger(64);
+}
+
 FailureOr<std::vector<EntryPoint>>
-mlir::comm::collectEntryPoints(ModuleOp module) {
+mlir::comm::collectEntryPoints(ModuleOp module, bool forHarness) {
   std::vector<EntryPoint> entries;
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal() || !function.isPublic())
@@ -54,21 +62,28 @@ mlir::comm::collectEntryPoints(ModuleOp module) {
     entry.name = function.getSymName().str();
     FunctionType type = function.getFunctionType();
     for (auto [index, input] : llvm::enumerate(type.getInputs())) {
-      if (!isHarnessBuffer(input))
+      if (!isHarnessBuffer(input) && (forHarness || !isScalar(input)))
         return function.emitError()
-               << "the harness cannot drive @" << entry.name << ": argument "
-               << index << " has type " << input
-               << "; it fills statically shaped tensors of f32, f64, f16, "
-                  "bf16, i8, i32 or i64";
+               << (forHarness ? "the harness cannot drive @"
+                              : "no C entry point for @")
+               << entry.name << ": argument " << index << " has type "
+               << input
+               << (forHarness ? "; it fills statically shaped tensors of f32, "
+                                "f64, f16, bf16, i8, i32 or i64"
+                              : "; entry points take statically shaped "
+                                "tensors of f32, f64, f16, bf16, i8, i32 or "
+                                "i64, and integer or float scalars");
       entry.inputs.push_back(input);
     }
     for (auto [index, result] : llvm::enumerate(type.getResults())) {
       if (!isHarnessBuffer(result))
         return function.emitError()
-               << "the harness cannot drive @" << entry.name << ": result "
-               << index << " has type " << result
-               << "; it checks statically shaped tensors of f32, f64, f16, "
-                  "bf16, i8, i32 or i64";
+               << (forHarness ? "the harness cannot drive @"
+                              : "no C entry point for @")
+               << entry.name << ": result " << index << " has type "
+               << result
+               << "; results must be statically shaped tensors of f32, f64, "
+                  "f16, bf16, i8, i32 or i64";
       entry.results.push_back(result);
     }
     entries.push_back(std::move(entry));

@@ -78,7 +78,7 @@ module attributes {comm.world_size = 0 : i64} {
 
 // -----
 
-// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size' or 'comm.topology'}}
+// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size', 'comm.topology' or 'comm.space'}}
 module attributes {comm.topolgy = "dgx-h100"} {
 }
 
@@ -628,5 +628,21 @@ func.func @all_to_all_overflow(%x: tensor<4x4611686018427387904xi8>) {
 func.func @pack_offset_overflow(%a: tensor<4xf32>) {
   // expected-error @+1 {{'comm.pack' op input #0 (4 elements at offset 9223372036854775806) does not fit in the buffer of 8 elements}}
   %0 = comm.pack %a offsets [9223372036854775806] : tensor<4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @space_not_a_space() {
+  // expected-error @+1 {{'comm.space' must be a memory space (hbm, host, pinned_host), got "host"}}
+  %0 = memref.alloc() {comm.space = "host"} : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @space_on_non_allocation() {
+  // expected-error @+1 {{'comm.space' belongs on an op that allocates one buffer}}
+  "func.call"() {callee = @space_on_non_allocation, comm.space = #comm<memory_space host>} : () -> ()
   return
 }

@@ -36,8 +36,10 @@ struct EntryPoint {
 };
 
 /// The public functions of `module` (before lowering), or an error on the
-/// first one the harness cannot drive.
-FailureOr<std::vector<EntryPoint>> collectEntryPoints(ModuleOp module);
+/// first one that cannot have a C entry point (`forHarness`: that the
+/// harness cannot drive, i.e. one that takes scalars).
+FailureOr<std::vector<EntryPoint>> collectEntryPoints(ModuleOp module,
+                                                      bool forHarness);
 
 struct HarnessOptions {
   CodeTarget target = CodeTarget::Cpu;
@@ -47,6 +49,10 @@ struct HarnessOptions {
   /// program sends in.
   double rtol = 1e-5, atol = 1e-6;
   std::string programName;
+  /// The --target of comm-compile, and the commrt_backend enumerator the
+  /// harness asks the runtime for.
+  std::string targetName = "cpu-mpi";
+  std::string backend = "COMMRT_BACKEND_MPI";
 };
 
 /// Writes the C++ of a main() that fills deterministic inputs on every

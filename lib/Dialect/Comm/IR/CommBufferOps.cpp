@@ -32,40 +32,71 @@ static LogicalResult verifyScaled(Operation *op, Value source, Value target,
   return success();
 }
 
+static ShapedType shapeOf(Value value) {
+  return cast<ShapedType>(value.getType());
+}
+
 LogicalResult BufferAllReduceOp::verify() {
   if (failed(verifyGroups(*this, getGroups())) ||
-      failed(verifyReduction(*this, getKind(), elementOf(getSource()))))
+      failed(verifyReduction(*this, getKind(), elementOf(getSource()))) ||
+      failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))))
     return failure();
   return verifyScaled(*this, getSource(), getTarget(), 1, 1);
 }
 
 LogicalResult BufferReduceScatterOp::verify() {
   if (failed(verifyGroups(*this, getGroups())) ||
-      failed(verifyReduction(*this, getKind(), elementOf(getSource()))))
+      failed(verifyReduction(*this, getKind(), elementOf(getSource()))) ||
+      failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))) ||
+      failed(verifyDim(*this, "dim", getDim(), shapeOf(getSource()))) ||
+      failed(verifyScaled(*this, getSource(), getTarget(), 1,
+                          getGroups().getGroupSize())))
     return failure();
-  return verifyScaled(*this, getSource(), getTarget(), 1,
-                      getGroups().getGroupSize());
+  return verifyScaledShape(*this, shapeOf(getSource()), shapeOf(getTarget()),
+                           getDim(), getGroups().getGroupSize(),
+                           /*multiply=*/false);
 }
 
 LogicalResult BufferAllGatherOp::verify() {
-  if (failed(verifyGroups(*this, getGroups())))
+  if (failed(verifyGroups(*this, getGroups())) ||
+      failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))) ||
+      failed(verifyDim(*this, "dim", getDim(), shapeOf(getSource()))) ||
+      failed(verifyScaled(*this, getSource(), getTarget(),
+                          getGroups().getGroupSize(), 1)))
     return failure();
-  return verifyScaled(*this, getSource(), getTarget(),
-                      getGroups().getGroupSize(), 1);
+  return verifyScaledShape(*this, shapeOf(getSource()), shapeOf(getTarget()),
+                           getDim(), getGroups().getGroupSize(),
+                           /*multiply=*/true);
 }
 
 LogicalResult BufferAllToAllOp::verify() {
-  if (failed(verifyGroups(*this, getGroups())))
+  if (failed(verifyGroups(*this, getGroups())) ||
+      failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))) ||
+      failed(verifyDim(*this, "split_dim", getSplitDim(),
+                       shapeOf(getSource()))) ||
+      failed(verifyDim(*this, "concat_dim", getConcatDim(),
+                       shapeOf(getSource()))) ||
+      failed(verifyScaled(*this, getSource(), getTarget(), 1, 1)))
     return failure();
-  if (elements(getSource()) % getGroups().getGroupSize() != 0)
-    return emitOpError() << "source of " << elements(getSource())
-                         << " elements does not split into groups of "
-                         << getGroups().getGroupSize();
-  return verifyScaled(*this, getSource(), getTarget(), 1, 1);
+  int64_t groupSize = getGroups().getGroupSize();
+  SmallVector<int64_t> expected(shapeOf(getSource()).getShape());
+  if (expected[getSplitDim()] % groupSize != 0)
+    return emitOpError() << "dimension " << getSplitDim() << " of size "
+                         << expected[getSplitDim()]
+                         << " does not split into groups of " << groupSize;
+  expected[getSplitDim()] /= groupSize;
+  expected[getConcatDim()] *= groupSize;
+  if (shapeOf(getTarget()).getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "expected target type "
+                         << shapeOf(getSource()).clone(expected)
+                         << " for groups of " << groupSize << ", got "
+                         << getTarget().getType();
+  return success();
 }
 
 LogicalResult BufferBroadcastOp::verify() {
   if (failed(verifyGroups(*this, getGroups())) ||
+      failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))) ||
       failed(verifyRoot(*this, getRoot(), getGroups())))
     return failure();
   return verifyScaled(*this, getSource(), getTarget(), 1, 1);
@@ -73,6 +104,7 @@ LogicalResult BufferBroadcastOp::verify() {
 
 LogicalResult BufferReduceOp::verify() {
   if (failed(verifyGroups(*this, getGroups())) ||
+      failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))) ||
       failed(verifyRoot(*this, getRoot(), getGroups())) ||
       failed(verifyReduction(*this, getKind(), elementOf(getSource()))))
     return failure();
@@ -80,27 +112,34 @@ LogicalResult BufferReduceOp::verify() {
 }
 
 LogicalResult BufferPermuteOp::verify() {
-  if (failed(verifyPairs(*this, getPairs())))
+  if (failed(verifyPairs(*this, getPairs())) ||
+      failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))))
     return failure();
   return verifyScaled(*this, getSource(), getTarget(), 1, 1);
 }
 
 LogicalResult BufferCopyOp::verify() {
+  if (failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))))
+    return failure();
   return verifyScaled(*this, getSource(), getTarget(), 1, 1);
 }
 
 LogicalResult BufferSendOp::verify() {
-  if (getTag() < 0)
-    return emitOpError() << "tag must be non-negative, got " << getTag();
-  if (failed(verifyTensorSizes(*this)))
+  // I64Attr reads back unsigned: look at the signed value.
+  if (getTagAttr().getInt() < 0)
+    return emitOpError() << "tag must be non-negative, got "
+                         << getTagAttr().getInt();
+  if (failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))))
     return failure();
   return verifyPairs(*this, getPairs());
 }
 
 LogicalResult BufferRecvOp::verify() {
-  if (getTag() < 0)
-    return emitOpError() << "tag must be non-negative, got " << getTag();
-  if (failed(verifyTensorSizes(*this)))
+  // I64Attr reads back unsigned: look at the signed value.
+  if (getTagAttr().getInt() < 0)
+    return emitOpError() << "tag must be non-negative, got "
+                         << getTagAttr().getInt();
+  if (failed(verifyTransfer(*this, getPlanAttr(), elementOf(getTarget()))))
     return failure();
   return verifyPairs(*this, getPairs());
 }

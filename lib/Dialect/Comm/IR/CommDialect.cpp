@@ -37,9 +37,22 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (attr.getName() == getSpaceAttrName()) {
+    if (!isa<MemorySpaceAttr>(attr.getValue()))
+      return op->emitError() << "'" << getSpaceAttrName()
+                             << "' must be a memory space (hbm, host, "
+                                "pinned_host), got "
+                             << attr.getValue();
+    if (op->getNumResults() != 1 ||
+        !isa<MemRefType>(op->getResult(0).getType()))
+      return op->emitError() << "'" << getSpaceAttrName()
+                             << "' belongs on an op that allocates one buffer";
+    return success();
+  }
   return op->emitError() << "unknown comm attribute '"
                          << attr.getName().getValue() << "' on "
                          << op->getName() << "; expected '"
-                         << getWorldSizeAttrName() << "' or '"
-                         << getTopologyAttrName() << "'";
+                         << getWorldSizeAttrName() << "', '"
+                         << getTopologyAttrName() << "' or '"
+                         << getSpaceAttrName() << "'";
 }

@@ -126,7 +126,9 @@ LogicalResult mlir::comm::detail::verifyTransfer(Operation *op, PlanAttr plan,
     return failure();
   if (!plan)
     return success();
+  // The bufferized ops take the plans of the ops they come from.
   StringRef opName = op->getName().stripDialect();
+  opName.consume_front("buffer.");
   if (std::optional<Algorithm> algorithm = plan.getAlgorithm()) {
     ArrayRef<Algorithm> applicable = getApplicableAlgorithms(opName);
     if (applicable.empty())
@@ -172,8 +174,8 @@ static LogicalResult verifyGroupedCollective(Operation *op,
   return verifyTransfer(op, plan, elementType);
 }
 
-static LogicalResult verifyDim(Operation *op, StringRef name, int64_t dim,
-                               RankedTensorType type) {
+LogicalResult mlir::comm::detail::verifyDim(Operation *op, StringRef name,
+                                           int64_t dim, ShapedType type) {
   if (dim >= type.getRank())
     return op->emitOpError() << name << " " << dim << " is out of range for "
                              << type << " of rank " << type.getRank();
@@ -192,9 +194,12 @@ static LogicalResult verifySameElementType(Operation *op, Type input,
 
 /// Checks that `result` is `input` with dimension `dim` scaled: multiplied
 /// by `groupSize` when `multiply`, divided otherwise.
-static LogicalResult verifyScaledShape(Operation *op, RankedTensorType input,
-                                       RankedTensorType result, int64_t dim,
-                                       int64_t groupSize, bool multiply) {
+LogicalResult mlir::comm::detail::verifyScaledShape(Operation *op,
+                                                   ShapedType input,
+                                                   ShapedType result,
+                                                   int64_t dim,
+                                                   int64_t groupSize,
+                                                   bool multiply) {
   if (input.getRank() != result.getRank())
     return op->emitOpError() << "result rank " << result.getRank()
                              << " differs from input rank " << input.getRank();
@@ -214,7 +219,7 @@ static LogicalResult verifyScaledShape(Operation *op, RankedTensorType input,
   if (result.getShape() != ArrayRef<int64_t>(expected))
     return op->emitOpError()
            << "expected result type "
-           << RankedTensorType::get(expected, input.getElementType())
+           << input.clone(expected)
            << " for groups of " << groupSize << ", got " << result;
   return success();
 }

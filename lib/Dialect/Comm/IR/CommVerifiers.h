@@ -24,6 +24,14 @@ LogicalResult verifyBufferLayout(Operation *op, Type bufferType,
                                  StringRef what);
 LogicalResult verifyTransfer(Operation *op, PlanAttr plan, Type elementType);
 LogicalResult verifyRoot(Operation *op, int64_t root, ReplicaGroupsAttr groups);
+/// `dim` is a dimension of `type`.
+LogicalResult verifyDim(Operation *op, StringRef name, int64_t dim,
+                        ShapedType type);
+/// `result` is `input` with dimension `dim` multiplied (or divided) by
+/// `groupSize`.
+LogicalResult verifyScaledShape(Operation *op, ShapedType input,
+                                ShapedType result, int64_t dim,
+                                int64_t groupSize, bool multiply);
 
 } // namespace detail
 } // namespace comm

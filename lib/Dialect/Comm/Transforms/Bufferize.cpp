@@ -29,10 +29,6 @@ namespace comm {
 using namespace mlir;
 using namespace mlir::comm;
 
-/// The memory space of a buffer that comm-bufferize allocates for the result
-/// of a comm.copy; convert-comm-to-emitc reads it.
-static constexpr llvm::StringLiteral kSpaceAttrName = "comm.space";
-
 static Type bufferTypeOf(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return MemRefType::get(tensor.getShape(), tensor.getElementType());
@@ -180,7 +176,7 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
   if (auto copy = dyn_cast<CopyOp>(op)) {
     Value out = result(copy.getResult());
     // The lowering allocates the target in the destination memory space.
-    out.getDefiningOp()->setAttr(kSpaceAttrName, copy.getDstAttr());
+    out.getDefiningOp()->setAttr(CommDialect::getSpaceAttrName(), copy.getDstAttr());
     builder.create<BufferCopyOp>(loc, lookup(copy.getInput()), out,
                                  copy.getSrcAttr(), copy.getDstAttr(),
                                  copy.getPlanAttr());

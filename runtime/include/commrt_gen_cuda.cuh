@@ -1,0 +1,335 @@
+//===- commrt_gen_cuda.cuh - kernels of comm-generated CUDA ------*- CUDA -*-===//
+//
+// What `comm-translate --comm-to-cuda` output adds to commrt_gen.h: the
+// kernels of the fused-buffer operations, instantiated in the generated .cu
+// for the element types the program uses:
+//
+//  - pack: copy (and convert, e.g. f32 -> bf16) many tensors into one flat
+//    buffer in one launch per 64 tensors;
+//  - unpack: the reverse, converting back;
+//  - combine: the element-wise reduction of point-to-point schedules; f16
+//    and bf16 accumulate in f32.
+//
+// Buffers in host memory, and type pairs without a kernel here, go to the
+// runtime's own implementation (commrt_pack, commrt_reduce_local).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMMRT_GEN_CUDA_CUH
+#define COMMRT_GEN_CUDA_CUH
+
+#include "commrt_gen.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace commgen {
+namespace cuda {
+
+/// Up to kTable pieces travel by value in the kernel's parameters.
+constexpr int kTable = 64;
+
+struct Table {
+  void *data[kTable];
+  int64_t count[kTable];
+  int64_t offset[kTable];
+  int size;
+};
+
+template <typename To, typename From> __device__ inline To convertTo(From v) {
+  return static_cast<To>(v);
+}
+template <> __device__ inline __nv_bfloat16 convertTo(float v) {
+  return __float2bfloat16_rn(v);
+}
+template <> __device__ inline float convertTo(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+template <> __device__ inline __half convertTo(float v) {
+  return __float2half_rn(v);
+}
+template <> __device__ inline float convertTo(__half v) {
+  return __half2float(v);
+}
+template <> __device__ inline __nv_bfloat16 convertTo(__nv_bfloat16 v) {
+  return v;
+}
+template <> __device__ inline __half convertTo(__half v) { return v; }
+
+/// Pack: buffer[offset[p] + i] = piece p [i]; unpack: the reverse. One
+/// block row (blockIdx.y) per piece, grid-stride over its elements.
+template <typename Piece, typename Flat, bool IsPack>
+__global__ void packKernel(Flat *buffer, Table table) {
+  int p = blockIdx.y;
+  if (p >= table.size)
+    return;
+  int64_t count = table.count[p];
+  Flat *flat = buffer + table.offset[p];
+  Piece *piece = static_cast<Piece *>(table.data[p]);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    if (IsPack)
+      flat[i] = convertTo<Flat>(piece[i]);
+    else
+      piece[i] = convertTo<Piece>(flat[i]);
+  }
+}
+
+/// Same-type pack of 16-byte aligned pieces, four words at a time.
+template <bool IsPack>
+__global__ void packKernelVec4(float4 *buffer, Table table) {
+  int p = blockIdx.y;
+  if (p >= table.size)
+    return;
+  int64_t count = table.count[p];
+  float4 *flat = buffer + table.offset[p];
+  float4 *piece = static_cast<float4 *>(table.data[p]);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    if (IsPack)
+      flat[i] = piece[i];
+    else
+      piece[i] = flat[i];
+  }
+}
+
+inline void launched(const char *loc, const char *op) {
+  cudaError_t error = cudaGetLastError();
+  if (error == cudaSuccess)
+    error = cudaStreamSynchronize(0);
+  if (error != cudaSuccess)
+    fail(COMMRT_ERROR_BACKEND, loc, op, cudaGetErrorString(error));
+}
+
+template <typename Piece, typename Flat, bool IsPack>
+void launchPack(void *buffer, const commrt_piece *pieces, int64_t n,
+                const char *loc) {
+  for (int64_t first = 0; first < n; first += kTable) {
+    Table table;
+    table.size = static_cast<int>(std::min<int64_t>(kTable, n - first));
+    int64_t longest = 0;
+    bool vec4 = sizeof(Piece) == sizeof(Flat);
+    for (int k = 0; k < table.size; ++k) {
+      const commrt_piece &piece = pieces[first + k];
+      table.data[k] = piece.data;
+      table.count[k] = piece.count;
+      table.offset[k] = piece.offset;
+      longest = std::max(longest, piece.count);
+      size_t bytes = sizeof(Flat);
+      vec4 = vec4 &&
+             (reinterpret_cast<uintptr_t>(piece.data) % 16 == 0) &&
+             ((reinterpret_cast<uintptr_t>(buffer) + piece.offset * bytes) %
+                  16 ==
+              0) &&
+             (piece.count * bytes) % 16 == 0;
+    }
+    if (vec4) {
+      for (int k = 0; k < table.size; ++k) {
+        table.count[k] = table.count[k] * sizeof(Flat) / 16;
+        table.offset[k] = table.offset[k] * sizeof(Flat) / 16;
+      }
+      longest = longest * sizeof(Flat) / 16;
+    }
+    int threads = 256;
+    int64_t blocks = std::min<int64_t>((longest + threads - 1) / threads, 1024);
+    dim3 grid(static_cast<unsigned>(std::max<int64_t>(blocks, 1)),
+              static_cast<unsigned>(table.size));
+    if (vec4)
+      packKernelVec4<IsPack><<<grid, threads>>>(static_cast<float4 *>(buffer),
+                                                table);
+    else
+      packKernel<Piece, Flat, IsPack>
+          <<<grid, threads>>>(static_cast<Flat *>(buffer), table);
+  }
+  launched(loc, IsPack ? "comm.pack" : "comm.unpack");
+}
+
+/// Runs the kernel for (piece type, buffer type) if there is one here.
+template <bool IsPack>
+bool dispatchPack(void *buffer, commrt_dtype flat, const commrt_piece *pieces,
+                  int64_t n, commrt_dtype piece, const char *loc) {
+#define COMMGEN_PACK_CASE(P, PT, F, FT)                                        \
+  if (piece == P && flat == F) {                                               \
+    launchPack<PT, FT, IsPack>(buffer, pieces, n, loc);                        \
+    return true;                                                               \
+  }
+  COMMGEN_PACK_CASE(COMMRT_F32, float, COMMRT_F32, float)
+  COMMGEN_PACK_CASE(COMMRT_F32, float, COMMRT_BF16, __nv_bfloat16)
+  COMMGEN_PACK_CASE(COMMRT_F32, float, COMMRT_F16, __half)
+  COMMGEN_PACK_CASE(COMMRT_BF16, __nv_bfloat16, COMMRT_BF16, __nv_bfloat16)
+  COMMGEN_PACK_CASE(COMMRT_F16, __half, COMMRT_F16, __half)
+  COMMGEN_PACK_CASE(COMMRT_F64, double, COMMRT_F64, double)
+  COMMGEN_PACK_CASE(COMMRT_I32, int32_t, COMMRT_I32, int32_t)
+  COMMGEN_PACK_CASE(COMMRT_I64, int64_t, COMMRT_I64, int64_t)
+  COMMGEN_PACK_CASE(COMMRT_I8, int8_t, COMMRT_I8, int8_t)
+#undef COMMGEN_PACK_CASE
+  return false;
+}
+
+/// Groups the pieces by type and runs one kernel per group; false if some
+/// type pair has no kernel here (nothing has run then).
+template <bool IsPack>
+bool packPieces(void *buffer, commrt_dtype flat, const commrt_piece *pieces,
+                int64_t n, const char *loc) {
+  std::map<int, std::vector<commrt_piece>> groups;
+  for (int64_t k = 0; k < n; ++k)
+    groups[pieces[k].dtype].push_back(pieces[k]);
+  for (auto &[dtype, list] : groups) {
+    commrt_dtype d = static_cast<commrt_dtype>(dtype);
+    bool known = (d == flat) || (d == COMMRT_F32 && (flat == COMMRT_BF16 ||
+                                                     flat == COMMRT_F16));
+    known = known && d != COMMRT_U8 && d != COMMRT_U32 && d != COMMRT_U64;
+    if (!known)
+      return false;
+  }
+  for (auto &[dtype, list] : groups)
+    dispatchPack<IsPack>(buffer, flat, list.data(),
+                         static_cast<int64_t>(list.size()),
+                         static_cast<commrt_dtype>(dtype), loc);
+  return true;
+}
+
+template <typename... Pieces>
+void pack(Async *async, void *buffer, commrt_dtype bufferType,
+          int64_t bufferCount, commrt_memory_space space, const char *loc,
+          Pieces... pieces) {
+  const commrt_piece list[] = {pieces...};
+  if (space != COMMRT_HBM) {
+    commgen::pack(async, buffer, bufferType, bufferCount, space, loc,
+                  pieces...);
+    return;
+  }
+  for (const commrt_piece &p : list)
+    waitFor(async, p.data, bytesOf(p.count, p.dtype), loc);
+  for (const commrt_piece &p : list)
+    if (p.offset < 0 || p.count < 0 || p.offset + p.count > bufferCount)
+      fail(COMMRT_ERROR_INVALID_ARGUMENT, loc, "comm.pack",
+           "a piece lies outside the buffer");
+  if (!packPieces<true>(buffer, bufferType, list,
+                        static_cast<int64_t>(sizeof...(Pieces)), loc))
+    check(commrt_pack(buffer, bufferType, bufferCount, list,
+                      static_cast<int64_t>(sizeof...(Pieces)), space, nullptr),
+          loc, "comm.pack");
+}
+
+template <typename... Pieces>
+void unpack(Async *async, const void *buffer, commrt_dtype bufferType,
+            int64_t bufferCount, commrt_memory_space space, const char *loc,
+            Pieces... pieces) {
+  if (space != COMMRT_HBM) {
+    commgen::unpack(async, buffer, bufferType, bufferCount, space, loc,
+                    pieces...);
+    return;
+  }
+  waitFor(async, buffer, bytesOf(bufferCount, bufferType), loc);
+  const commrt_piece list[] = {pieces...};
+  for (const commrt_piece &p : list)
+    if (p.offset < 0 || p.count < 0 || p.offset + p.count > bufferCount)
+      fail(COMMRT_ERROR_INVALID_ARGUMENT, loc, "comm.unpack",
+           "a piece lies outside the buffer");
+  if (!packPieces<false>(const_cast<void *>(buffer), bufferType, list,
+                         static_cast<int64_t>(sizeof...(Pieces)), loc))
+    check(commrt_unpack(buffer, bufferType, bufferCount, list,
+                        static_cast<int64_t>(sizeof...(Pieces)), space,
+                        nullptr),
+          loc, "comm.unpack");
+}
+
+/// The accumulation type of an element type: f32 for f16/bf16.
+template <typename T> struct Acc { using type = T; };
+template <> struct Acc<__half> { using type = float; };
+template <> struct Acc<__nv_bfloat16> { using type = float; };
+
+template <typename T, commrt_redop Op>
+__global__ void combineKernel(T *target, const T *lhs, const T *rhs,
+                              int64_t count) {
+  using A = typename Acc<T>::type;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    A a = convertTo<A>(lhs[i]), b = convertTo<A>(rhs[i]);
+    A r;
+    if (Op == COMMRT_SUM)
+      r = a + b;
+    else if (Op == COMMRT_PROD)
+      r = a * b;
+    else if (Op == COMMRT_MIN)
+      r = b < a ? b : a;
+    else
+      r = a < b ? b : a;
+    target[i] = convertTo<T>(r);
+  }
+}
+
+template <typename T>
+bool launchCombine(void *target, const void *lhs, const void *rhs,
+                   int64_t count, commrt_redop op) {
+  int threads = 256;
+  int64_t blocks =
+      std::max<int64_t>(1, std::min<int64_t>((count + threads - 1) / threads,
+                                             4096));
+  T *t = static_cast<T *>(target);
+  const T *a = static_cast<const T *>(lhs), *b = static_cast<const T *>(rhs);
+  switch (op) {
+  case COMMRT_SUM:
+    combineKernel<T, COMMRT_SUM><<<blocks, threads>>>(t, a, b, count);
+    return true;
+  case COMMRT_PROD:
+    combineKernel<T, COMMRT_PROD><<<blocks, threads>>>(t, a, b, count);
+    return true;
+  case COMMRT_MIN:
+    combineKernel<T, COMMRT_MIN><<<blocks, threads>>>(t, a, b, count);
+    return true;
+  case COMMRT_MAX:
+    combineKernel<T, COMMRT_MAX><<<blocks, threads>>>(t, a, b, count);
+    return true;
+  default:
+    return false;
+  }
+}
+
+inline void combine(Async *async, void *target, const void *lhs,
+                    const void *rhs, int64_t count, commrt_dtype dtype,
+                    commrt_redop op, commrt_memory_space space,
+                    const char *loc) {
+  if (space != COMMRT_HBM) {
+    commgen::combine(async, target, lhs, rhs, count, dtype, op, space, loc);
+    return;
+  }
+  size_t bytes = bytesOf(count, dtype);
+  waitFor(async, lhs, bytes, loc);
+  waitFor(async, rhs, bytes, loc);
+  bool done = false;
+  switch (dtype) {
+  case COMMRT_F32:
+    done = launchCombine<float>(target, lhs, rhs, count, op);
+    break;
+  case COMMRT_F64:
+    done = launchCombine<double>(target, lhs, rhs, count, op);
+    break;
+  case COMMRT_BF16:
+    done = launchCombine<__nv_bfloat16>(target, lhs, rhs, count, op);
+    break;
+  case COMMRT_F16:
+    done = launchCombine<__half>(target, lhs, rhs, count, op);
+    break;
+  case COMMRT_I32:
+    done = launchCombine<int32_t>(target, lhs, rhs, count, op);
+    break;
+  case COMMRT_I64:
+    done = launchCombine<int64_t>(target, lhs, rhs, count, op);
+    break;
+  default:
+    break;
+  }
+  if (done) {
+    launched(loc, "comm.buffer.combine");
+    return;
+  }
+  commgen::combine(async, target, lhs, rhs, count, dtype, op, space, loc);
+}
+
+} // namespace cuda
+} // namespace commgen
+
+#endif // COMMRT_GEN_CUDA_CUH

@@ -1,0 +1,39 @@
+// RUN: comm-opt %s -comm-bufferize -split-input-file -verify-diagnostics
+
+func.func @iter_args(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{comm-bufferize: loops with iteration arguments are not supported}}
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %x) -> tensor<4xf32> {
+    scf.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @unknown_op(%x: tensor<4xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{comm-bufferize cannot bufferize 'tensor.extract_slice'; comm programs use comm ops, element-wise arith ops, tensor.empty, scf.for and calls}}
+  %r = tensor.extract_slice %x[0] [2] [1] : tensor<4xf32> to tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @dynamic(%n: index) -> tensor<?xf32> {
+  // expected-error @+1 {{comm-bufferize needs static shapes}}
+  %e = tensor.empty(%n) : tensor<?xf32>
+  return %e : tensor<?xf32>
+}
+
+// -----
+
+func.func @yield_scalar(%x: tensor<4xf32>) -> i32 {
+  %t = comm.start {
+    %c = arith.constant 1 : i32
+    // expected-error @+1 {{comm-bufferize: a comm.start may only yield tensors, got 'i32'}}
+    comm.yield %c : i32
+  }
+  %r = comm.wait %t : i32
+  return %r : i32
+}

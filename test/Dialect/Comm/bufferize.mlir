@@ -1,0 +1,73 @@
+// RUN: comm-opt %s -comm-bufferize -split-input-file | FileCheck %s
+
+// Every tensor a comm op produces gets a fresh buffer; buffers that do not
+// leave the function are freed before it returns.
+
+// CHECK-LABEL: func.func @fused(
+// CHECK-SAME: %[[A:.*]]: memref<64xf32>, %[[B:.*]]: memref<8x8xf32>) -> (memref<64xf32>, memref<8x8xf32>)
+// CHECK: %[[P:.*]] = memref.alloc() : memref<128xf32>
+// CHECK: comm.buffer.pack %[[A]], %[[B]] into %[[P]] {offsets = array<i64: 0, 64>}
+// CHECK: %[[R:.*]] = memref.alloc() : memref<128xf32>
+// CHECK: comm.buffer.all_reduce %[[P]], %[[R]] {groups = #comm.groups<{{\[}}[0, 1]]>, kind = #comm<reduction sum>, plan = #comm.plan<precision = bf16>}
+// CHECK: %[[X:.*]] = memref.alloc() : memref<64xf32>
+// CHECK: %[[Y:.*]] = memref.alloc() : memref<8x8xf32>
+// CHECK: comm.buffer.unpack %[[R]] into %[[X]], %[[Y]]
+// CHECK-DAG: memref.dealloc %[[P]]
+// CHECK-DAG: memref.dealloc %[[R]]
+// CHECK-NOT: memref.dealloc %[[X]]
+// CHECK: return %[[X]], %[[Y]]
+func.func @fused(%a: tensor<64xf32>, %b: tensor<8x8xf32>) -> (tensor<64xf32>, tensor<8x8xf32>) {
+  %p = comm.pack %a, %b offsets [0, 64] : tensor<64xf32>, tensor<8x8xf32> -> tensor<128xf32>
+  %r = comm.all_reduce sum %p over [[0, 1]] plan <precision = bf16> : tensor<128xf32>
+  %x, %y = comm.unpack %r offsets [0, 64] : tensor<128xf32> -> tensor<64xf32>, tensor<8x8xf32>
+  return %x, %y : tensor<64xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// The buffers an async region writes are allocated before the start; the
+// wait returns nothing and its results are those buffers.
+// CHECK-LABEL: func.func @async(
+// CHECK: %[[R:.*]] = memref.alloc() : memref<16xf32>
+// CHECK-NEXT: %[[T:.*]] = comm.start {
+// CHECK-NEXT: comm.buffer.all_reduce %{{.*}}, %[[R]]
+// CHECK-NEXT: comm.yield
+// CHECK-NEXT: }
+// CHECK: comm.buffer.compute "layer"
+// CHECK: comm.wait %[[T]]{{$}}
+// CHECK: comm.buffer.combine sum %[[R]], %{{.*}} into %{{.*}} : memref<16xf32>
+func.func @async(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %t = comm.start {
+    %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<16xf32>
+    comm.yield %0 : tensor<16xf32>
+  }
+  %c = comm.compute "layer"(%x) time_us 5.0 : (tensor<16xf32>) -> tensor<16xf32>
+  %r = comm.wait %t : tensor<16xf32>
+  %s = arith.addf %r, %c : tensor<16xf32>
+  return %s : tensor<16xf32>
+}
+
+// -----
+
+// Copies allocate their target in the destination memory space; loops are
+// bufferized body by body, their buffers freed at the end of each
+// iteration.
+// CHECK-LABEL: func.func @copy_loop(
+// CHECK: %[[H:.*]] = memref.alloc() {comm.space = #comm<memory_space pinned_host>} : memref<8xi32>
+// CHECK: comm.buffer.copy %{{.*}}, %[[H]] {dst = #comm<memory_space pinned_host>, src = #comm<memory_space hbm>}
+// CHECK: scf.for
+// CHECK: %[[S:.*]] = memref.alloc() : memref<8xi32>
+// CHECK: comm.buffer.recv %[[S]]
+// CHECK: memref.dealloc %[[S]]
+// CHECK: }
+func.func @copy_loop(%x: tensor<8xi32>) -> tensor<8xi32> {
+  %h = comm.copy %x hbm to pinned_host : tensor<8xi32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    comm.send %x to [[0, 1]] tag 0 : tensor<8xi32>
+    %r = comm.recv from [[0, 1]] tag 0 : tensor<8xi32>
+  }
+  return %h : tensor<8xi32>
+}
