@@ -242,14 +242,17 @@ void Backoff::pause() {
   auto waited = now - since;
   long sleepNs = 0;
   if (oversubscribed) {
-    // Peers need this core: yield at once, sleep after a few hundred polls.
+    // Peers need this core: yield it between polls, as Open MPI's own
+    // blocking calls do when oversubscribed (a sleep here would add its
+    // length to every collective's latency); sleep only once the wait is
+    // clearly long.
     if (polls < 16)
       return;
-    if (polls < 256) {
+    if (waited < std::chrono::milliseconds(20)) {
       sched_yield();
       return;
     }
-    sleepNs = waited < std::chrono::milliseconds(50) ? 20000 : 200000;
+    sleepNs = waited < std::chrono::milliseconds(200) ? 50000 : 200000;
   } else {
     // Like MPI's blocking calls: a small collective completes within tens
     // of microseconds when every rank has a core.
