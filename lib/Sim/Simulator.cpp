@@ -132,6 +132,15 @@ private:
       return;
     instr.request.algorithm = plan.getAlgorithm();
     instr.request.protocol = plan.getProtocol();
+    // A narrower wire precision moves proportionally fewer bytes.
+    if (auto precision = dyn_cast_or_null<FloatType>(plan.getPrecision())) {
+      unsigned wire = std::max(1u, precision.getWidth() / 8);
+      CollectiveRequest &request = instr.request;
+      if (request.elementBytes > wire) {
+        request.bytes = request.bytes / request.elementBytes * wire;
+        request.elementBytes = wire;
+      }
+    }
   }
 
   static constexpr size_t kMaxInstrs = 20'000'000;
