@@ -1,4 +1,4 @@
-//===- PackBandwidth.cu - generated pack kernels against D2D copy -*- CUDA -*-===//
+//===- PackBandwidth.cu - generated pack kernels against D2D ---*- CUDA -*-===//
 //
 // On a GPU machine: the pack/unpack kernels of commrt_gen_cuda.cuh (what
 // comm-translate --comm-to-cuda output runs) against cudaMemcpy
@@ -81,12 +81,12 @@ int main(int argc, char **argv) {
                                cudaMemcpyDeviceToDevice));
   });
   float pack32Ms = timeMs(iterations, [&] {
-    commgen::cuda::launchPack<float, float, true>(flat32, pieces.data(),
-                                                  256, "bench");
+    commgen::cuda::launchPack<float, float, true>(flat32, pieces.data(), 256,
+                                                  "bench");
   });
   float pack16Ms = timeMs(iterations, [&] {
-    commgen::cuda::launchPack<float, __nv_bfloat16, true>(
-        flat16, pieces.data(), 256, "bench");
+    commgen::cuda::launchPack<float, __nv_bfloat16, true>(flat16, pieces.data(),
+                                                          256, "bench");
   });
   float unpack16Ms = timeMs(iterations, [&] {
     commgen::cuda::launchPack<float, __nv_bfloat16, false>(
@@ -98,7 +98,8 @@ int main(int argc, char **argv) {
               "%d\n",
               prop.name, bytes32 / 1048576.0, iterations);
   std::printf("  %-34s %8.3f ms %8.1f GB/s\n", "cudaMemcpy D2D", copyMs, copy);
-  double p32 = gbs(2 * bytes32, pack32Ms), p16 = gbs(bytes32 + bytes16, pack16Ms),
+  double p32 = gbs(2 * bytes32, pack32Ms),
+         p16 = gbs(bytes32 + bytes16, pack16Ms),
          u16 = gbs(bytes32 + bytes16, unpack16Ms);
   std::printf("  %-34s %8.3f ms %8.1f GB/s  %.0f%% of copy\n",
               "pack f32 -> f32", pack32Ms, p32, 100 * p32 / copy);

@@ -1,4 +1,4 @@
-//===- LoweringBench.cpp - generated code against hand-written MPI -*- C++ -*-===//
+//===- LoweringBench.cpp - generated code against ---------------*- C++ -*-===//
 //
 // Runs on 4 ranks (mpirun -np 4 --oversubscribe comm-bench-lowering) and
 // prints, side by side in one run, the median time of:
@@ -100,8 +100,8 @@ double maxDiff(const std::vector<std::vector<float>> &a,
 int failures = 0;
 
 void mix(const char *label, const int64_t *sizes, int count,
-         const std::function<int32_t(float **, float **)> &fused,
-         int rounds, double targetVsPacked, double targetVsLoop) {
+         const std::function<int32_t(float **, float **)> &fused, int rounds,
+         double targetVsPacked, double targetVsLoop) {
   std::vector<std::vector<float>> in(count), outA(count), outB(count),
       outC(count);
   int64_t total = 0;
@@ -143,7 +143,7 @@ void mix(const char *label, const int64_t *sizes, int count,
                           offset += sizes[k];
                         }
                       }});
-  static commrt_comm *world = nullptr;  // all 4 ranks
+  static commrt_comm *world = nullptr; // all 4 ranks
   if (!world) {
     int64_t all[4] = {0, 1, 2, 3};
     commrt_comm_create(ctx, all, 4, 4, &world);
@@ -165,21 +165,18 @@ void mix(const char *label, const int64_t *sizes, int count,
   // The runtime's calls by hand, on their own buffers: what the generated
   // code adds on top of the runtime.
   std::vector<float> sendE(total), recvE(total);
-  variants.push_back({"(c) commrt_pack + commrt_all_reduce + commrt_unpack",
-                      [&]() {
-                        ok(commrt_pack(sendE.data(), COMMRT_F32, total,
-                                       pieces.data(), count, COMMRT_HOST,
-                                       nullptr),
-                           "commrt_pack");
-                        ok(commrt_all_reduce(world, sendE.data(), recvE.data(),
-                                             total, COMMRT_F32, COMMRT_SUM,
-                                             nullptr),
-                           "commrt_all_reduce");
-                        ok(commrt_unpack(recvE.data(), COMMRT_F32, total,
-                                         outPieces.data(), count, COMMRT_HOST,
-                                         nullptr),
-                           "commrt_unpack");
-                      }});
+  variants.push_back(
+      {"(c) commrt_pack + commrt_all_reduce + commrt_unpack", [&]() {
+         ok(commrt_pack(sendE.data(), COMMRT_F32, total, pieces.data(), count,
+                        COMMRT_HOST, nullptr),
+            "commrt_pack");
+         ok(commrt_all_reduce(world, sendE.data(), recvE.data(), total,
+                              COMMRT_F32, COMMRT_SUM, nullptr),
+            "commrt_all_reduce");
+         ok(commrt_unpack(recvE.data(), COMMRT_F32, total, outPieces.data(),
+                          count, COMMRT_HOST, nullptr),
+            "commrt_unpack");
+       }});
   variants.push_back({"comm fused (generated)", [&]() {
                         ok(fused(inPtr.data(), outPtr.data()), label);
                       }});
@@ -226,7 +223,8 @@ void large(int rounds) {
                            "allreduce_bf16");
                       }});
   measure(variants, 2, rounds);
-  double dF32 = maxDiff({outMpi}, {outF32}), dBf16 = maxDiff({outMpi}, {outBf16});
+  double dF32 = maxDiff({outMpi}, {outF32}),
+         dBf16 = maxDiff({outMpi}, {outBf16});
   double mpi = variants[0].median(), f32 = variants[1].median(),
          bf16 = variants[2].median();
   if (rank == 0) {
@@ -284,13 +282,15 @@ int main(int argc, char **argv) {
                 "%d rounds (%d for 64 MiB), slowest rank per round\n",
                 rounds, largeRounds);
   if (only == "all" || only == "small")
-  mix("small mix (64 B-4 KiB)", fused_small_sizes, 256,
-      [](float **in, float **out) { return FUSED_SMALL_CALL(ctx, in, out); },
-      rounds, 1.10, 3.0);
+    mix(
+        "small mix (64 B-4 KiB)", fused_small_sizes, 256,
+        [](float **in, float **out) { return FUSED_SMALL_CALL(ctx, in, out); },
+        rounds, 1.10, 3.0);
   if (only == "all" || only == "large")
-  mix("large mix (4-64 KiB)", fused_large_sizes, 256,
-      [](float **in, float **out) { return FUSED_LARGE_CALL(ctx, in, out); },
-      rounds, 1.10, 1.3);
+    mix(
+        "large mix (4-64 KiB)", fused_large_sizes, 256,
+        [](float **in, float **out) { return FUSED_LARGE_CALL(ctx, in, out); },
+        rounds, 1.10, 1.3);
   if (only == "all" || only == "64mib")
     large(largeRounds);
   commrt_finalize(ctx);

@@ -1,4 +1,4 @@
-//===- Pipelines.cpp - the pass pipelines of comm ----------------*- C++ -*-===//
+//===- Pipelines.cpp - the pass pipelines of comm ---------------*- C++ -*-===//
 
 #include "comm/Pipelines/Pipelines.h"
 #include "comm/Conversion/Passes.h"

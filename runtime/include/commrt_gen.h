@@ -1,4 +1,4 @@
-//===- commrt_gen.h - helpers that comm-generated C++ calls ------*- C++ -*-===//
+//===- commrt_gen.h - helpers that comm-generated C++ calls -----*- C++ -*-===//
 //
 // The C++ that `comm-translate --comm-to-cpp` (and `--comm-to-cuda`) emits
 // calls these helpers, which sit on the C ABI of commrt.h. They add what a
@@ -211,16 +211,15 @@ inline void freeBytes(commrt_context *ctx, void *ptr, int64_t bytes,
 }
 
 template <typename T>
-T *alloc(int64_t count, commrt_dtype dtype,
-         commrt_memory_space space, const char *loc) {
+T *alloc(int64_t count, commrt_dtype dtype, commrt_memory_space space,
+         const char *loc) {
   commrt_context *ctx = current();
   return static_cast<T *>(
       allocBytes(ctx, static_cast<int64_t>(bytesOf(count, dtype)), space, loc));
 }
 
-inline void dealloc(void *ptr, int64_t count,
-                    commrt_dtype dtype, commrt_memory_space space,
-                    const char *loc) {
+inline void dealloc(void *ptr, int64_t count, commrt_dtype dtype,
+                    commrt_memory_space space, const char *loc) {
   commrt_context *ctx = current();
   freeBytes(ctx, ptr, static_cast<int64_t>(bytesOf(count, dtype)), space, loc);
 }
@@ -327,8 +326,8 @@ inline void waitFor(Async *async, const void *ptr, size_t bytes,
 /// Records a started operation, or completes it at once outside a
 /// comm.start.
 inline void issued(Async *async, commrt_request *req, const void *target,
-                   size_t bytes, std::function<void()> finish,
-                   const char *loc, const char *op) {
+                   size_t bytes, std::function<void()> finish, const char *loc,
+                   const char *op) {
   Pending p;
   p.request = req;
   p.lo = static_cast<const char *>(target);
@@ -445,11 +444,10 @@ struct Layout {
 
 template <typename Run>
 void collective(commrt_context *ctx, Async *async, const char *op,
-                const void *src, int64_t srcCount, void *dst,
-                int64_t dstCount, commrt_dtype dtype, commrt_dtype wire,
-                Layout pre, Layout post, commrt_memory_space space,
-                commrt_stream *s, const char *loc, Run run,
-                bool writeTarget = true) {
+                const void *src, int64_t srcCount, void *dst, int64_t dstCount,
+                commrt_dtype dtype, commrt_dtype wire, Layout pre, Layout post,
+                commrt_memory_space space, commrt_stream *s, const char *loc,
+                Run run, bool writeTarget = true) {
   waitFor(async, src, bytesOf(srcCount, dtype), loc);
   // Source: convert to the wire type, then transpose.
   Wire w = toWire(ctx, src, srcCount, dtype, wire, space, s, loc);
@@ -458,8 +456,7 @@ void collective(commrt_context *ctx, Async *async, const char *op,
   if (!pre.identity()) {
     preTemp =
         Temp(ctx, static_cast<int64_t>(bytesOf(srcCount, wire)), space, loc);
-    transpose(ctx, preTemp.ptr, send, pre.a, pre.b, pre.c, wire, space, s,
-              loc);
+    transpose(ctx, preTemp.ptr, send, pre.a, pre.b, pre.c, wire, space, s, loc);
     send = preTemp.ptr;
   }
   // Target: received in the wire type and layout, then moved into place.
@@ -494,8 +491,8 @@ void collective(commrt_context *ctx, Async *async, const char *op,
         }
         converted = Temp(ctx, static_cast<int64_t>(bytesOf(dstCount, wire)),
                          space, loc);
-        transpose(ctx, converted.ptr, data, post.a, post.b, post.c, wire,
-                  space, s, loc);
+        transpose(ctx, converted.ptr, data, post.a, post.b, post.c, wire, space,
+                  s, loc);
         data = converted.ptr;
       }
       convert(dst, dtype, data, wire, dstCount, space, s, loc);
@@ -514,9 +511,9 @@ inline void skip(commrt_context *ctx, void *dst, int64_t count,
         loc, "commrt_memset");
 }
 
-inline void all_reduce(Async *async, const Ranks &ranks,
-                       const void *src, void *dst, int64_t count,
-                       commrt_dtype dtype, commrt_dtype wire, commrt_redop op,
+inline void all_reduce(Async *async, const Ranks &ranks, const void *src,
+                       void *dst, int64_t count, commrt_dtype dtype,
+                       commrt_dtype wire, commrt_redop op,
                        commrt_memory_space space, int64_t streamIndex,
                        const char *loc) {
   commrt_context *ctx = current();
@@ -524,20 +521,18 @@ inline void all_reduce(Async *async, const Ranks &ranks,
   if (!c)
     return skip(ctx, dst, count, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
-  collective(ctx, async, "comm.all_reduce", src, count, dst, count, dtype,
-             wire, {}, {}, space, s, loc,
-             [&](const void *send, void *recv, commrt_request **req) {
-               return req ? commrt_iall_reduce(c, send, recv, count, wire, op,
-                                               s, req)
-                          : commrt_all_reduce(c, send, recv, count, wire, op,
-                                              s);
-             });
+  collective(
+      ctx, async, "comm.all_reduce", src, count, dst, count, dtype, wire, {},
+      {}, space, s, loc,
+      [&](const void *send, void *recv, commrt_request **req) {
+        return req ? commrt_iall_reduce(c, send, recv, count, wire, op, s, req)
+                   : commrt_all_reduce(c, send, recv, count, wire, op, s);
+      });
 }
 
 /// `outer`: elements before the scattered dimension (1: contiguous).
-inline void reduce_scatter(Async *async,
-                           const Ranks &ranks, const void *src, void *dst,
-                           int64_t recvCount, int64_t outer,
+inline void reduce_scatter(Async *async, const Ranks &ranks, const void *src,
+                           void *dst, int64_t recvCount, int64_t outer,
                            commrt_dtype dtype, commrt_dtype wire,
                            commrt_redop op, commrt_memory_space space,
                            int64_t streamIndex, const char *loc) {
@@ -560,9 +555,9 @@ inline void reduce_scatter(Async *async,
 }
 
 /// `outer`: elements before the gathered dimension (1: contiguous).
-inline void all_gather(Async *async, const Ranks &ranks,
-                       const void *src, void *dst, int64_t sendCount,
-                       int64_t outer, commrt_dtype dtype, commrt_dtype wire,
+inline void all_gather(Async *async, const Ranks &ranks, const void *src,
+                       void *dst, int64_t sendCount, int64_t outer,
+                       commrt_dtype dtype, commrt_dtype wire,
                        commrt_memory_space space, int64_t streamIndex,
                        const char *loc) {
   commrt_context *ctx = current();
@@ -573,25 +568,23 @@ inline void all_gather(Async *async, const Ranks &ranks,
   commrt_stream *s = stream(ctx, streamIndex, loc);
   // Received [g][outer][inner] -> [outer][g][inner].
   Layout post{g, outer, sendCount / outer};
-  collective(ctx, async, "comm.all_gather", src, sendCount, dst,
-             sendCount * g, dtype, wire, {}, post, space, s, loc,
-             [&](const void *send, void *recv, commrt_request **req) {
-               return req ? commrt_iall_gather(c, send, recv, sendCount, wire,
-                                               s, req)
-                          : commrt_all_gather(c, send, recv, sendCount, wire,
-                                              s);
-             });
+  collective(
+      ctx, async, "comm.all_gather", src, sendCount, dst, sendCount * g, dtype,
+      wire, {}, post, space, s, loc,
+      [&](const void *send, void *recv, commrt_request **req) {
+        return req ? commrt_iall_gather(c, send, recv, sendCount, wire, s, req)
+                   : commrt_all_gather(c, send, recv, sendCount, wire, s);
+      });
 }
 
 /// `splitOuter`: elements of the source before the split dimension;
 /// `concatOuter`: elements of one received block before the concat
 /// dimension (1: contiguous).
-inline void all_to_all(Async *async, const Ranks &ranks,
-                       const void *src, void *dst, int64_t count,
-                       int64_t splitOuter, int64_t concatOuter,
-                       commrt_dtype dtype, commrt_dtype wire,
-                       commrt_memory_space space, int64_t streamIndex,
-                       const char *loc) {
+inline void all_to_all(Async *async, const Ranks &ranks, const void *src,
+                       void *dst, int64_t count, int64_t splitOuter,
+                       int64_t concatOuter, commrt_dtype dtype,
+                       commrt_dtype wire, commrt_memory_space space,
+                       int64_t streamIndex, const char *loc) {
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -601,8 +594,8 @@ inline void all_to_all(Async *async, const Ranks &ranks,
   int64_t block = count / g;
   Layout pre{splitOuter, g, block / splitOuter};
   Layout post{g, concatOuter, block / concatOuter};
-  collective(ctx, async, "comm.all_to_all", src, count, dst, count, dtype,
-             wire, pre, post, space, s, loc,
+  collective(ctx, async, "comm.all_to_all", src, count, dst, count, dtype, wire,
+             pre, post, space, s, loc,
              [&](const void *send, void *recv, commrt_request **req) {
                return req ? commrt_iall_to_all(c, send, recv, block, wire, s,
                                                req)
@@ -610,8 +603,8 @@ inline void all_to_all(Async *async, const Ranks &ranks,
              });
 }
 
-inline void broadcast(Async *async, const Ranks &ranks,
-                      const void *src, void *dst, int64_t count, int64_t root,
+inline void broadcast(Async *async, const Ranks &ranks, const void *src,
+                      void *dst, int64_t count, int64_t root,
                       commrt_dtype dtype, commrt_dtype wire,
                       commrt_memory_space space, int64_t streamIndex,
                       const char *loc) {
@@ -620,19 +613,17 @@ inline void broadcast(Async *async, const Ranks &ranks,
   if (!c)
     return skip(ctx, dst, count, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
-  collective(ctx, async, "comm.broadcast", src, count, dst, count, dtype,
-             wire, {}, {}, space, s, loc,
-             [&](const void *send, void *recv, commrt_request **req) {
-               return req ? commrt_ibroadcast(c, send, recv, count, wire, root,
-                                              s, req)
-                          : commrt_broadcast(c, send, recv, count, wire, root,
-                                             s);
-             });
+  collective(
+      ctx, async, "comm.broadcast", src, count, dst, count, dtype, wire, {}, {},
+      space, s, loc, [&](const void *send, void *recv, commrt_request **req) {
+        return req ? commrt_ibroadcast(c, send, recv, count, wire, root, s, req)
+                   : commrt_broadcast(c, send, recv, count, wire, root, s);
+      });
 }
 
-inline void reduce(Async *async, const Ranks &ranks,
-                   const void *src, void *dst, int64_t count, int64_t root,
-                   commrt_dtype dtype, commrt_dtype wire, commrt_redop op,
+inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
+                   int64_t count, int64_t root, commrt_dtype dtype,
+                   commrt_dtype wire, commrt_redop op,
                    commrt_memory_space space, int64_t streamIndex,
                    const char *loc) {
   commrt_context *ctx = current();
@@ -645,38 +636,34 @@ inline void reduce(Async *async, const Ranks &ranks,
   if (position != root)
     skip(ctx, dst, count, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
-  collective(ctx, async, "comm.reduce", src, count, dst, count, dtype, wire,
-             {}, {}, space, s, loc,
-             [&](const void *send, void *recv, commrt_request **req) {
-               return req ? commrt_ireduce(c, send, recv, count, wire, op,
-                                           root, s, req)
-                          : commrt_reduce(c, send, recv, count, wire, op,
-                                          root, s);
-             },
-             /*writeTarget=*/position == root);
+  collective(
+      ctx, async, "comm.reduce", src, count, dst, count, dtype, wire, {}, {},
+      space, s, loc,
+      [&](const void *send, void *recv, commrt_request **req) {
+        return req ? commrt_ireduce(c, send, recv, count, wire, op, root, s,
+                                    req)
+                   : commrt_reduce(c, send, recv, count, wire, op, root, s);
+      },
+      /*writeTarget=*/position == root);
 }
 
-inline void permute(Async *async, const Pairs &pairs,
-                    const void *src, void *dst, int64_t count,
-                    commrt_dtype dtype, commrt_dtype wire,
-                    commrt_memory_space space, int64_t streamIndex,
-                    const char *loc) {
+inline void permute(Async *async, const Pairs &pairs, const void *src,
+                    void *dst, int64_t count, commrt_dtype dtype,
+                    commrt_dtype wire, commrt_memory_space space,
+                    int64_t streamIndex, const char *loc) {
   commrt_context *ctx = current();
   commrt_stream *s = stream(ctx, streamIndex, loc);
-  collective(ctx, async, "comm.permute", src, count, dst, count, dtype, wire,
-             {}, {}, space, s, loc,
-             [&](const void *send, void *recv, commrt_request **req) {
-               return req ? commrt_ipermute(ctx, send, recv, count, wire,
-                                            pairs.flat.data(), pairs.size(),
-                                            s, req)
-                          : commrt_permute(ctx, send, recv, count, wire,
-                                           pairs.flat.data(), pairs.size(),
-                                           s);
-             });
+  collective(
+      ctx, async, "comm.permute", src, count, dst, count, dtype, wire, {}, {},
+      space, s, loc, [&](const void *send, void *recv, commrt_request **req) {
+        return req ? commrt_ipermute(ctx, send, recv, count, wire,
+                                     pairs.flat.data(), pairs.size(), s, req)
+                   : commrt_permute(ctx, send, recv, count, wire,
+                                    pairs.flat.data(), pairs.size(), s);
+      });
 }
 
-inline void barrier(Async *async, const Ranks &ranks,
-                    const char *loc) {
+inline void barrier(Async *async, const Ranks &ranks, const char *loc) {
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -697,9 +684,8 @@ inline void barrier(Async *async, const Ranks &ranks,
 /// Sends `buf` to the target of every pair whose source is this rank. The
 /// send never blocks: outside a comm.start it completes before its buffer
 /// is freed or the function returns.
-inline void send(Async *async, const Pairs &pairs,
-                 int64_t tag, const void *buf, int64_t count,
-                 commrt_dtype dtype, commrt_dtype wire,
+inline void send(Async *async, const Pairs &pairs, int64_t tag, const void *buf,
+                 int64_t count, commrt_dtype dtype, commrt_dtype wire,
                  commrt_memory_space space, int64_t streamIndex,
                  const char *loc) {
   commrt_context *ctx = current();
@@ -714,8 +700,8 @@ inline void send(Async *async, const Pairs &pairs,
       w = std::make_shared<Wire>(
           toWire(ctx, buf, count, dtype, wire, space, s, loc));
     Pending p;
-    check(commrt_isend(ctx, w->data, count, wire, pairs.flat[2 * k + 1], tag,
-                       s, &p.request),
+    check(commrt_isend(ctx, w->data, count, wire, pairs.flat[2 * k + 1], tag, s,
+                       &p.request),
           loc, "comm.send");
     p.finish = [w]() {};
     if (async)
@@ -727,10 +713,10 @@ inline void send(Async *async, const Pairs &pairs,
 
 /// Receives into `buf` from the source of the pair whose target is this
 /// rank; other ranks get zeros.
-inline void recv(Async *async, const Pairs &pairs,
-                 int64_t tag, void *buf, int64_t count, commrt_dtype dtype,
-                 commrt_dtype wire, commrt_memory_space space,
-                 int64_t streamIndex, const char *loc) {
+inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
+                 int64_t count, commrt_dtype dtype, commrt_dtype wire,
+                 commrt_memory_space space, int64_t streamIndex,
+                 const char *loc) {
   commrt_context *ctx = current();
   State &st = state(ctx);
   commrt_stream *s = stream(ctx, streamIndex, loc);
@@ -764,9 +750,8 @@ inline void recv(Async *async, const Pairs &pairs,
 // Local operations
 //===----------------------------------------------------------------------===//
 
-inline void copy(Async *async, void *dst,
-                 commrt_memory_space dstSpace, const void *src,
-                 commrt_memory_space srcSpace, int64_t count,
+inline void copy(Async *async, void *dst, commrt_memory_space dstSpace,
+                 const void *src, commrt_memory_space srcSpace, int64_t count,
                  commrt_dtype dtype, int64_t streamIndex, const char *loc) {
   commrt_context *ctx = current();
   waitFor(async, src, bytesOf(count, dtype), loc);
@@ -852,10 +837,10 @@ void unpack(Async *async, const void *buffer, commrt_dtype bufferType,
 }
 
 /// target = lhs (op) rhs, element-wise (f16/bf16 accumulate in f32).
-inline void combine(Async *async, void *target,
-                    const void *lhs, const void *rhs, int64_t count,
-                    commrt_dtype dtype, commrt_redop op,
-                    commrt_memory_space space, const char *loc) {
+inline void combine(Async *async, void *target, const void *lhs,
+                    const void *rhs, int64_t count, commrt_dtype dtype,
+                    commrt_redop op, commrt_memory_space space,
+                    const char *loc) {
   commrt_context *ctx = current();
   size_t bytes = bytesOf(count, dtype);
   waitFor(async, lhs, bytes, loc);
@@ -890,9 +875,8 @@ void defaultCompute(const comm_compute_args *args, double timeUs,
                     const char *loc);
 
 template <typename... Tensors>
-void compute(Async *async, const char *name,
-             comm_compute_fn fn, double timeUs, int64_t numInputs,
-             const char *loc, Tensors... tensors) {
+void compute(Async *async, const char *name, comm_compute_fn fn, double timeUs,
+             int64_t numInputs, const char *loc, Tensors... tensors) {
   commrt_context *ctx = current();
   const comm_tensor list[] = {tensors..., comm_tensor{}};
   int64_t total = static_cast<int64_t>(sizeof...(Tensors));
@@ -1009,8 +993,8 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
       for (int64_t j = 0; j < args->num_inputs; ++j) {
         const comm_tensor &in = args->inputs[j];
         if (in.count > 0)
-          value += loadAsDouble(ins[static_cast<size_t>(j)], in.dtype,
-                                i % in.count);
+          value +=
+              loadAsDouble(ins[static_cast<size_t>(j)], in.dtype, i % in.count);
       }
       storeFromDouble(view, t.dtype, i, value);
     }

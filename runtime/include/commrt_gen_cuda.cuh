@@ -1,4 +1,4 @@
-//===- commrt_gen_cuda.cuh - kernels of comm-generated CUDA ------*- CUDA -*-===//
+//===- commrt_gen_cuda.cuh - kernels of comm-generated CUDA ----*- CUDA -*-===//
 //
 // What `comm-translate --comm-to-cuda` output adds to commrt_gen.h: the
 // kernels of the fused-buffer operations, instantiated in the generated .cu
@@ -117,12 +117,11 @@ void launchPack(void *buffer, const commrt_piece *pieces, int64_t n,
       table.offset[k] = piece.offset;
       longest = std::max(longest, piece.count);
       size_t bytes = sizeof(Flat);
-      vec4 = vec4 &&
-             (reinterpret_cast<uintptr_t>(piece.data) % 16 == 0) &&
-             ((reinterpret_cast<uintptr_t>(buffer) + piece.offset * bytes) %
-                  16 ==
-              0) &&
-             (piece.count * bytes) % 16 == 0;
+      vec4 =
+          vec4 && (reinterpret_cast<uintptr_t>(piece.data) % 16 == 0) &&
+          ((reinterpret_cast<uintptr_t>(buffer) + piece.offset * bytes) % 16 ==
+           0) &&
+          (piece.count * bytes) % 16 == 0;
     }
     if (vec4) {
       for (int k = 0; k < table.size; ++k) {
@@ -136,8 +135,8 @@ void launchPack(void *buffer, const commrt_piece *pieces, int64_t n,
     dim3 grid(static_cast<unsigned>(std::max<int64_t>(blocks, 1)),
               static_cast<unsigned>(table.size));
     if (vec4)
-      packKernelVec4<IsPack><<<grid, threads>>>(static_cast<float4 *>(buffer),
-                                                table);
+      packKernelVec4<IsPack>
+          <<<grid, threads>>>(static_cast<float4 *>(buffer), table);
     else
       packKernel<Piece, Flat, IsPack>
           <<<grid, threads>>>(static_cast<Flat *>(buffer), table);
@@ -177,8 +176,8 @@ bool packPieces(void *buffer, commrt_dtype flat, const commrt_piece *pieces,
     groups[pieces[k].dtype].push_back(pieces[k]);
   for (auto &[dtype, list] : groups) {
     commrt_dtype d = static_cast<commrt_dtype>(dtype);
-    bool known = (d == flat) || (d == COMMRT_F32 && (flat == COMMRT_BF16 ||
-                                                     flat == COMMRT_F16));
+    bool known = (d == flat) || (d == COMMRT_F32 &&
+                                 (flat == COMMRT_BF16 || flat == COMMRT_F16));
     known = known && d != COMMRT_U8 && d != COMMRT_U32 && d != COMMRT_U64;
     if (!known)
       return false;
@@ -265,9 +264,8 @@ template <typename T>
 bool launchCombine(void *target, const void *lhs, const void *rhs,
                    int64_t count, commrt_redop op) {
   int threads = 256;
-  int64_t blocks =
-      std::max<int64_t>(1, std::min<int64_t>((count + threads - 1) / threads,
-                                             4096));
+  int64_t blocks = std::max<int64_t>(
+      1, std::min<int64_t>((count + threads - 1) / threads, 4096));
   T *t = static_cast<T *>(target);
   const T *a = static_cast<const T *>(lhs), *b = static_cast<const T *>(rhs);
   switch (op) {

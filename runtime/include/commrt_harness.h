@@ -1,4 +1,4 @@
-//===- commrt_harness.h - the harness of comm-compile --emit-harness -*- C++ -*-===//
+//===- commrt_harness.h - the harness of comm-compile -----------*- C++ -*-===//
 //
 // The main() that `comm-compile --emit-harness` generates uses this header:
 // on every rank it fills each entry point's inputs with deterministic data,
@@ -194,9 +194,9 @@ public:
     b.count = count;
     b.dtype = dtype;
     b.host.assign(static_cast<size_t>(count) * commrt_dtype_size(dtype), 0);
-    check(commrt_alloc(ctx, static_cast<int64_t>(b.host.size()), space,
-                       &b.data),
-          "commrt_alloc");
+    check(
+        commrt_alloc(ctx, static_cast<int64_t>(b.host.size()), space, &b.data),
+        "commrt_alloc");
     check(commrt_memset(ctx, b.data, space, 0,
                         static_cast<int64_t>(b.host.size()), nullptr),
           "commrt_memset");
@@ -257,9 +257,8 @@ public:
       auto begin = std::chrono::steady_clock::now();
       run(name, call, args);
       auto end = std::chrono::steady_clock::now();
-      times.push_back(
-          maxOverRanks(std::chrono::duration<double, std::micro>(end - begin)
-                           .count()));
+      times.push_back(maxOverRanks(
+          std::chrono::duration<double, std::micro>(end - begin).count()));
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
@@ -269,12 +268,12 @@ public:
     int32_t status = call(args);
     if (status != 0) {
       const char *message = comm_last_error();
-      std::fprintf(stderr, "harness: rank %lld: %s failed: %s\n",
-                   static_cast<long long>(rank), name,
-                   message && *message
-                       ? message
-                       : commrt_status_string(
-                             static_cast<commrt_status>(status)));
+      std::fprintf(
+          stderr, "harness: rank %lld: %s failed: %s\n",
+          static_cast<long long>(rank), name,
+          message && *message
+              ? message
+              : commrt_status_string(static_cast<commrt_status>(status)));
       commrt_abort(ctx, "an entry point failed");
       std::exit(2);
     }
@@ -282,7 +281,8 @@ public:
 
   /// Runs entry point `name` (and its reference, when given) on buffers of
   /// the given element counts and dtypes.
-  void entry(const char *name, const std::vector<std::pair<int64_t, commrt_dtype>> &inputs,
+  void entry(const char *name,
+             const std::vector<std::pair<int64_t, commrt_dtype>> &inputs,
              const std::vector<std::pair<int64_t, commrt_dtype>> &results,
              const Call &call, const Call &reference) {
     std::vector<Buffer> in, out, ref;
@@ -317,8 +317,9 @@ public:
           double got = load(out[k].host.data(), out[k].dtype, i);
           double want = load(ref[k].host.data(), ref[k].dtype, i);
           double diff = std::fabs(got - want);
-          bool ok = exact ? got == want
-                          : diff <= options.atol + options.rtol * std::fabs(want);
+          bool ok = exact
+                        ? got == want
+                        : diff <= options.atol + options.rtol * std::fabs(want);
           if (std::isnan(got) != std::isnan(want))
             ok = false;
           if (!ok && bad < 5)
@@ -344,8 +345,8 @@ public:
         std::printf("  %s: check %s: %lld elements per rank, max abs error "
                     "%.3g, max rel error %.3g (rtol %.3g, atol %.3g)\n",
                     name, badAll == 0 ? "PASS" : "FAIL",
-                    static_cast<long long>(total), absAll, relAll,
-                    options.rtol, options.atol);
+                    static_cast<long long>(total), absAll, relAll, options.rtol,
+                    options.atol);
       else
         std::printf("  %s: not checked\n", name);
       if (checking)
@@ -368,7 +369,8 @@ public:
 
   int finish() {
     if (rank == 0)
-      std::printf("comm harness: %s\n", failures ? "FAILED" : "all results match");
+      std::printf("comm harness: %s\n",
+                  failures ? "FAILED" : "all results match");
     commrt_finalize(ctx);
     return failures ? 1 : 0;
   }

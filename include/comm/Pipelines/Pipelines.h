@@ -1,4 +1,4 @@
-//===- Pipelines.h - the pass pipelines of comm ------------------*- C++ -*-===//
+//===- Pipelines.h - the pass pipelines of comm -----------------*- C++ -*-===//
 //
 // The pipelines comm-opt registers and comm-translate and comm-compile run:
 // planning (passes that decide how each transfer happens, all optional) and

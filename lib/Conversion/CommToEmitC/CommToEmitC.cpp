@@ -1,4 +1,4 @@
-//===- CommToEmitC.cpp - bufferized comm to EmitC calls -----------*- C++ -*-===//
+//===- CommToEmitC.cpp - bufferized comm to EmitC calls ---------*- C++ -*-===//
 //
 // Lowers a bufferized comm program (comm-bufferize, then
 // buffer-results-to-out-params) to EmitC: every comm.buffer.* op becomes a
@@ -279,7 +279,8 @@ StringRef spaceOfBuffer(Value buffer, const LoweringState &state) {
   if (!state.cuda)
     return "COMMRT_HOST";
   if (Operation *def = buffer.getDefiningOp())
-    if (auto space = def->getAttrOfType<MemorySpaceAttr>(CommDialect::getSpaceAttrName()))
+    if (auto space = def->getAttrOfType<MemorySpaceAttr>(
+            CommDialect::getSpaceAttrName()))
       return spaceOf(space.getValue());
   return state.defaultSpace;
 }
@@ -292,8 +293,7 @@ int64_t outerElements(ArrayRef<int64_t> shape, int64_t dim) {
   return outer;
 }
 
-template <typename Op>
-struct CommPattern : public OpConversionPattern<Op> {
+template <typename Op> struct CommPattern : public OpConversionPattern<Op> {
   CommPattern(const TypeConverter &converter, MLIRContext *ctx,
               const LoweringState &state)
       : OpConversionPattern<Op>(converter, ctx), state(state) {}
@@ -616,8 +616,8 @@ struct UnpackLowering : CommPattern<BufferUnpackOp> {
   matchAndRewrite(BufferUnpackOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     SmallVector<Value> pieces =
-        buildPieces(rewriter, op, state, op.getOutputs(),
-                    adaptor.getOutputs(), op.getOffsets());
+        buildPieces(rewriter, op, state, op.getOutputs(), adaptor.getOutputs(),
+                    op.getOffsets());
     CallBuilder call(rewriter, op, state);
     call.async()
         .operand(adaptor.getSource())
@@ -840,11 +840,11 @@ static void hoistAsyncBodies(ModuleOp module, LoweringState &state) {
   module.walk([&](StartOp start) { starts.push_back(start); });
   for (StartOp start : starts) {
     OpBuilder builder(start);
-    Value handle = builder
-                       .create<emitc::CallOpaqueOp>(start.getLoc(), handleType,
-                                                    "commgen::start",
-                                                    ValueRange())
-                       .getResult(0);
+    Value handle =
+        builder
+            .create<emitc::CallOpaqueOp>(start.getLoc(), handleType,
+                                         "commgen::start", ValueRange())
+            .getResult(0);
     state.startHandle[start] = handle;
     Block &body = start.getBody().front();
     for (Operation &op : llvm::make_early_inc_range(body)) {
@@ -870,8 +870,8 @@ static SmallVector<func::FuncOp> renameBodies(ModuleOp module) {
     if (function.isPublic())
       entries.push_back(function);
     std::string name = (kImplPrefix + function.getSymName()).str();
-    if (failed(symbols.rename(function, StringAttr::get(module.getContext(),
-                                                        name))))
+    if (failed(symbols.rename(function,
+                              StringAttr::get(module.getContext(), name))))
       function.emitError() << "cannot rename to " << name;
   }
   return entries;
@@ -910,8 +910,8 @@ struct ConvertCommToEmitCPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     if (target != "cpu" && target != "cuda") {
-      module.emitError() << "convert-comm-to-emitc: unknown target '"
-                         << target << "' (expected cpu or cuda)";
+      module.emitError() << "convert-comm-to-emitc: unknown target '" << target
+                         << "' (expected cpu or cuda)";
       return signalPassFailure();
     }
     if (failed(checkInput(module)))
@@ -925,10 +925,9 @@ struct ConvertCommToEmitCPass
     // Entry points are emitted after the functions, so remember them now.
     SmallVector<std::pair<std::string, FunctionType>> entries;
     for (func::FuncOp function : renameBodies(module))
-      entries.push_back({function.getSymName()
-                             .drop_front(kImplPrefix.size())
-                             .str(),
-                         function.getFunctionType()});
+      entries.push_back(
+          {function.getSymName().drop_front(kImplPrefix.size()).str(),
+           function.getFunctionType()});
     llvm::StringSet<> computeNames;
     module.walk([&](BufferComputeOp op) { computeNames.insert(op.getName()); });
 
@@ -951,8 +950,8 @@ struct ConvertCommToEmitCPass
     populateFuncToEmitCPatterns(converter, patterns);
     populateArithToEmitCPatterns(converter, patterns);
     populateSCFToEmitCConversionPatterns(patterns, converter);
-    if (failed(applyFullConversion(module, conversionTarget,
-                                   std::move(patterns))))
+    if (failed(
+            applyFullConversion(module, conversionTarget, std::move(patterns))))
       return signalPassFailure();
 
     // Bodies are internal; the C entry points below are the interface.
@@ -962,10 +961,11 @@ struct ConvertCommToEmitCPass
             ArrayAttr::get(ctx, {StringAttr::get(ctx, "static")}));
 
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-    builder.create<emitc::IncludeOp>(module.getLoc(),
-                                     builder.getStringAttr(state.cuda ? "commrt_gen_cuda.cuh"
-                                                     : "commrt_gen.h"),
-                                     UnitAttr());
+    builder.create<emitc::IncludeOp>(
+        module.getLoc(),
+        builder.getStringAttr(state.cuda ? "commrt_gen_cuda.cuh"
+                                         : "commrt_gen.h"),
+        UnitAttr());
     for (const auto &name : computeNames)
       builder.create<emitc::VerbatimOp>(
           module.getLoc(),

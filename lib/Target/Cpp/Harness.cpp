@@ -1,4 +1,4 @@
-//===- Harness.cpp - the main() of comm-compile --emit-harness ---*- C++ -*-===//
+//===- Harness.cpp - the main() of comm-compile -----------------*- C++ -*-===//
 
 #include "comm/Target/Cpp/CommToCpp.h"
 #include "mlir/IR/BuiltinTypes.h"

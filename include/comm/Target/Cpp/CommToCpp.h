@@ -1,4 +1,4 @@
-//===- CommToCpp.h - comm programs to C++ and CUDA ---------------*- C++ -*-===//
+//===- CommToCpp.h - comm programs to C++ and CUDA --------------*- C++ -*-===//
 //
 // The back end of comm: lowers a module (comm on tensors, on buffers, or
 // already EmitC) to EmitC and prints it as C++ (cpu target) or CUDA C++

@@ -72,8 +72,8 @@ LogicalResult BufferAllGatherOp::verify() {
 LogicalResult BufferAllToAllOp::verify() {
   if (failed(verifyGroups(*this, getGroups())) ||
       failed(verifyTransfer(*this, getPlanAttr(), elementOf(getSource()))) ||
-      failed(verifyDim(*this, "split_dim", getSplitDim(),
-                       shapeOf(getSource()))) ||
+      failed(
+          verifyDim(*this, "split_dim", getSplitDim(), shapeOf(getSource()))) ||
       failed(verifyDim(*this, "concat_dim", getConcatDim(),
                        shapeOf(getSource()))) ||
       failed(verifyScaled(*this, getSource(), getTarget(), 1, 1)))

@@ -76,12 +76,14 @@ static LogicalResult verifyRankInWorld(Operation *op, int64_t rank,
   return success();
 }
 
-LogicalResult mlir::comm::detail::verifyGroups(Operation *op, ReplicaGroupsAttr groups) {
+LogicalResult mlir::comm::detail::verifyGroups(Operation *op,
+                                              ReplicaGroupsAttr groups) {
   return verifyRankInWorld(op, groups.getMaxRank(), "replica group");
 }
 
 /// Checks a flat [source, target, source, target, ...] list.
-LogicalResult mlir::comm::detail::verifyPairs(Operation *op, ArrayRef<int64_t> pairs) {
+LogicalResult mlir::comm::detail::verifyPairs(Operation *op,
+                                             ArrayRef<int64_t> pairs) {
   if (pairs.empty())
     return op->emitOpError() << "expects at least one [source, target] pair";
   if (pairs.size() % 2 != 0)
@@ -107,8 +109,9 @@ LogicalResult mlir::comm::detail::verifyPairs(Operation *op, ArrayRef<int64_t> p
   return success();
 }
 
-LogicalResult mlir::comm::detail::verifyReduction(Operation *op, ReductionKind kind,
-                                     Type elementType) {
+LogicalResult mlir::comm::detail::verifyReduction(Operation *op,
+                                                 ReductionKind kind,
+                                                 Type elementType) {
   if (isValidReduction(kind, elementType))
     return success();
   return op->emitOpError()
@@ -120,8 +123,9 @@ LogicalResult mlir::comm::detail::verifyReduction(Operation *op, ReductionKind k
 
 /// Checks a plan against the op it is attached to. `elementType` is null for
 /// ops that move no data.
-LogicalResult mlir::comm::detail::verifyTransfer(Operation *op, PlanAttr plan,
-                                    Type elementType) {
+LogicalResult mlir::comm::detail::verifyTransfer(Operation *op,
+                                                PlanAttr plan,
+                                                Type elementType) {
   if (failed(verifyTensorSizes(op)))
     return failure();
   if (!plan)
@@ -574,10 +578,9 @@ LogicalResult CopyOp::verify() {
 /// 1-D `buffer`, and that their element types are the buffer's or, for a
 /// converting pack/unpack, floating point like the buffer's. `what` names a
 /// piece in messages ("input" or "result").
-LogicalResult mlir::comm::detail::verifyBufferLayout(Operation *op, Type bufferType,
-                                        TypeRange pieces,
-                                        ArrayRef<int64_t> offsets,
-                                        StringRef what) {
+LogicalResult mlir::comm::detail::verifyBufferLayout(
+    Operation *op, Type bufferType, TypeRange pieces, ArrayRef<int64_t> offsets,
+    StringRef what) {
   auto buffer = cast<ShapedType>(bufferType);
   if (buffer.getRank() != 1)
     return op->emitOpError() << "expects a 1-D buffer, got " << buffer;

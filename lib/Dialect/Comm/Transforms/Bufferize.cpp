@@ -1,4 +1,4 @@
-//===- Bufferize.cpp - comm ops on tensors to comm ops on buffers -*- C++ -*-===//
+//===- Bufferize.cpp - comm ops on tensors to comm ops on -------*- C++ -*-===//
 //
 // comm programs are straight-line SSA over tensors (plus loops without
 // iteration arguments and calls), so bufferization needs no aliasing
@@ -85,8 +85,10 @@ private:
 /// Element-wise arith ops on tensors are local reductions.
 static std::optional<ReductionKind> combineKindOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<ReductionKind>>(op)
-      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return ReductionKind::sum; })
-      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return ReductionKind::prod; })
+      .Case<arith::AddFOp, arith::AddIOp>(
+          [](auto) { return ReductionKind::sum; })
+      .Case<arith::MulFOp, arith::MulIOp>(
+          [](auto) { return ReductionKind::prod; })
       .Case<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(
           [](auto) { return ReductionKind::max; })
       .Case<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(
@@ -137,8 +139,7 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     Value out = result(a2a.getResult());
     builder.create<BufferAllToAllOp>(loc, lookup(a2a.getInput()), out,
                                      a2a.getGroups(), a2a.getSplitDimAttr(),
-                                     a2a.getConcatDimAttr(),
-                                     a2a.getPlanAttr());
+                                     a2a.getConcatDimAttr(), a2a.getPlanAttr());
     return success();
   }
   if (auto bc = dyn_cast<BroadcastOp>(op)) {
@@ -176,7 +177,8 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
   if (auto copy = dyn_cast<CopyOp>(op)) {
     Value out = result(copy.getResult());
     // The lowering allocates the target in the destination memory space.
-    out.getDefiningOp()->setAttr(CommDialect::getSpaceAttrName(), copy.getDstAttr());
+    out.getDefiningOp()->setAttr(CommDialect::getSpaceAttrName(),
+                                 copy.getDstAttr());
     builder.create<BufferCopyOp>(loc, lookup(copy.getInput()), out,
                                  copy.getSrcAttr(), copy.getDstAttr(),
                                  copy.getPlanAttr());
@@ -204,10 +206,9 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
       inputs.push_back(lookup(v));
     for (Value v : compute.getResults())
       outputs.push_back(result(v));
-    builder.create<BufferComputeOp>(loc, compute.getNameAttr(), inputs,
-                                    outputs, compute.getFlopsAttr(),
-                                    compute.getBytesAttr(),
-                                    compute.getTimeUsAttr());
+    builder.create<BufferComputeOp>(
+        loc, compute.getNameAttr(), inputs, outputs, compute.getFlopsAttr(),
+        compute.getBytesAttr(), compute.getTimeUsAttr());
     return success();
   }
   if (isa<BarrierOp>(op)) {
@@ -274,16 +275,16 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     if (loop.getNumRegionIterArgs() != 0)
       return op->emitError() << "comm-bufferize: loops with iteration "
                                 "arguments are not supported";
-    auto newLoop = builder.create<scf::ForOp>(
-        loc, lookup(loop.getLowerBound()), lookup(loop.getUpperBound()),
-        lookup(loop.getStep()));
+    auto newLoop = builder.create<scf::ForOp>(loc, lookup(loop.getLowerBound()),
+                                              lookup(loop.getUpperBound()),
+                                              lookup(loop.getStep()));
     mapping.map(loop.getInductionVar(), newLoop.getInductionVar());
     Block *body = newLoop.getBody();
     OpBuilder bodyBuilder = OpBuilder::atBlockBegin(body);
     SmallVector<Value> bodyAllocs;
     for (Operation &inner : loop.getBody()->without_terminator())
-      if (failed(convertOp(&inner, bodyBuilder, bodyBuilder, bodyAllocs,
-                           nullptr)))
+      if (failed(
+              convertOp(&inner, bodyBuilder, bodyBuilder, bodyAllocs, nullptr)))
         return failure();
     freeAtEnd(*body, bodyAllocs);
     return success();
@@ -318,17 +319,14 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     builder.clone(*op, mapping);
     return success();
   }
-  return op->emitError() << "comm-bufferize cannot bufferize '"
-                         << op->getName()
+  return op->emitError() << "comm-bufferize cannot bufferize '" << op->getName()
                          << "'; comm programs use comm ops, element-wise "
                             "arith ops, tensor.empty, scf.for and calls";
 }
 
-LogicalResult FunctionBufferizer::convertBlock(Block &source,
-                                               OpBuilder &builder,
-                                               OpBuilder &allocBuilder,
-                                               SmallVectorImpl<Value> &allocs,
-                                               SmallVectorImpl<Value> *yielded) {
+LogicalResult FunctionBufferizer::convertBlock(
+    Block &source, OpBuilder &builder, OpBuilder &allocBuilder,
+    SmallVectorImpl<Value> &allocs, SmallVectorImpl<Value> *yielded) {
   for (Operation &op : source)
     if (failed(convertOp(&op, builder, allocBuilder, allocs, yielded)))
       return failure();
@@ -353,8 +351,8 @@ LogicalResult FunctionBufferizer::run() {
   auto *fresh = new Block();
   function.getBody().push_back(fresh);
   for (BlockArgument arg : old.getArguments())
-    mapping.map(arg, fresh->addArgument(bufferTypeOf(arg.getType()),
-                                        arg.getLoc()));
+    mapping.map(arg,
+                fresh->addArgument(bufferTypeOf(arg.getType()), arg.getLoc()));
   OpBuilder builder = OpBuilder::atBlockBegin(fresh);
   SmallVector<Value> allocs;
   if (failed(convertBlock(old, builder, builder, allocs, nullptr))) {
