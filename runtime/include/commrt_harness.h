@@ -359,6 +359,7 @@ public:
                     us, options.iterations);
     }
     failures += badAll > 0 ? 1 : 0;
+    checked += checking ? 1 : 0;
     for (Buffer &b : in)
       release(b);
     for (Buffer &b : out)
@@ -385,6 +386,7 @@ private:
   commrt_memory_space space;
   commrt_comm *world = nullptr;
   int failures = 0;
+  int checked = 0;
 };
 
 } // namespace commharness
