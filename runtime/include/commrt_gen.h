@@ -195,12 +195,10 @@ inline void *allocBytes(commrt_context *ctx, int64_t bytes,
 
 void drainSends(commrt_context *ctx, const char *loc);
 
-inline void freeBytes(commrt_context *ctx, void *ptr, int64_t bytes,
-                      commrt_memory_space space, const char *loc) {
-  if (!ptr)
-    return;
-  // A send may still read the buffer.
-  drainSends(ctx, loc);
+/// Keeps a block for reuse, or returns it to the runtime when the pool is
+/// full.
+inline void recycle(commrt_context *ctx, void *ptr, int64_t bytes,
+                    commrt_memory_space space, const char *loc) {
   State &st = state(ctx);
   if (st.pooledBytes + bytes > kPoolLimitBytes) {
     check(commrt_free(ctx, ptr, space), loc, "memref.dealloc");
@@ -208,6 +206,15 @@ inline void freeBytes(commrt_context *ctx, void *ptr, int64_t bytes,
   }
   st.pool[{static_cast<int>(space), bytes}].push_back(ptr);
   st.pooledBytes += bytes;
+}
+
+inline void freeBytes(commrt_context *ctx, void *ptr, int64_t bytes,
+                      commrt_memory_space space, const char *loc) {
+  if (!ptr)
+    return;
+  // A send may still read the buffer.
+  drainSends(ctx, loc);
+  recycle(ctx, ptr, bytes, space, loc);
 }
 
 template <typename T>
@@ -256,10 +263,13 @@ struct Temp {
   }
   Temp(const Temp &) = delete;
   ~Temp() {
-    if (ptr) {
-      State &st = state(ctx);
-      st.pool[{static_cast<int>(space), bytes}].push_back(ptr);
-      st.pooledBytes += bytes;
+    // The operation that used it has completed, so nothing reads it any
+    // more. A destructor must not throw: a failed free is dropped here.
+    if (!ptr)
+      return;
+    try {
+      recycle(ctx, ptr, bytes, space, "<temporary>");
+    } catch (const Error &) {
     }
   }
 };

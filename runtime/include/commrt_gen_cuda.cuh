@@ -189,6 +189,18 @@ bool packPieces(void *buffer, commrt_dtype flat, const commrt_piece *pieces,
   return true;
 }
 
+/// The kernels index without bounds checks: every piece must lie in the
+/// buffer.
+inline void checkFits(const commrt_piece *list, size_t n, int64_t bufferCount,
+                      const char *loc, const char *op) {
+  for (size_t k = 0; k < n; ++k) {
+    const commrt_piece &p = list[k];
+    if (p.offset < 0 || p.count < 0 || p.offset + p.count > bufferCount)
+      fail(COMMRT_ERROR_INVALID_ARGUMENT, loc, op,
+           "a piece lies outside the buffer");
+  }
+}
+
 template <typename... Pieces>
 void pack(Async *async, void *buffer, commrt_dtype bufferType,
           int64_t bufferCount, commrt_memory_space space, const char *loc,
@@ -201,10 +213,7 @@ void pack(Async *async, void *buffer, commrt_dtype bufferType,
   }
   for (const commrt_piece &p : list)
     waitFor(async, p.data, bytesOf(p.count, p.dtype), loc);
-  for (const commrt_piece &p : list)
-    if (p.offset < 0 || p.count < 0 || p.offset + p.count > bufferCount)
-      fail(COMMRT_ERROR_INVALID_ARGUMENT, loc, "comm.pack",
-           "a piece lies outside the buffer");
+  checkFits(list, sizeof...(Pieces), bufferCount, loc, "comm.pack");
   if (!packPieces<true>(buffer, bufferType, list,
                         static_cast<int64_t>(sizeof...(Pieces)), loc))
     check(commrt_pack(buffer, bufferType, bufferCount, list,
@@ -223,10 +232,7 @@ void unpack(Async *async, const void *buffer, commrt_dtype bufferType,
   }
   waitFor(async, buffer, bytesOf(bufferCount, bufferType), loc);
   const commrt_piece list[] = {pieces...};
-  for (const commrt_piece &p : list)
-    if (p.offset < 0 || p.count < 0 || p.offset + p.count > bufferCount)
-      fail(COMMRT_ERROR_INVALID_ARGUMENT, loc, "comm.unpack",
-           "a piece lies outside the buffer");
+  checkFits(list, sizeof...(Pieces), bufferCount, loc, "comm.unpack");
   if (!packPieces<false>(const_cast<void *>(buffer), bufferType, list,
                          static_cast<int64_t>(sizeof...(Pieces)), loc))
     check(commrt_unpack(buffer, bufferType, bufferCount, list,

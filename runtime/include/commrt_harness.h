@@ -21,6 +21,7 @@
 #define COMMRT_HARNESS_H
 
 #include "commrt.h"
+#include "commrt_gen.h"
 
 #include <algorithm>
 #include <chrono>
@@ -54,71 +55,6 @@ struct Buffer {
   int64_t count = 0;
   commrt_dtype dtype = COMMRT_F32;
 };
-
-inline double load(const void *data, commrt_dtype dtype, int64_t i) {
-  switch (dtype) {
-  case COMMRT_F32:
-    return static_cast<const float *>(data)[i];
-  case COMMRT_F64:
-    return static_cast<const double *>(data)[i];
-  case COMMRT_I8:
-    return static_cast<const int8_t *>(data)[i];
-  case COMMRT_U8:
-    return static_cast<const uint8_t *>(data)[i];
-  case COMMRT_I32:
-    return static_cast<const int32_t *>(data)[i];
-  case COMMRT_U32:
-    return static_cast<const uint32_t *>(data)[i];
-  case COMMRT_I64:
-    return static_cast<double>(static_cast<const int64_t *>(data)[i]);
-  case COMMRT_U64:
-    return static_cast<double>(static_cast<const uint64_t *>(data)[i]);
-  case COMMRT_F16:
-  case COMMRT_BF16: {
-    float value = 0;
-    commrt_convert(&value, COMMRT_F32, static_cast<const uint16_t *>(data) + i,
-                   dtype, 1, COMMRT_HOST, nullptr);
-    return value;
-  }
-  }
-  return 0;
-}
-
-inline void store(void *data, commrt_dtype dtype, int64_t i, double value) {
-  switch (dtype) {
-  case COMMRT_F32:
-    static_cast<float *>(data)[i] = static_cast<float>(value);
-    return;
-  case COMMRT_F64:
-    static_cast<double *>(data)[i] = value;
-    return;
-  case COMMRT_I8:
-    static_cast<int8_t *>(data)[i] = static_cast<int8_t>(value);
-    return;
-  case COMMRT_U8:
-    static_cast<uint8_t *>(data)[i] = static_cast<uint8_t>(value);
-    return;
-  case COMMRT_I32:
-    static_cast<int32_t *>(data)[i] = static_cast<int32_t>(value);
-    return;
-  case COMMRT_U32:
-    static_cast<uint32_t *>(data)[i] = static_cast<uint32_t>(value);
-    return;
-  case COMMRT_I64:
-    static_cast<int64_t *>(data)[i] = static_cast<int64_t>(value);
-    return;
-  case COMMRT_U64:
-    static_cast<uint64_t *>(data)[i] = static_cast<uint64_t>(value);
-    return;
-  case COMMRT_F16:
-  case COMMRT_BF16: {
-    float f = static_cast<float>(value);
-    commrt_convert(static_cast<uint16_t *>(data) + i, dtype, &f, COMMRT_F32, 1,
-                   COMMRT_HOST, nullptr);
-    return;
-  }
-  }
-}
 
 inline bool isInteger(commrt_dtype dtype) {
   return dtype != COMMRT_F32 && dtype != COMMRT_F64 && dtype != COMMRT_F16 &&
@@ -217,7 +153,7 @@ public:
       } else {
         value = static_cast<double>((rank * 31 + arg * 17 + i * 7) % 17 - 8);
       }
-      store(b.host.data(), b.dtype, i, value);
+      commgen::storeFromDouble(b.host.data(), b.dtype, i, value);
     }
     check(commrt_copy(ctx, b.data, space, b.host.data(), COMMRT_HOST,
                       static_cast<int64_t>(b.host.size()), nullptr),
@@ -314,8 +250,10 @@ public:
         fetch(ref[k]);
         bool exact = isInteger(out[k].dtype);
         for (int64_t i = 0; i < out[k].count; ++i) {
-          double got = load(out[k].host.data(), out[k].dtype, i);
-          double want = load(ref[k].host.data(), ref[k].dtype, i);
+          double got =
+              commgen::loadAsDouble(out[k].host.data(), out[k].dtype, i);
+          double want =
+              commgen::loadAsDouble(ref[k].host.data(), ref[k].dtype, i);
           double diff = std::fabs(got - want);
           bool ok = exact
                         ? got == want

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Conversion/CommToEmitC.h"
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
 #include "comm/Pipelines/Pipelines.h"
@@ -239,27 +240,10 @@ LogicalResult Driver::compileSource(StringRef source, StringRef object,
 
 /// The C declaration of an entry point, for the library's header.
 static void declareEntry(const EntryPoint &entry, raw_ostream &os) {
-  auto cName = [](Type type) -> std::string {
-    Type element = type;
+  auto cName = [](Type type) {
     if (auto shaped = dyn_cast<ShapedType>(type))
-      element = shaped.getElementType();
-    if (element.isIndex())
-      return "size_t";
-    if (element.isSignlessInteger(1))
-      return "bool";
-    if (element.isSignlessInteger(16))
-      return "int16_t";
-    if (element.isF32())
-      return "float";
-    if (element.isF64())
-      return "double";
-    if (element.isF16() || element.isBF16())
-      return "uint16_t";
-    if (element.isSignlessInteger(8))
-      return "int8_t";
-    if (element.isSignlessInteger(32))
-      return "int32_t";
-    return "int64_t";
+      return getCTypeName(shaped.getElementType());
+    return getCTypeName(type);
   };
   os << "/// @" << entry.name << ":";
   for (auto [index, t] : llvm::enumerate(entry.inputs))

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Conversion/CommToEmitC.h"
 #include "comm/Conversion/Passes.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "mlir/Conversion/ArithToEmitC/ArithToEmitC.h"
@@ -42,8 +43,7 @@ static constexpr llvm::StringLiteral kImplPrefix = "comm_impl_";
 // Types
 //===----------------------------------------------------------------------===//
 
-/// The commrt dtype enumerator of an element type, or "" if there is none.
-static StringRef dtypeOf(Type type) {
+StringRef mlir::comm::getCommrtDtypeName(Type type) {
   if (type.isF32())
     return "COMMRT_F32";
   if (type.isF64())
@@ -68,8 +68,21 @@ static Type cElementType(Type type) {
   return type;
 }
 
-/// The C spelling of an element type (for the entry-point wrappers).
-static std::string cTypeName(Type type) {
+std::string mlir::comm::quoteCString(StringRef text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string mlir::comm::getCTypeName(Type type) {
   if (type.isF32())
     return "float";
   if (type.isF64())
@@ -87,7 +100,7 @@ static std::string cTypeName(Type type) {
 
 static bool isSupportedBuffer(MemRefType type) {
   return type.hasStaticShape() && type.getLayout().isIdentity() &&
-         !dtypeOf(type.getElementType()).empty();
+         !getCommrtDtypeName(type.getElementType()).empty();
 }
 
 namespace {
@@ -158,7 +171,9 @@ public:
     return operand(it->second);
   }
   /// A C string literal with the op's source location.
-  CallBuilder &location() { return literal(quote(locationText(op->getLoc()))); }
+  CallBuilder &location() {
+    return literal(quoteCString(locationText(op->getLoc())));
+  }
   CallBuilder &ranks(ReplicaGroupsAttr groups) {
     std::string text = "COMMGEN_RANKS(" + std::to_string(groups.getGroupSize());
     for (int64_t rank : groups.getRanks())
@@ -178,20 +193,6 @@ public:
         op->getLoc(), results, callee, operands, rewriter.getArrayAttr(args),
         templateArgs.empty() ? ArrayAttr()
                              : rewriter.getArrayAttr(templateArgs));
-  }
-
-  static std::string quote(StringRef text) {
-    std::string out = "\"";
-    for (char c : text) {
-      if (c == '"' || c == '\\')
-        out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
-    }
-    return out + "\"";
   }
 
   static std::string locationText(Location loc) {
@@ -228,8 +229,8 @@ Type elementOf(Value buffer) {
 /// The wire dtype of a plan (its precision), or the data's own.
 StringRef wireOf(PlanAttr plan, Type element) {
   if (plan && plan.getPrecision())
-    return dtypeOf(plan.getPrecision());
-  return dtypeOf(element);
+    return getCommrtDtypeName(plan.getPrecision());
+  return getCommrtDtypeName(element);
 }
 
 int64_t streamOf(PlanAttr plan) {
@@ -312,7 +313,7 @@ struct AllReduceLowering : CommPattern<BufferAllReduceOp> {
         .operand(adaptor.getSource())
         .operand(adaptor.getTarget())
         .integer(numElements(op.getSource()))
-        .literal(dtypeOf(element))
+        .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(redopOf(op.getKind()))
         .literal(spaceOfBuffer(op.getTarget(), state))
@@ -338,7 +339,7 @@ struct ReduceScatterLowering : CommPattern<BufferReduceScatterOp> {
         .operand(adaptor.getTarget())
         .integer(numElements(op.getTarget()))
         .integer(outerElements(shape, op.getDim()))
-        .literal(dtypeOf(element))
+        .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(redopOf(op.getKind()))
         .literal(spaceOfBuffer(op.getTarget(), state))
@@ -364,7 +365,7 @@ struct AllGatherLowering : CommPattern<BufferAllGatherOp> {
         .operand(adaptor.getTarget())
         .integer(numElements(op.getSource()))
         .integer(outerElements(shape, op.getDim()))
-        .literal(dtypeOf(element))
+        .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
@@ -395,7 +396,7 @@ struct AllToAllLowering : CommPattern<BufferAllToAllOp> {
         .integer(numElements(op.getSource()))
         .integer(splitOuter)
         .integer(concatOuter)
-        .literal(dtypeOf(element))
+        .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
@@ -419,7 +420,7 @@ struct BroadcastLowering : CommPattern<BufferBroadcastOp> {
         .operand(adaptor.getTarget())
         .integer(numElements(op.getSource()))
         .integer(op.getRoot())
-        .literal(dtypeOf(element))
+        .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
@@ -443,7 +444,7 @@ struct ReduceLowering : CommPattern<BufferReduceOp> {
         .operand(adaptor.getTarget())
         .integer(numElements(op.getSource()))
         .integer(op.getRoot())
-        .literal(dtypeOf(element))
+        .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(redopOf(op.getKind()))
         .literal(spaceOfBuffer(op.getTarget(), state))
@@ -467,7 +468,7 @@ struct PermuteLowering : CommPattern<BufferPermuteOp> {
         .operand(adaptor.getSource())
         .operand(adaptor.getTarget())
         .integer(numElements(op.getSource()))
-        .literal(dtypeOf(element))
+        .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
@@ -490,7 +491,7 @@ struct SendLowering : CommPattern<BufferSendOp> {
         .integer(op.getTag())
         .operand(adaptor.getSource())
         .integer(numElements(op.getSource()))
-        .literal(dtypeOf(element))
+        .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getSource(), state))
         .integer(streamOf(op.getPlanAttr()))
@@ -513,7 +514,7 @@ struct RecvLowering : CommPattern<BufferRecvOp> {
         .integer(op.getTag())
         .operand(adaptor.getTarget())
         .integer(numElements(op.getTarget()))
-        .literal(dtypeOf(element))
+        .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
@@ -537,7 +538,7 @@ struct CopyLowering : CommPattern<BufferCopyOp> {
         .operand(adaptor.getSource())
         .literal(cpu ? "COMMRT_HOST" : spaceOf(op.getSrc()))
         .integer(numElements(op.getSource()))
-        .literal(dtypeOf(elementOf(op.getSource())))
+        .literal(getCommrtDtypeName(elementOf(op.getSource())))
         .integer(streamOf(op.getPlanAttr()))
         .location()
         .call("commgen::copy");
@@ -559,7 +560,7 @@ struct MemrefCopyLowering : CommPattern<memref::CopyOp> {
         .operand(adaptor.getSource())
         .literal(spaceOfBuffer(op.getSource(), state))
         .integer(numElements(op.getSource()))
-        .literal(dtypeOf(elementOf(op.getSource())))
+        .literal(getCommrtDtypeName(elementOf(op.getSource())))
         .integer(-1)
         .location()
         .call("commgen::copy");
@@ -580,7 +581,7 @@ SmallVector<Value> buildPieces(ConversionPatternRewriter &rewriter,
                          .operand(converted[index])
                          .integer(numElements(buffer))
                          .integer(offsets[index])
-                         .literal(dtypeOf(elementOf(buffer)))
+                         .literal(getCommrtDtypeName(elementOf(buffer)))
                          .call("commgen::piece", pieceType)
                          .getResult(0));
   }
@@ -598,7 +599,7 @@ struct PackLowering : CommPattern<BufferPackOp> {
     CallBuilder call(rewriter, op, state);
     call.async()
         .operand(adaptor.getTarget())
-        .literal(dtypeOf(elementOf(op.getTarget())))
+        .literal(getCommrtDtypeName(elementOf(op.getTarget())))
         .integer(numElements(op.getTarget()))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .location();
@@ -621,7 +622,7 @@ struct UnpackLowering : CommPattern<BufferUnpackOp> {
     CallBuilder call(rewriter, op, state);
     call.async()
         .operand(adaptor.getSource())
-        .literal(dtypeOf(elementOf(op.getSource())))
+        .literal(getCommrtDtypeName(elementOf(op.getSource())))
         .integer(numElements(op.getSource()))
         .literal(spaceOfBuffer(op.getSource(), state))
         .location();
@@ -644,7 +645,7 @@ struct CombineLowering : CommPattern<BufferCombineOp> {
         .operand(adaptor.getLhs())
         .operand(adaptor.getRhs())
         .integer(numElements(op.getTarget()))
-        .literal(dtypeOf(elementOf(op.getTarget())))
+        .literal(getCommrtDtypeName(elementOf(op.getTarget())))
         .literal(redopOf(op.getKind()))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .location()
@@ -674,7 +675,7 @@ struct ComputeLowering : CommPattern<BufferComputeOp> {
         tensors.push_back(CallBuilder(rewriter, op, state)
                               .operand(converted[index])
                               .integer(numElements(buffer))
-                              .literal(dtypeOf(elementOf(buffer)))
+                              .literal(getCommrtDtypeName(elementOf(buffer)))
                               .literal(spaceOfBuffer(buffer, state))
                               .call("commgen::tensor", tensorType)
                               .getResult(0));
@@ -683,7 +684,7 @@ struct ComputeLowering : CommPattern<BufferComputeOp> {
     addTensors(op.getOutputs(), adaptor.getOutputs());
     CallBuilder call(rewriter, op, state);
     call.async()
-        .literal(CallBuilder::quote(op.getName()))
+        .literal(quoteCString(op.getName()))
         .literal(computeSymbol(op.getName()))
         .real(op.getTimeUsAttr() ? op.getTimeUsAttr().getValueAsDouble() : 0.0)
         .integer(op.getInputs().size())
@@ -746,7 +747,7 @@ struct AllocLowering : CommPattern<memref::AllocOp> {
       return rewriter.notifyMatchFailure(op, "unsupported buffer type");
     auto call = CallBuilder(rewriter, op, state)
                     .integer(type.getNumElements())
-                    .literal(dtypeOf(type.getElementType()))
+                    .literal(getCommrtDtypeName(type.getElementType()))
                     .literal(spaceOfBuffer(op, state))
                     .location()
                     .call("commgen::alloc", converted,
@@ -765,7 +766,7 @@ struct DeallocLowering : CommPattern<memref::DeallocOp> {
     CallBuilder(rewriter, op, state)
         .operand(adaptor.getMemref())
         .integer(type.getNumElements())
-        .literal(dtypeOf(type.getElementType()))
+        .literal(getCommrtDtypeName(type.getElementType()))
         .literal(spaceOfBuffer(op.getMemref(), state))
         .location()
         .call("commgen::dealloc");
@@ -802,7 +803,7 @@ static LogicalResult checkInput(ModuleOp module) {
                  << " cannot be lowered: buffers need a static shape, the "
                     "identity layout and an element type commrt knows (f32, "
                     "f64, f16, bf16, i8, i32, i64)";
-        if (!memref && cTypeName(type).empty())
+        if (!memref && getCTypeName(type).empty())
           return op->emitError() << "argument of type " << type
                                  << " cannot be passed to a C entry point";
       }
@@ -888,9 +889,9 @@ static std::string entryPoint(StringRef name, FunctionType type) {
   for (auto [index, input] : llvm::enumerate(type.getInputs())) {
     os << ", ";
     if (auto memref = dyn_cast<MemRefType>(input))
-      os << cTypeName(memref.getElementType()) << " *";
+      os << getCTypeName(memref.getElementType()) << " *";
     else
-      os << cTypeName(input) << " ";
+      os << getCTypeName(input) << " ";
     os << "arg" << index;
   }
   os << ") {\n  return commgen::entry(ctx, \"" << name << "\", [&]() {\n    "

@@ -1,5 +1,6 @@
 //===- Harness.cpp - the main() of comm-compile -----------------*- C++ -*-===//
 
+#include "comm/Conversion/CommToEmitC.h"
 #include "comm/Target/Cpp/CommToCpp.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/Format.h"
@@ -7,44 +8,8 @@
 using namespace mlir;
 using namespace mlir::comm;
 
-static std::string dtypeName(Type element) {
-  if (element.isF32())
-    return "COMMRT_F32";
-  if (element.isF64())
-    return "COMMRT_F64";
-  if (element.isF16())
-    return "COMMRT_F16";
-  if (element.isBF16())
-    return "COMMRT_BF16";
-  if (element.isSignlessInteger(8))
-    return "COMMRT_I8";
-  if (element.isSignlessInteger(32))
-    return "COMMRT_I32";
-  return "COMMRT_I64";
-}
-
-static std::string cName(Type element) {
-  if (element.isF32())
-    return "float";
-  if (element.isF64())
-    return "double";
-  if (element.isF16() || element.isBF16())
-    return "uint16_t";
-  if (element.isSignlessInteger(8))
-    return "int8_t";
-  if (element.isSignlessInteger(32))
-    return "int32_t";
-  return "int64_t";
-}
-
-static std::string quoted(StringRef text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
+static std::string cName(Type type) {
+  return getCTypeName(cast<ShapedType>(type).getElementType());
 }
 
 void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
@@ -59,9 +24,9 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
   auto declare = [&](StringRef name, const EntryPoint &entry) {
     os << "extern \"C\" int32_t " << name << "(commrt_context *";
     for (Type t : entry.inputs)
-      os << ", " << cName(cast<ShapedType>(t).getElementType()) << " *";
+      os << ", " << cName(t) << " *";
     for (Type t : entry.results)
-      os << ", " << cName(cast<ShapedType>(t).getElementType()) << " *";
+      os << ", " << cName(t) << " *";
     os << ");\n";
   };
   for (const EntryPoint &entry : entries) {
@@ -70,8 +35,9 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
       declare(options.referencePrefix + entry.name, entry);
   }
   os << "\nint main(int argc, char **argv) {\n";
-  os << "  commharness::Harness h(&argc, &argv, " << quoted(options.programName)
-     << ", " << quoted(options.targetName) << ", " << options.backend << ", "
+  os << "  commharness::Harness h(&argc, &argv, "
+     << quoteCString(options.programName) << ", "
+     << quoteCString(options.targetName) << ", " << options.backend << ", "
      << (cuda ? "COMMRT_HBM" : "COMMRT_HOST") << ", ";
   os << llvm::format("%.17g", options.rtol) << ", "
      << llvm::format("%.17g", options.atol) << ");\n";
@@ -79,11 +45,9 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
     os << "[&](std::vector<void *> &a) { return " << name << "(h.ctx";
     size_t index = 0;
     for (Type t : entry.inputs)
-      os << ", static_cast<" << cName(cast<ShapedType>(t).getElementType())
-         << " *>(a[" << index++ << "])";
+      os << ", static_cast<" << cName(t) << " *>(a[" << index++ << "])";
     for (Type t : entry.results)
-      os << ", static_cast<" << cName(cast<ShapedType>(t).getElementType())
-         << " *>(a[" << index++ << "])";
+      os << ", static_cast<" << cName(t) << " *>(a[" << index++ << "])";
     os << "); }";
   };
   auto shapes = [&](ArrayRef<Type> types) {
@@ -91,12 +55,12 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
     for (auto [index, t] : llvm::enumerate(types)) {
       auto shaped = cast<ShapedType>(t);
       os << (index ? ", " : "") << "{" << shaped.getNumElements() << ", "
-         << dtypeName(shaped.getElementType()) << "}";
+         << getCommrtDtypeName(shaped.getElementType()) << "}";
     }
     os << "}";
   };
   for (const EntryPoint &entry : entries) {
-    os << "  h.entry(" << quoted(entry.name) << ",\n          ";
+    os << "  h.entry(" << quoteCString(entry.name) << ",\n          ";
     shapes(entry.inputs);
     os << ",\n          ";
     shapes(entry.results);

@@ -1,5 +1,6 @@
 //===- TranslateToCpp.cpp - comm programs to C++ and CUDA -------*- C++ -*-===//
 
+#include "comm/Conversion/CommToEmitC.h"
 #include "comm/Conversion/Passes.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/InitAllDialects.h"
@@ -36,13 +37,9 @@ LogicalResult mlir::comm::translateCommToCpp(ModuleOp module, raw_ostream &os,
 
 static bool isHarnessBuffer(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !isa<RankedTensorType, MemRefType>(type) ||
-      !shaped.hasStaticShape())
-    return false;
-  Type element = shaped.getElementType();
-  return element.isF32() || element.isF64() || element.isF16() ||
-         element.isBF16() || element.isSignlessInteger(8) ||
-         element.isSignlessInteger(32) || element.isSignlessInteger(64);
+  return shaped && isa<RankedTensorType, MemRefType>(type) &&
+         shaped.hasStaticShape() &&
+         !getCommrtDtypeName(shaped.getElementType()).empty();
 }
 
 /// A scalar the C entry point takes by value.
