@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 /// Version of this ABI; bumped when functions or enumerators are added.
-#define COMMRT_ABI_VERSION 1
+#define COMMRT_ABI_VERSION 2
 
 #if defined(__GNUC__)
 #define COMMRT_API __attribute__((visibility("default")))
@@ -389,6 +389,83 @@ COMMRT_API commrt_status commrt_barrier(commrt_comm *comm,
 COMMRT_API commrt_status commrt_ibarrier(commrt_comm *comm,
                                          commrt_stream *stream,
                                          commrt_request **req);
+
+/*===----------------------------------------------------------------------===*
+ * Planned collectives
+ *
+ * The same collectives run as a schedule commrt builds itself from point to
+ * point transfers and local reductions, following a plan: the algorithm, the
+ * number of channels (independent slices of the buffer whose transfers are
+ * in flight at once) and the chunk size (the pipeline unit: each channel
+ * cuts its slice into chunks that move through the schedule one behind the
+ * other, overlapping). This is how the compiler's #comm.plan reaches the
+ * wire whatever the backend would have chosen. Every rank of the group
+ * passes the same plan. Not inside commrt_group_start/end.
+ *===----------------------------------------------------------------------===*/
+
+/// The algorithm of a planned collective.
+typedef enum commrt_algorithm {
+  /// The backend's own collective (MPI or NCCL picks); channels and
+  /// chunk_bytes are ignored.
+  COMMRT_ALGORITHM_DEFAULT = 0,
+  /// all_reduce, reduce_scatter, all_gather: the ring (reduce-scatter then
+  /// all-gather around the group); broadcast, reduce: a chain.
+  COMMRT_ALGORITHM_RING = 1,
+  /// all_reduce: binomial-tree reduce to position 0, then binomial
+  /// broadcast; broadcast, reduce: binomial tree rooted at root.
+  COMMRT_ALGORITHM_TREE = 2,
+  /// Every rank exchanges with every other rank in one step (all_reduce:
+  /// direct reduce-scatter, then direct all-gather).
+  COMMRT_ALGORITHM_DIRECT = 3,
+  /// all_reduce: recursive halving reduce-scatter and recursive doubling
+  /// all-gather (Rabenseifner); a group whose size is not a power of two
+  /// first folds its extra ranks into partners.
+  COMMRT_ALGORITHM_HALVING_DOUBLING = 4,
+  /// all_reduce: ring reduce-scatter inside each node, ring all_reduce
+  /// across nodes between ranks of the same local position, ring all-gather
+  /// inside each node. Needs the same number of group members on every
+  /// node, otherwise it runs the ring. Nodes are the shared-memory domains
+  /// MPI reports, or env COMMRT_NODE_SIZE consecutive world ranks.
+  COMMRT_ALGORITHM_HIERARCHICAL = 5,
+  /// NVLink SHARP: the nccl backend's own all_reduce (NCCL uses NVLS where
+  /// the NVSwitches offer it); unavailable on the mpi backend.
+  COMMRT_ALGORITHM_NVLS = 6
+} commrt_algorithm;
+
+/// Static name of \p algorithm ("ring", ...), or "unknown".
+COMMRT_API const char *commrt_algorithm_name(commrt_algorithm algorithm);
+
+/// How a planned collective runs.
+typedef struct commrt_plan {
+  commrt_algorithm algorithm;
+  /// Independent slices of the buffer in flight at once; 0 or 1: one.
+  int64_t channels;
+  /// Bytes of the buffer (reduce_scatter, all_gather: of one rank's block)
+  /// each pipeline chunk covers; 0: one chunk per channel.
+  int64_t chunk_bytes;
+} commrt_plan;
+
+/// The collectives that take a plan.
+typedef enum commrt_collective {
+  COMMRT_COLLECTIVE_ALL_REDUCE = 0,
+  COMMRT_COLLECTIVE_REDUCE_SCATTER = 1,
+  COMMRT_COLLECTIVE_ALL_GATHER = 2,
+  COMMRT_COLLECTIVE_BROADCAST = 3,
+  COMMRT_COLLECTIVE_REDUCE = 4
+} commrt_collective;
+
+/// Runs collective \p kind as commrt_all_reduce, commrt_reduce_scatter
+/// (count: per rank received), commrt_all_gather (count: per rank sent),
+/// commrt_broadcast or commrt_reduce would (same buffers, same results; op
+/// and root are read where the collective has them), following \p plan
+/// (NULL: the default algorithm). Supported: all_reduce with every
+/// algorithm; reduce_scatter and all_gather with ring and direct;
+/// broadcast and reduce with ring, tree and direct. \p req NULL: blocking;
+/// otherwise the started request, completed with commrt_wait.
+COMMRT_API commrt_status commrt_collective_planned(
+    commrt_comm *comm, commrt_collective kind, const void *send, void *recv,
+    int64_t count, commrt_dtype dtype, commrt_redop op, int64_t root,
+    const commrt_plan *plan, commrt_stream *stream, commrt_request **req);
 
 /*===----------------------------------------------------------------------===*
  * Point to point and permute

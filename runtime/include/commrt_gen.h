@@ -512,6 +512,26 @@ void collective(commrt_context *ctx, Async *async, const char *op,
   issued(async, req, dst, bytesOf(dstCount, dtype), std::move(after), loc, op);
 }
 
+/// The algorithm, channels and chunk size of a #comm.plan. The default
+/// algorithm calls the backend's own collective; any other runs the
+/// runtime's schedule (commrt_collective_planned).
+struct Plan {
+  commrt_algorithm algorithm = COMMRT_ALGORITHM_DEFAULT;
+  int64_t channels = 0;
+  int64_t chunkBytes = 0;
+  bool planned() const { return algorithm != COMMRT_ALGORITHM_DEFAULT; }
+};
+
+inline commrt_status planned(commrt_comm *c, commrt_collective kind,
+                             const Plan &plan, const void *send, void *recv,
+                             int64_t count, commrt_dtype dtype,
+                             commrt_redop op, int64_t root, commrt_stream *s,
+                             commrt_request **req) {
+  commrt_plan p{plan.algorithm, plan.channels, plan.chunkBytes};
+  return commrt_collective_planned(c, kind, send, recv, count, dtype, op, root,
+                                   &p, s, req);
+}
+
 /// Zero-fills `dst` on ranks that are in no group (they skip the call).
 inline void skip(commrt_context *ctx, void *dst, int64_t count,
                  commrt_dtype dtype, commrt_memory_space space,
@@ -523,7 +543,7 @@ inline void skip(commrt_context *ctx, void *dst, int64_t count,
 
 inline void all_reduce(Async *async, const Ranks &ranks, const void *src,
                        void *dst, int64_t count, commrt_dtype dtype,
-                       commrt_dtype wire, commrt_redop op,
+                       commrt_dtype wire, commrt_redop op, const Plan &plan,
                        commrt_memory_space space, int64_t streamIndex,
                        const char *loc) {
   commrt_context *ctx = current();
@@ -535,6 +555,9 @@ inline void all_reduce(Async *async, const Ranks &ranks, const void *src,
       ctx, async, "comm.all_reduce", src, count, dst, count, dtype, wire, {},
       {}, space, s, loc,
       [&](const void *send, void *recv, commrt_request **req) {
+        if (plan.planned())
+          return planned(c, COMMRT_COLLECTIVE_ALL_REDUCE, plan, send, recv,
+                         count, wire, op, 0, s, req);
         return req ? commrt_iall_reduce(c, send, recv, count, wire, op, s, req)
                    : commrt_all_reduce(c, send, recv, count, wire, op, s);
       });
@@ -544,8 +567,9 @@ inline void all_reduce(Async *async, const Ranks &ranks, const void *src,
 inline void reduce_scatter(Async *async, const Ranks &ranks, const void *src,
                            void *dst, int64_t recvCount, int64_t outer,
                            commrt_dtype dtype, commrt_dtype wire,
-                           commrt_redop op, commrt_memory_space space,
-                           int64_t streamIndex, const char *loc) {
+                           commrt_redop op, const Plan &plan,
+                           commrt_memory_space space, int64_t streamIndex,
+                           const char *loc) {
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -557,6 +581,9 @@ inline void reduce_scatter(Async *async, const Ranks &ranks, const void *src,
   collective(ctx, async, "comm.reduce_scatter", src, recvCount * g, dst,
              recvCount, dtype, wire, pre, {}, space, s, loc,
              [&](const void *send, void *recv, commrt_request **req) {
+               if (plan.planned())
+                 return planned(c, COMMRT_COLLECTIVE_REDUCE_SCATTER, plan,
+                                send, recv, recvCount, wire, op, 0, s, req);
                return req ? commrt_ireduce_scatter(c, send, recv, recvCount,
                                                    wire, op, s, req)
                           : commrt_reduce_scatter(c, send, recv, recvCount,
@@ -567,7 +594,7 @@ inline void reduce_scatter(Async *async, const Ranks &ranks, const void *src,
 /// `outer`: elements before the gathered dimension (1: contiguous).
 inline void all_gather(Async *async, const Ranks &ranks, const void *src,
                        void *dst, int64_t sendCount, int64_t outer,
-                       commrt_dtype dtype, commrt_dtype wire,
+                       commrt_dtype dtype, commrt_dtype wire, const Plan &plan,
                        commrt_memory_space space, int64_t streamIndex,
                        const char *loc) {
   commrt_context *ctx = current();
@@ -582,6 +609,9 @@ inline void all_gather(Async *async, const Ranks &ranks, const void *src,
       ctx, async, "comm.all_gather", src, sendCount, dst, sendCount * g, dtype,
       wire, {}, post, space, s, loc,
       [&](const void *send, void *recv, commrt_request **req) {
+        if (plan.planned())
+          return planned(c, COMMRT_COLLECTIVE_ALL_GATHER, plan, send, recv,
+                         sendCount, wire, COMMRT_SUM, 0, s, req);
         return req ? commrt_iall_gather(c, send, recv, sendCount, wire, s, req)
                    : commrt_all_gather(c, send, recv, sendCount, wire, s);
       });
@@ -615,7 +645,7 @@ inline void all_to_all(Async *async, const Ranks &ranks, const void *src,
 
 inline void broadcast(Async *async, const Ranks &ranks, const void *src,
                       void *dst, int64_t count, int64_t root,
-                      commrt_dtype dtype, commrt_dtype wire,
+                      commrt_dtype dtype, commrt_dtype wire, const Plan &plan,
                       commrt_memory_space space, int64_t streamIndex,
                       const char *loc) {
   commrt_context *ctx = current();
@@ -626,6 +656,9 @@ inline void broadcast(Async *async, const Ranks &ranks, const void *src,
   collective(
       ctx, async, "comm.broadcast", src, count, dst, count, dtype, wire, {}, {},
       space, s, loc, [&](const void *send, void *recv, commrt_request **req) {
+        if (plan.planned())
+          return planned(c, COMMRT_COLLECTIVE_BROADCAST, plan, send, recv,
+                         count, wire, COMMRT_SUM, root, s, req);
         return req ? commrt_ibroadcast(c, send, recv, count, wire, root, s, req)
                    : commrt_broadcast(c, send, recv, count, wire, root, s);
       });
@@ -633,7 +666,7 @@ inline void broadcast(Async *async, const Ranks &ranks, const void *src,
 
 inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
                    int64_t count, int64_t root, commrt_dtype dtype,
-                   commrt_dtype wire, commrt_redop op,
+                   commrt_dtype wire, commrt_redop op, const Plan &plan,
                    commrt_memory_space space, int64_t streamIndex,
                    const char *loc) {
   commrt_context *ctx = current();
@@ -650,6 +683,9 @@ inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
       ctx, async, "comm.reduce", src, count, dst, count, dtype, wire, {}, {},
       space, s, loc,
       [&](const void *send, void *recv, commrt_request **req) {
+        if (plan.planned())
+          return planned(c, COMMRT_COLLECTIVE_REDUCE, plan, send, recv, count,
+                         wire, op, root, s, req);
         return req ? commrt_ireduce(c, send, recv, count, wire, op, root, s,
                                     req)
                    : commrt_reduce(c, send, recv, count, wire, op, root, s);

@@ -111,6 +111,22 @@ commrt_status dupComm(commrt_context *ctx, MPI_Comm parent, MPI_Comm &out,
   return COMMRT_SUCCESS;
 }
 
+/// Sets ctx->nodeId: rank / COMMRT_NODE_SIZE when that is set (to try
+/// hierarchical schedules on one machine), else the lowest world rank of
+/// the shared-memory node.
+commrt_status findNode(commrt_context *ctx) {
+  int64_t nodeSize = 0;
+  if (commrt_status s = envInt("COMMRT_NODE_SIZE", 1, nodeSize))
+    return s;
+  if (nodeSize > 0) {
+    ctx->nodeId = static_cast<int>(ctx->rank / nodeSize);
+    return COMMRT_SUCCESS;
+  }
+  int mine = ctx->rank;
+  return allreduceMpi(ctx, &mine, &ctx->nodeId, 1, MPI_INT, MPI_MIN, ctx->node,
+                      "commrt_init (finding the node)");
+}
+
 /// Frees \p comm unless an operation on it may still be pending.
 void freeComm(commrt_context *ctx, MPI_Comm &comm) {
   if (comm != MPI_COMM_NULL && !ctx->pendingMpi)
@@ -254,6 +270,8 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
       ctx->oversubscribed = cores > 0 && ctx->localSize > cores;
     }
   }
+  if (!status)
+    status = findNode(ctx.get());
   if (status) {
     teardown(ctx.get());
     return status;

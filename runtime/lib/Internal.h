@@ -216,6 +216,11 @@ struct commrt_comm {
   int references = 0;
   bool failed = false; ///< An operation timed out or failed fatally.
   std::string failure; ///< Why, for later calls.
+  /// Planned collectives started on this communicator (tags their
+  /// transfers apart).
+  uint32_t schedules = 0;
+  /// Node id of each position, gathered by the first hierarchical schedule.
+  std::vector<int> nodeOfPosition;
 };
 
 /// A stream: CUDA or host.
@@ -238,6 +243,9 @@ struct commrt_context {
   commrt_options opts{};
   commrt_backend backendKind = COMMRT_BACKEND_MPI;
   int rank = 0, size = 1, localRank = 0, localSize = 1;
+  /// Identifies this rank's node: the lowest world rank on it, or
+  /// rank / COMMRT_NODE_SIZE when that is set.
+  int nodeId = 0;
   /// More ranks on this node than cores this process may run on.
   bool oversubscribed = false;
   MPI_Comm world = MPI_COMM_NULL;    ///< Bootstrap and comm_create.
@@ -298,6 +306,13 @@ public:
   }
   /// The memory space of the buffers the backend moves.
   virtual commrt_memory_space bufferSpace() const { return COMMRT_HOST; }
+  /// True if operations posted on one stream run in the order they were
+  /// posted (nccl): a schedule is then enqueued whole instead of advanced
+  /// by polling.
+  virtual bool streamOrdered() const { return false; }
+  /// The stream the backend runs on when a caller passes none (nccl's
+  /// own), so that a schedule's local steps follow its transfers.
+  virtual commrt_stream *ownStream() { return nullptr; }
 
 protected:
   commrt_context *ctx;
@@ -311,6 +326,12 @@ commrt_status createNcclBackend(commrt_context *ctx,
                                 std::unique_ptr<Backend> &out);
 commrt_status createVerbsBackend(commrt_context *ctx,
                                  std::unique_ptr<Backend> &out);
+
+/// Starts \p args (a collective validated by the core) as the schedule
+/// \p plan describes: lib/Schedule.cpp.
+commrt_status postPlanned(commrt_context *ctx, const OpArgs &args,
+                          const commrt_plan &plan,
+                          std::unique_ptr<commrt_request> &out);
 
 //===----------------------------------------------------------------------===//
 // MPI bootstrap helpers (lib/Bootstrap.cpp)

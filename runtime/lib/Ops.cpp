@@ -82,12 +82,18 @@ commrt_status checkScaledCount(const char *fn, int64_t count, int64_t factor,
 
 /// Starts \p args and finishes according to the form of the call.
 commrt_status run(const char *fn, commrt_context *ctx, const OpArgs &args,
-                  commrt_request **req) {
+                  commrt_request **req, const commrt_plan *plan = nullptr) {
   if (ctx->opts.verbose >= 2)
-    trace(ctx, 2, "%s: %s, %lld x %s", fn, describe(args).c_str(),
-          static_cast<long long>(args.count), commrt_dtype_name(args.dtype));
+    trace(ctx, 2, "%s: %s, %lld x %s%s%s", fn, describe(args).c_str(),
+          static_cast<long long>(args.count), commrt_dtype_name(args.dtype),
+          plan ? ", algorithm " : "",
+          plan ? commrt_algorithm_name(plan->algorithm) : "");
   std::unique_ptr<commrt_request> started;
-  if (commrt_status s = ctx->backend->post(args, started))
+  bool scheduled = plan && plan->algorithm != COMMRT_ALGORITHM_DEFAULT &&
+                   plan->algorithm != COMMRT_ALGORITHM_NVLS;
+  if (commrt_status s = scheduled
+                            ? postPlanned(ctx, args, *plan, started)
+                            : ctx->backend->post(args, started))
     return raise(ctx, s,
                  format("commrt: %s on rank %d: %s", describe(args).c_str(),
                         ctx->rank, lastError().c_str()));
@@ -121,7 +127,8 @@ commrt_status begin(const char *fn, commrt_comm *comm, commrt_dtype dtype,
 commrt_status allReduce(const char *fn, commrt_comm *comm, const void *send,
                         void *recv, int64_t count, commrt_dtype dtype,
                         commrt_redop op, commrt_stream *stream,
-                        commrt_request **req, bool nonBlocking) {
+                        commrt_request **req, bool nonBlocking,
+                    const commrt_plan *plan = nullptr) {
   if (commrt_status s = begin(fn, comm, dtype, req, nonBlocking))
     return s;
   size_t bytes = 0;
@@ -141,13 +148,14 @@ commrt_status allReduce(const char *fn, commrt_comm *comm, const void *send,
   args.dtype = dtype;
   args.op = op;
   args.stream = stream;
-  return run(fn, comm->ctx, args, req);
+  return run(fn, comm->ctx, args, req, plan);
 }
 
 commrt_status reduceScatter(const char *fn, commrt_comm *comm, const void *send,
                             void *recv, int64_t recvCount, commrt_dtype dtype,
                             commrt_redop op, commrt_stream *stream,
-                            commrt_request **req, bool nonBlocking) {
+                            commrt_request **req, bool nonBlocking,
+                    const commrt_plan *plan = nullptr) {
   if (commrt_status s = begin(fn, comm, dtype, req, nonBlocking))
     return s;
   size_t recvBytes = 0, sendBytes = 0;
@@ -171,13 +179,14 @@ commrt_status reduceScatter(const char *fn, commrt_comm *comm, const void *send,
   args.dtype = dtype;
   args.op = op;
   args.stream = stream;
-  return run(fn, comm->ctx, args, req);
+  return run(fn, comm->ctx, args, req, plan);
 }
 
 commrt_status gatherLike(const char *fn, OpKind kind, commrt_comm *comm,
                          const void *send, void *recv, int64_t count,
                          commrt_dtype dtype, commrt_stream *stream,
-                         commrt_request **req, bool nonBlocking) {
+                         commrt_request **req, bool nonBlocking,
+                    const commrt_plan *plan = nullptr) {
   if (commrt_status s = begin(fn, comm, dtype, req, nonBlocking))
     return s;
   size_t blockBytes = 0, totalBytes = 0;
@@ -199,14 +208,15 @@ commrt_status gatherLike(const char *fn, OpKind kind, commrt_comm *comm,
   args.count = count;
   args.dtype = dtype;
   args.stream = stream;
-  return run(fn, comm->ctx, args, req);
+  return run(fn, comm->ctx, args, req, plan);
 }
 
 commrt_status rooted(const char *fn, OpKind kind, commrt_comm *comm,
                      const void *send, void *recv, int64_t count,
                      commrt_dtype dtype, commrt_redop op, int64_t root,
                      commrt_stream *stream, commrt_request **req,
-                     bool nonBlocking) {
+                     bool nonBlocking,
+                    const commrt_plan *plan = nullptr) {
   if (commrt_status s = begin(fn, comm, dtype, req, nonBlocking))
     return s;
   size_t bytes = 0;
@@ -236,7 +246,7 @@ commrt_status rooted(const char *fn, OpKind kind, commrt_comm *comm,
   args.op = op;
   args.root = static_cast<int>(root);
   args.stream = stream;
-  return run(fn, comm->ctx, args, req);
+  return run(fn, comm->ctx, args, req, plan);
 }
 
 commrt_status barrier(const char *fn, commrt_comm *comm, commrt_stream *stream,
@@ -487,6 +497,148 @@ extern "C" commrt_status commrt_ireduce(commrt_comm *comm, const void *send,
   COMMRT_GUARD("commrt_ireduce",
                rooted("commrt_ireduce", OpKind::Reduce, comm, send, recv, count,
                       dtype, op, root, stream, req, true));
+}
+
+extern "C" const char *commrt_algorithm_name(commrt_algorithm algorithm) {
+  switch (algorithm) {
+  case COMMRT_ALGORITHM_DEFAULT:
+    return "default";
+  case COMMRT_ALGORITHM_RING:
+    return "ring";
+  case COMMRT_ALGORITHM_TREE:
+    return "tree";
+  case COMMRT_ALGORITHM_DIRECT:
+    return "direct";
+  case COMMRT_ALGORITHM_HALVING_DOUBLING:
+    return "halving_doubling";
+  case COMMRT_ALGORITHM_HIERARCHICAL:
+    return "hierarchical";
+  case COMMRT_ALGORITHM_NVLS:
+    return "nvls";
+  }
+  return "unknown";
+}
+
+namespace {
+
+const char *collectiveName(commrt_collective kind) {
+  switch (kind) {
+  case COMMRT_COLLECTIVE_ALL_REDUCE:
+    return "all_reduce";
+  case COMMRT_COLLECTIVE_REDUCE_SCATTER:
+    return "reduce_scatter";
+  case COMMRT_COLLECTIVE_ALL_GATHER:
+    return "all_gather";
+  case COMMRT_COLLECTIVE_BROADCAST:
+    return "broadcast";
+  case COMMRT_COLLECTIVE_REDUCE:
+    return "reduce";
+  }
+  return "unknown";
+}
+
+/// Checks that \p plan names an algorithm commrt implements for \p kind on
+/// the backend of \p comm.
+commrt_status checkPlan(const char *fn, commrt_comm *comm,
+                        commrt_collective kind, const commrt_plan &plan) {
+  commrt_algorithm a = plan.algorithm;
+  if (std::string(commrt_algorithm_name(a)) == "unknown")
+    return invalid(fn, format("unknown algorithm %d", static_cast<int>(a)));
+  if (plan.channels < 0 || plan.channels > 64)
+    return invalid(fn, format("channels %lld is outside [0, 64]",
+                              static_cast<long long>(plan.channels)));
+  if (plan.chunk_bytes < 0)
+    return invalid(fn, format("chunk_bytes %lld is negative",
+                              static_cast<long long>(plan.chunk_bytes)));
+  if (a == COMMRT_ALGORITHM_DEFAULT)
+    return COMMRT_SUCCESS;
+  bool ok = false;
+  const char *supported = "";
+  switch (kind) {
+  case COMMRT_COLLECTIVE_ALL_REDUCE:
+    ok = true;
+    break;
+  case COMMRT_COLLECTIVE_REDUCE_SCATTER:
+  case COMMRT_COLLECTIVE_ALL_GATHER:
+    ok = a == COMMRT_ALGORITHM_RING || a == COMMRT_ALGORITHM_DIRECT;
+    supported = "default, ring or direct";
+    break;
+  case COMMRT_COLLECTIVE_BROADCAST:
+  case COMMRT_COLLECTIVE_REDUCE:
+    ok = a == COMMRT_ALGORITHM_RING || a == COMMRT_ALGORITHM_TREE ||
+         a == COMMRT_ALGORITHM_DIRECT;
+    supported = "default, ring, tree or direct";
+    break;
+  }
+  if (!ok)
+    return invalid(fn, format("algorithm %s is not implemented for %s "
+                              "(expected %s)",
+                              commrt_algorithm_name(a), collectiveName(kind),
+                              supported));
+  commrt_backend backend = comm->ctx->backendKind;
+  if (a == COMMRT_ALGORITHM_NVLS && backend != COMMRT_BACKEND_NCCL)
+    return setError(COMMRT_ERROR_UNAVAILABLE,
+                    format("commrt: %s: algorithm nvls is NVLink SHARP, which "
+                           "only the nccl backend reaches (this is the %s "
+                           "backend)",
+                           fn, backendName(backend)));
+  if (backend == COMMRT_BACKEND_VERBS)
+    return setError(COMMRT_ERROR_UNAVAILABLE,
+                    format("commrt: %s: the verbs backend carries point to "
+                           "point only; planned collectives need the mpi or "
+                           "nccl backend",
+                           fn));
+  return COMMRT_SUCCESS;
+}
+
+commrt_status collectivePlanned(const char *fn, commrt_comm *comm,
+                                commrt_collective kind, const void *send,
+                                void *recv, int64_t count, commrt_dtype dtype,
+                                commrt_redop op, int64_t root,
+                                const commrt_plan *plan, commrt_stream *stream,
+                                commrt_request **req) {
+  if (commrt_status s = checkComm(fn, comm))
+    return s;
+  commrt_plan none{COMMRT_ALGORITHM_DEFAULT, 0, 0};
+  const commrt_plan &p = plan ? *plan : none;
+  if (commrt_status s = checkPlan(fn, comm, kind, p))
+    return s;
+  if (comm->ctx->groupDepth > 0 && p.algorithm != none.algorithm)
+    return setError(COMMRT_ERROR_INVALID_STATE,
+                    format("commrt: %s: a planned collective cannot run "
+                           "inside commrt_group_start/end",
+                           fn));
+  bool nonBlocking = req != nullptr;
+  switch (kind) {
+  case COMMRT_COLLECTIVE_ALL_REDUCE:
+    return allReduce(fn, comm, send, recv, count, dtype, op, stream, req,
+                     nonBlocking, &p);
+  case COMMRT_COLLECTIVE_REDUCE_SCATTER:
+    return reduceScatter(fn, comm, send, recv, count, dtype, op, stream, req,
+                         nonBlocking, &p);
+  case COMMRT_COLLECTIVE_ALL_GATHER:
+    return gatherLike(fn, OpKind::AllGather, comm, send, recv, count, dtype,
+                      stream, req, nonBlocking, &p);
+  case COMMRT_COLLECTIVE_BROADCAST:
+    return rooted(fn, OpKind::Broadcast, comm, send, recv, count, dtype, op,
+                  root, stream, req, nonBlocking, &p);
+  case COMMRT_COLLECTIVE_REDUCE:
+    return rooted(fn, OpKind::Reduce, comm, send, recv, count, dtype, op, root,
+                  stream, req, nonBlocking, &p);
+  }
+  return invalid(fn, format("unknown collective %d", static_cast<int>(kind)));
+}
+
+} // namespace
+
+extern "C" commrt_status commrt_collective_planned(
+    commrt_comm *comm, commrt_collective kind, const void *send, void *recv,
+    int64_t count, commrt_dtype dtype, commrt_redop op, int64_t root,
+    const commrt_plan *plan, commrt_stream *stream, commrt_request **req) {
+  COMMRT_GUARD("commrt_collective_planned",
+               collectivePlanned("commrt_collective_planned", comm, kind, send,
+                                 recv, count, dtype, op, root, plan, stream,
+                                 req));
 }
 
 extern "C" commrt_status commrt_barrier(commrt_comm *comm,

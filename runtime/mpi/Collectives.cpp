@@ -167,13 +167,15 @@ commrt_status MpiBackend::post(const OpArgs &args,
     break;
   case OpKind::Send:
     call = "MPI_Isend";
-    err =
-        MPI_Isend(args.send, count, type, args.peer, args.tag, ctx->p2p, slot);
+    // With a communicator: a transfer of a planned collective, the peer a
+    // position in the group (lib/Schedule.cpp).
+    err = MPI_Isend(args.send, count, type, args.peer, args.tag,
+                    comm ? comm->mpi : ctx->p2p, slot);
     break;
   case OpKind::Recv:
     call = "MPI_Irecv";
-    err =
-        MPI_Irecv(args.recv, count, type, args.peer, args.tag, ctx->p2p, slot);
+    err = MPI_Irecv(args.recv, count, type, args.peer, args.tag,
+                    comm ? comm->mpi : ctx->p2p, slot);
     r->checkedRecv = 0;
     r->recvType = type;
     r->recvCount = count;

@@ -233,6 +233,14 @@ public:
   commrt_status post(const OpArgs &args,
                      std::unique_ptr<commrt_request> &out) override;
 
+  bool streamOrdered() const override { return true; }
+  commrt_stream *ownStream() override {
+    own.ctx = ctx;
+    own.cuda = stream;
+    own.owned = false;
+    return &own;
+  }
+
 private:
   commrt_status setUpDevice() {
     int count = 0;
@@ -255,6 +263,7 @@ private:
 
   NcclComm world;
   cudaStream_t stream = nullptr;
+  commrt_stream own; ///< Wraps `stream` for schedules (ownStream).
   void *scratch = nullptr; ///< One int32 for barriers.
 };
 

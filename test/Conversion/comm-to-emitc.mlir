@@ -9,7 +9,7 @@
 // CHECK: %[[P:.*]] = call_opaque "commgen::alloc"() {args = [128, #emitc.opaque<"COMMRT_F32">, #emitc.opaque<"COMMRT_HOST">, #emitc.opaque<"\22{{.*}}comm-to-emitc.mlir:{{[0-9]+}}:{{[0-9]+}}\22">], template_args = [f32]}
 // CHECK: %[[PA:.*]] = call_opaque "commgen::piece"(%[[A]]) {args = [0 : index, 64, 0, #emitc.opaque<"COMMRT_F32">]}
 // CHECK: call_opaque "commgen::pack"(%[[P]], %[[PA]], %{{.*}}) {args = [#emitc.opaque<"nullptr">, 0 : index, #emitc.opaque<"COMMRT_F32">, 128,
-// CHECK: call_opaque "commgen::all_reduce"(%[[P]], %[[R:.*]]) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"COMMGEN_RANKS(2, 0, 1, 2, 3)">, 0 : index, 1 : index, 128, #emitc.opaque<"COMMRT_F32">, #emitc.opaque<"COMMRT_BF16">, #emitc.opaque<"COMMRT_SUM">, #emitc.opaque<"COMMRT_HOST">, 3,
+// CHECK: call_opaque "commgen::all_reduce"(%[[P]], %[[R:.*]]) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"COMMGEN_RANKS(2, 0, 1, 2, 3)">, 0 : index, 1 : index, 128, #emitc.opaque<"COMMRT_F32">, #emitc.opaque<"COMMRT_BF16">, #emitc.opaque<"COMMRT_SUM">, #emitc.opaque<"commgen::Plan{COMMRT_ALGORITHM_DEFAULT, 0, 0}">, #emitc.opaque<"COMMRT_HOST">, 3,
 // CHECK: call_opaque "commgen::piece"(%[[X]])
 // CHECK: call_opaque "commgen::unpack"(%[[R]],
 // CHECK: call_opaque "commgen::dealloc"(%[[P]])

@@ -9,8 +9,8 @@
 // CHECK: #include "commrt_gen.h"
 // CHECK: static void comm_impl_step(float* [[X:v[0-9]+]], float* [[Y:v[0-9]+]]) {
 // CHECK: float* [[T:v[0-9]+]] = commgen::alloc<float>(256, COMMRT_F32, COMMRT_HOST, "{{.*}}comm-to-cpp.mlir:24:8");
-// CHECK: commgen::all_reduce(nullptr, COMMGEN_RANKS(4, 0, 1, 2, 3), [[X]], [[T]], 256, COMMRT_F32, COMMRT_F32, COMMRT_AVG, COMMRT_HOST, -1, "{{.*}}comm-to-cpp.mlir:24:8");
-// CHECK: commgen::broadcast(nullptr, COMMGEN_RANKS(2, 0, 1, 2, 3), [[T]], [[Y]], 256, 1, COMMRT_F32, COMMRT_F16, COMMRT_HOST, -1,
+// CHECK: commgen::all_reduce(nullptr, COMMGEN_RANKS(4, 0, 1, 2, 3), [[X]], [[T]], 256, COMMRT_F32, COMMRT_F32, COMMRT_AVG, commgen::Plan{COMMRT_ALGORITHM_DEFAULT, 0, 0}, COMMRT_HOST, -1, "{{.*}}comm-to-cpp.mlir:24:8");
+// CHECK: commgen::broadcast(nullptr, COMMGEN_RANKS(2, 0, 1, 2, 3), [[T]], [[Y]], 256, 1, COMMRT_F32, COMMRT_F16, commgen::Plan{COMMRT_ALGORITHM_DEFAULT, 0, 0}, COMMRT_HOST, -1,
 // CHECK: commgen::dealloc([[T]], 256, COMMRT_F32, COMMRT_HOST,
 // CHECK: extern "C" int32_t step(commrt_context *ctx, float *arg0, float *arg1) {
 // CHECK-NEXT: return commgen::entry(ctx, "step", [&]() {

@@ -25,6 +25,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir {
 namespace comm {
@@ -233,6 +234,22 @@ StringRef wireOf(PlanAttr plan, Type element) {
   return getCommrtDtypeName(element);
 }
 
+/// The commgen::Plan of a plan: algorithm, channels, chunk bytes.
+std::string planOf(PlanAttr plan) {
+  std::string algorithm = "COMMRT_ALGORITHM_DEFAULT";
+  int64_t channels = 0, chunk = 0;
+  if (plan && plan.getAlgorithm())
+    algorithm =
+        "COMMRT_ALGORITHM_" + stringifyAlgorithm(*plan.getAlgorithm()).upper();
+  if (plan && plan.getChannels())
+    channels = *plan.getChannels();
+  if (plan && plan.getChunkBytes())
+    chunk = *plan.getChunkBytes();
+  return llvm::formatv("commgen::Plan{{{0}, {1}, {2}}", algorithm, channels,
+                       chunk)
+      .str();
+}
+
 int64_t streamOf(PlanAttr plan) {
   if (plan && plan.getStream())
     return *plan.getStream();
@@ -316,6 +333,7 @@ struct AllReduceLowering : CommPattern<BufferAllReduceOp> {
         .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(redopOf(op.getKind()))
+        .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
         .location()
@@ -342,6 +360,7 @@ struct ReduceScatterLowering : CommPattern<BufferReduceScatterOp> {
         .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(redopOf(op.getKind()))
+        .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
         .location()
@@ -367,6 +386,7 @@ struct AllGatherLowering : CommPattern<BufferAllGatherOp> {
         .integer(outerElements(shape, op.getDim()))
         .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
+        .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
         .location()
@@ -422,6 +442,7 @@ struct BroadcastLowering : CommPattern<BufferBroadcastOp> {
         .integer(op.getRoot())
         .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
+        .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
         .location()
@@ -447,6 +468,7 @@ struct ReduceLowering : CommPattern<BufferReduceOp> {
         .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(redopOf(op.getKind()))
+        .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
         .integer(streamOf(op.getPlanAttr()))
         .location()
@@ -782,8 +804,58 @@ struct DeallocLowering : CommPattern<memref::DeallocOp> {
 
 /// Checks that the module is in the form this pass lowers, with a located
 /// error for the first thing that is not.
-static LogicalResult checkInput(ModuleOp module) {
-  WalkResult result = module.walk([](Operation *op) -> WalkResult {
+/// The algorithms the runtime runs for the buffer op named \p name (its
+/// name without the dialect and "buffer." prefixes), as a list for the
+/// message.
+static StringRef realizedAlgorithms(StringRef name, bool cuda) {
+  if (name == "all_reduce")
+    return cuda ? "ring, tree, direct, halving_doubling, hierarchical, nvls"
+                : "ring, tree, direct, halving_doubling, hierarchical";
+  if (name == "reduce_scatter" || name == "all_gather")
+    return "ring, direct";
+  if (name == "broadcast" || name == "reduce")
+    return "ring, tree, direct";
+  if (name == "all_to_all" || name == "permute" || name == "send" ||
+      name == "recv")
+    return "direct";
+  return "";
+}
+
+/// Checks that the plan of \p op names an algorithm the lowering realizes.
+static LogicalResult checkAlgorithm(Operation *op, bool cuda) {
+  auto plan = op->getAttrOfType<PlanAttr>("plan");
+  if (!plan || !plan.getAlgorithm())
+    return success();
+  StringRef name = op->getName().stripDialect();
+  name.consume_front("buffer.");
+  StringRef algorithm = stringifyAlgorithm(*plan.getAlgorithm());
+  StringRef realized = realizedAlgorithms(name, cuda);
+  SmallVector<StringRef> list;
+  realized.split(list, ", ");
+  if (llvm::is_contained(list, algorithm)) {
+    if (plan.getChannels() && *plan.getChannels() > 64)
+      return op->emitError()
+             << "plan channels = " << *plan.getChannels()
+             << " exceeds the 64 channels the runtime's schedules run";
+    return success();
+  }
+  InFlightDiagnostic diag = op->emitError()
+                            << "plan algorithm '" << algorithm << "' of comm."
+                            << name << " is not realized by the "
+                            << (cuda ? "cuda" : "cpu") << " lowering";
+  if (realized.empty())
+    diag << "; it takes no algorithm";
+  else
+    diag << " (expected " << realized << ")";
+  if (algorithm == "nvls" && !cuda)
+    diag << "; NVLink SHARP needs the cuda target";
+  return diag;
+}
+
+static LogicalResult checkInput(ModuleOp module, bool cuda) {
+  WalkResult result = module.walk([&](Operation *op) -> WalkResult {
+    if (failed(checkAlgorithm(op, cuda)))
+      return WalkResult::interrupt();
     if (isa<AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp, BroadcastOp,
             ReduceOp, PermuteOp, SendOp, RecvOp, CopyOp, PackOp, UnpackOp,
             ComputeOp>(op))
@@ -915,7 +987,7 @@ struct ConvertCommToEmitCPass
                          << "' (expected cpu or cuda)";
       return signalPassFailure();
     }
-    if (failed(checkInput(module)))
+    if (failed(checkInput(module, target == "cuda")))
       return signalPassFailure();
 
     LoweringState state;

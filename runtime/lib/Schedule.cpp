@@ -1,0 +1,963 @@
+//===- lib/Schedule.cpp - Planned collectives as schedules ------*- C++ -*-===//
+//
+// Part of the comm project: a compiler for communication between GPUs.
+//
+//===----------------------------------------------------------------------===//
+//
+// A planned collective (commrt_collective_planned) runs as a schedule that
+// commrt builds from the backend's point-to-point transfers and local
+// reductions, so that the algorithm of a #comm.plan is the one on the wire.
+//
+// The buffer is cut into channels (contiguous slices) and each channel into
+// chunks of chunk_bytes; every chunk runs the whole algorithm on its
+// elements as a program of steps. A step is a set of sends and receives
+// between group positions followed by local work (reductions of received
+// data, copies, the division of an average). Steps of one chunk run in
+// order; chunks run concurrently:
+//
+//  - on a polled backend (mpi) each channel keeps up to `window` chunks in
+//    flight, each advancing as its transfers complete; a chunk's transfers
+//    carry a tag made of the schedule's sequence number on the
+//    communicator and the chunk's slot, so that concurrent chunks and
+//    concurrent schedules never match each other's messages (chunks that
+//    reuse a slot run one after the other on every rank, and MPI keeps the
+//    order of messages with equal tags);
+//  - on a stream-ordered backend (nccl) the steps of all chunks are
+//    enqueued at once, step by step, each step's transfers in one group,
+//    its local work after them on the same stream.
+//
+// Each segment of a reduction is reduced by exactly one rank and then
+// copied to the others, so every rank ends with the same bits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+#include "Kernels.h"
+
+#if COMMRT_HAVE_CUDA
+#include "../cuda/Cuda.h"
+#endif
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <functional>
+
+using namespace commrt;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Programs
+//===----------------------------------------------------------------------===//
+
+/// The buffers a program refers to: the caller's receive buffer, the
+/// chunk's scratch, the caller's send buffer.
+enum class Buf : uint8_t { Work, Temp, Send };
+
+/// Elements [offset, offset + count) of a buffer.
+struct Ref {
+  Buf buf = Buf::Work;
+  int64_t offset = 0;
+  int64_t count = 0;
+};
+
+struct Xfer {
+  bool isSend;
+  int peer; ///< Group position.
+  Ref ref;
+};
+
+enum class LocalKind : uint8_t { Reduce, Copy, Average };
+
+struct Local {
+  LocalKind kind;
+  Ref dst, src; ///< Reduce: dst = dst op src. Average: dst only.
+};
+
+struct Step {
+  std::vector<Xfer> xfers;
+  std::vector<Local> locals;
+};
+
+/// Part \p i of \p parts nearly equal parts of \p whole.
+Ref part(Ref whole, int parts, int i) {
+  int64_t base = whole.count / parts, extra = whole.count % parts;
+  Ref r = whole;
+  r.offset = whole.offset + i * base + std::min<int64_t>(i, extra);
+  r.count = base + (i < extra ? 1 : 0);
+  return r;
+}
+
+/// The union of parts [first, last) of part(whole, parts, .).
+Ref parts(Ref whole, int n, int first, int last) {
+  Ref a = part(whole, n, first), b = part(whole, n, last - 1);
+  a.count = b.offset + b.count - a.offset;
+  return a;
+}
+
+int wrap(int x, int m) { return ((x % m) + m) % m; }
+
+/// Segment \p j of a ring or of a direct exchange.
+using Segments = std::function<Ref(int)>;
+
+/// Builds the program of one chunk on one rank. Members are group
+/// positions; \p me is this rank's index among them.
+class Builder {
+public:
+  explicit Builder(commrt_redop op) : op(op) {}
+
+  std::vector<Step> steps;
+  /// Elements of scratch the program uses.
+  int64_t tempElems = 0;
+
+  Step &step() {
+    steps.emplace_back();
+    return steps.back();
+  }
+  Ref temp(int64_t offset, int64_t count) {
+    tempElems = std::max(tempElems, offset + count);
+    return Ref{Buf::Temp, offset, count};
+  }
+  static void send(Step &s, int peer, Ref r) {
+    if (r.count)
+      s.xfers.push_back({true, peer, r});
+  }
+  static void recv(Step &s, int peer, Ref r) {
+    if (r.count)
+      s.xfers.push_back({false, peer, r});
+  }
+  static void reduce(Step &s, Ref dst, Ref src) {
+    if (dst.count)
+      s.locals.push_back({LocalKind::Reduce, dst, src});
+  }
+  static void copy(Step &s, Ref dst, Ref src) {
+    if (dst.count)
+      s.locals.push_back({LocalKind::Copy, dst, src});
+  }
+  void average(Ref r) {
+    if (op == COMMRT_AVG && r.count)
+      step().locals.push_back({LocalKind::Average, r, r});
+  }
+
+  /// Ring reduce-scatter: afterwards member `me` holds the reduction of
+  /// segment (me + own) mod n.
+  void ringReduceScatter(const std::vector<int> &m, int me, Segments seg,
+                         int own, int64_t tempBase) {
+    int n = static_cast<int>(m.size());
+    for (int k = 0; k + 1 < n; ++k) {
+      Step &s = step();
+      Ref in = seg(wrap(me + own - 2 - k, n));
+      Ref t = temp(tempBase, in.count);
+      send(s, m[wrap(me + 1, n)], seg(wrap(me + own - 1 - k, n)));
+      recv(s, m[wrap(me - 1, n)], t);
+      reduce(s, in, t);
+    }
+  }
+
+  /// Ring all-gather: member `me` starts with segment (me + own) mod n.
+  void ringAllGather(const std::vector<int> &m, int me, Segments seg,
+                     int own) {
+    int n = static_cast<int>(m.size());
+    for (int k = 0; k + 1 < n; ++k) {
+      Step &s = step();
+      send(s, m[wrap(me + 1, n)], seg(wrap(me + own - k, n)));
+      recv(s, m[wrap(me - 1, n)], seg(wrap(me + own - k - 1, n)));
+    }
+  }
+
+  void ringAllReduce(const std::vector<int> &m, int me, Ref work,
+                     int64_t tempBase) {
+    int n = static_cast<int>(m.size());
+    Segments seg = [=](int j) { return part(work, n, j); };
+    ringReduceScatter(m, me, seg, 1, tempBase);
+    ringAllGather(m, me, seg, 1);
+  }
+
+  /// Direct reduce-scatter: member `me` reduces segment me, received from
+  /// every other member at once.
+  void directReduceScatter(const std::vector<int> &m, int me, Segments seg,
+                           int64_t tempBase) {
+    int n = static_cast<int>(m.size());
+    if (n == 1)
+      return;
+    Step &s = step();
+    Ref mine = seg(me);
+    int slot = 0;
+    std::vector<Ref> slots;
+    for (int j = 0; j < n; ++j) {
+      if (j == me)
+        continue;
+      send(s, m[j], seg(j));
+      Ref t = temp(tempBase + slot++ * mine.count, mine.count);
+      recv(s, m[j], t);
+      slots.push_back(t);
+    }
+    for (Ref t : slots)
+      reduce(s, mine, t);
+  }
+
+  void directAllGather(const std::vector<int> &m, int me, Segments seg) {
+    int n = static_cast<int>(m.size());
+    if (n == 1)
+      return;
+    Step &s = step();
+    for (int j = 0; j < n; ++j)
+      if (j != me) {
+        send(s, m[j], seg(me));
+        recv(s, m[j], seg(j));
+      }
+  }
+
+  /// Binomial-tree reduce of `work` to member 0 (members in tree order).
+  void treeReduce(const std::vector<int> &m, int me, Ref work,
+                  int64_t tempBase) {
+    int n = static_cast<int>(m.size());
+    for (int mask = 1; mask < n; mask <<= 1) {
+      if (me & mask) {
+        send(step(), m[me - mask], work);
+        return;
+      }
+      if (me + mask < n) {
+        Step &s = step();
+        Ref t = temp(tempBase, work.count);
+        recv(s, m[me + mask], t);
+        reduce(s, work, t);
+      }
+    }
+  }
+
+  /// Binomial-tree broadcast of `work` from member 0.
+  void treeBroadcast(const std::vector<int> &m, int me, Ref work) {
+    int n = static_cast<int>(m.size());
+    int top = 1;
+    while (top < n)
+      top <<= 1;
+    int low = top;
+    if (me != 0) {
+      low = me & -me;
+      recv(step(), m[me - low], work);
+    }
+    Step sends;
+    for (int mask = low >> 1; mask >= 1; mask >>= 1)
+      if (me + mask < n)
+        send(sends, m[me + mask], work);
+    if (!sends.xfers.empty())
+      steps.push_back(std::move(sends));
+  }
+
+  /// Chain from member 0 to member n - 1.
+  void chainBroadcast(const std::vector<int> &m, int me, Ref work) {
+    int n = static_cast<int>(m.size());
+    if (me > 0)
+      recv(step(), m[me - 1], work);
+    if (me + 1 < n)
+      send(step(), m[me + 1], work);
+  }
+
+  /// Chain from member n - 1 down to member 0, reducing on the way.
+  void chainReduce(const std::vector<int> &m, int me, Ref work,
+                   int64_t tempBase) {
+    int n = static_cast<int>(m.size());
+    if (me + 1 < n) {
+      Step &s = step();
+      Ref t = temp(tempBase, work.count);
+      recv(s, m[me + 1], t);
+      reduce(s, work, t);
+    }
+    if (me > 0)
+      send(step(), m[me - 1], work);
+  }
+
+  /// Rabenseifner: fold the ranks above the largest power of two into
+  /// partners, recursive-halving reduce-scatter, recursive-doubling
+  /// all-gather, unfold.
+  void halvingDoubling(const std::vector<int> &m, int me, Ref work,
+                       int64_t tempBase) {
+    int n = static_cast<int>(m.size());
+    int p2 = 1;
+    while (p2 * 2 <= n)
+      p2 *= 2;
+    int extra = n - p2;
+    int v = -1; // Index among the p2 that take part.
+    if (me < 2 * extra) {
+      if (me % 2 == 0) {
+        send(step(), m[me + 1], work);
+        recv(step(), m[me + 1], work);
+        return;
+      }
+      Step &s = step();
+      Ref t = temp(tempBase, work.count);
+      recv(s, m[me - 1], t);
+      reduce(s, work, t);
+      v = me / 2;
+    } else {
+      v = me - extra;
+    }
+    auto real = [&](int u) { return m[u < extra ? 2 * u + 1 : u + extra]; };
+    int lo = 0, width = p2;
+    for (int d = p2 / 2; d >= 1; d /= 2) {
+      int partner = v ^ d;
+      int keepLo = (v & d) ? lo + d : lo;
+      int giveLo = (v & d) ? lo : lo + d;
+      Ref keep = parts(work, p2, keepLo, keepLo + d);
+      Step &s = step();
+      Ref t = temp(tempBase, keep.count);
+      send(s, real(partner), parts(work, p2, giveLo, giveLo + d));
+      recv(s, real(partner), t);
+      reduce(s, keep, t);
+      lo = keepLo;
+      width = d;
+    }
+    (void)width;
+    for (int d = 1; d < p2; d *= 2) {
+      int partner = v ^ d;
+      int mine = (v / d) * d, theirs = (partner / d) * d;
+      Step &s = step();
+      send(s, real(partner), parts(work, p2, mine, mine + d));
+      recv(s, real(partner), parts(work, p2, theirs, theirs + d));
+    }
+    if (me < 2 * extra)
+      send(step(), m[me - 1], work);
+  }
+
+private:
+  commrt_redop op;
+};
+
+//===----------------------------------------------------------------------===//
+// Building the chunks of one collective
+//===----------------------------------------------------------------------===//
+
+/// What every chunk's program is built from.
+struct Plan {
+  OpKind kind;
+  commrt_algorithm algorithm;
+  int size;     ///< Group size.
+  int position; ///< This rank's position.
+  int root;
+  commrt_redop op; ///< SUM for AVG (the average divides at the end).
+  commrt_redop userOp;
+  bool sendIsWork;   ///< No copy of the input is needed.
+  bool stagedSend;   ///< The input was copied to a private buffer first.
+  int64_t blockElems; ///< reduce_scatter/all_gather: elements per block.
+  /// hierarchical: members of each node, and this rank's node and index.
+  std::vector<std::vector<int>> nodes;
+  int node = 0, local = 0;
+};
+
+std::vector<int> iota(int n) {
+  std::vector<int> m(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i)
+    m[static_cast<size_t>(i)] = i;
+  return m;
+}
+
+/// Members in the order of a rooted algorithm: the root first.
+std::vector<int> rotated(int n, int root) {
+  std::vector<int> m(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i)
+    m[static_cast<size_t>(i)] = (root + i) % n;
+  return m;
+}
+
+/// The program of the chunk covering elements [a, a + u) of the buffer
+/// (reduce_scatter/all_gather: of every block).
+Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
+  Builder b(p.userOp);
+  int n = p.size, me = p.position;
+  std::vector<int> all = iota(n);
+  Ref work{Buf::Work, a, u};
+  Ref input{Buf::Send, a, u};
+  switch (p.kind) {
+  case OpKind::AllReduce: {
+    if (!p.sendIsWork)
+      Builder::copy(b.step(), work, input);
+    switch (p.algorithm) {
+    case COMMRT_ALGORITHM_TREE:
+      b.treeReduce(all, me, work, 0);
+      b.treeBroadcast(all, me, work);
+      break;
+    case COMMRT_ALGORITHM_DIRECT: {
+      Segments seg = [=](int j) { return part(work, n, j); };
+      b.directReduceScatter(all, me, seg, 0);
+      b.directAllGather(all, me, seg);
+      break;
+    }
+    case COMMRT_ALGORITHM_HALVING_DOUBLING:
+      b.halvingDoubling(all, me, work, 0);
+      break;
+    case COMMRT_ALGORITHM_HIERARCHICAL:
+      if (!p.nodes.empty()) {
+        const std::vector<int> &intra = p.nodes[static_cast<size_t>(p.node)];
+        int l = static_cast<int>(intra.size());
+        Segments seg = [=](int j) { return part(work, l, j); };
+        b.ringReduceScatter(intra, p.local, seg, 1, 0);
+        std::vector<int> inter;
+        for (const std::vector<int> &members : p.nodes)
+          inter.push_back(members[static_cast<size_t>(p.local)]);
+        b.ringAllReduce(inter, p.node, seg(wrap(p.local + 1, l)), 0);
+        b.ringAllGather(intra, p.local, seg, 1);
+        break;
+      }
+      [[fallthrough]];
+    default:
+      b.ringAllReduce(all, me, work, 0);
+      break;
+    }
+    b.average(work);
+    break;
+  }
+  case OpKind::ReduceScatter: {
+    // The chunk's part of every block, contiguous in scratch.
+    Step &in = b.step();
+    for (int j = 0; j < n; ++j)
+      Builder::copy(in, b.temp(j * u, u),
+                    Ref{Buf::Send, j * p.blockElems + a, u});
+    Segments seg = [u](int j) { return Ref{Buf::Temp, j * u, u}; };
+    if (p.algorithm == COMMRT_ALGORITHM_DIRECT)
+      b.directReduceScatter(all, me, seg, n * u);
+    else
+      b.ringReduceScatter(all, me, seg, 0, n * u);
+    Builder::copy(b.step(), work, seg(me));
+    b.average(work);
+    break;
+  }
+  case OpKind::AllGather: {
+    int64_t block = p.blockElems;
+    Segments seg = [=](int j) { return Ref{Buf::Work, j * block + a, u}; };
+    if (!p.sendIsWork)
+      Builder::copy(b.step(), seg(me), input);
+    if (p.algorithm == COMMRT_ALGORITHM_DIRECT)
+      b.directAllGather(all, me, seg);
+    else
+      b.ringAllGather(all, me, seg, 0);
+    break;
+  }
+  case OpKind::Broadcast: {
+    std::vector<int> m = rotated(n, p.root);
+    int v = wrap(me - p.root, n);
+    if (v == 0 && !p.sendIsWork)
+      Builder::copy(b.step(), work, input);
+    if (p.algorithm == COMMRT_ALGORITHM_TREE) {
+      b.treeBroadcast(m, v, work);
+    } else if (p.algorithm == COMMRT_ALGORITHM_DIRECT) {
+      Step &s = b.step();
+      for (int j = 1; j < n; ++j)
+        if (v == 0)
+          Builder::send(s, m[static_cast<size_t>(j)], work);
+      if (v != 0)
+        Builder::recv(s, m[0], work);
+    } else {
+      b.chainBroadcast(m, v, work);
+    }
+    break;
+  }
+  case OpKind::Reduce: {
+    std::vector<int> m = rotated(n, p.root);
+    int v = wrap(me - p.root, n);
+    // The root reduces into its receive buffer; the others into scratch,
+    // and keep their input in the receive buffer (the comm dialect's
+    // reduce).
+    Ref acc = work;
+    int64_t tempBase = 0;
+    if (v != 0) {
+      acc = b.temp(0, u);
+      tempBase = u;
+      Builder::copy(b.step(), acc, input);
+    } else if (!p.sendIsWork) {
+      Builder::copy(b.step(), work, input);
+    }
+    if (p.algorithm == COMMRT_ALGORITHM_TREE) {
+      b.treeReduce(m, v, acc, tempBase);
+    } else if (p.algorithm == COMMRT_ALGORITHM_DIRECT) {
+      Step &s = b.step();
+      if (v == 0) {
+        std::vector<Ref> slots;
+        for (int j = 1; j < n; ++j) {
+          Ref t = b.temp(tempBase + (j - 1) * u, u);
+          Builder::recv(s, m[static_cast<size_t>(j)], t);
+          slots.push_back(t);
+        }
+        for (Ref t : slots)
+          Builder::reduce(s, acc, t);
+      } else {
+        Builder::send(s, m[0], acc);
+      }
+    } else {
+      b.chainReduce(m, v, acc, tempBase);
+    }
+    if (v == 0)
+      b.average(work);
+    else if (!p.sendIsWork)
+      Builder::copy(b.step(), work, input);
+    break;
+  }
+  default:
+    break;
+  }
+  return b;
+}
+
+//===----------------------------------------------------------------------===//
+// Running the programs
+//===----------------------------------------------------------------------===//
+
+bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return aBytes && bBytes && x < y + bBytes && y < x + aBytes;
+}
+
+/// One chunk: its program, its scratch and where it is.
+struct Chunk {
+  std::vector<Step> steps;
+  char *temp = nullptr;
+  std::vector<char> hostTemp; ///< The scratch on a polled backend.
+  size_t next = 0;
+  bool posted = false;
+  int slot = 0;
+  std::vector<std::unique_ptr<commrt_request>> live;
+  std::vector<char> liveDone;
+};
+
+class ScheduleRequest : public commrt_request {
+public:
+  ScheduleRequest(commrt_context *ctx, const OpArgs &args) :
+      commrt_request(ctx, args) {}
+  ~ScheduleRequest() override {
+    if (deviceTemp)
+      commrt_free(ctx, deviceTemp, COMMRT_HBM);
+  }
+
+  commrt_status start(const commrt_plan &plan);
+  commrt_status poll(bool &done) override;
+  void abandon() override {
+    for (auto &lane : lanes)
+      for (auto &chunk : lane.active)
+        for (auto &req : chunk->live)
+          if (req)
+            req->abandon();
+    for (auto &req : enqueued)
+      req->abandon();
+  }
+
+private:
+  struct Lane {
+    int64_t next = 0, end = 0; ///< Elements not started yet.
+    int64_t started = 0;       ///< Chunks started.
+    int index = 0;
+    std::vector<std::unique_ptr<Chunk>> active;
+    /// Slots held by an unfinished chunk: chunk j takes slot j mod window
+    /// (the same on every rank) once chunk j - window has finished here.
+    std::vector<char> busy;
+  };
+
+  commrt_status post(const Xfer &x, char *temp, int slot,
+                     std::unique_ptr<commrt_request> &out);
+  commrt_status runLocal(const Local &l, char *temp);
+  char *address(const Ref &r, char *temp) const;
+  commrt_status advance(Chunk &chunk, bool &finished);
+  commrt_status enqueueAll();
+  commrt_status startNodes();
+
+  Plan p{};
+  size_t elt = 1;
+  int64_t chunkElems = 0;
+  int window = 4;
+  int tagBase = 0;
+  commrt_memory_space space = COMMRT_HOST;
+  commrt_stream *stream = nullptr;
+  const void *input = nullptr; ///< The send buffer, or its staged copy.
+  std::vector<char> staged;
+  std::vector<Lane> lanes;
+  /// Stream-ordered backends: every transfer of the schedule.
+  std::vector<std::unique_ptr<commrt_request>> enqueued;
+  void *deviceTemp = nullptr;
+};
+
+/// Largest MPI tag, queried once.
+int tagUpperBound(commrt_context *ctx) {
+  static int bound = -1;
+  if (bound < 0) {
+    int *value = nullptr, flag = 0;
+    MPI_Comm_get_attr(ctx->world, MPI_TAG_UB, &value, &flag);
+    bound = flag && value ? *value : 32767;
+  }
+  return bound;
+}
+
+/// Slots per schedule in the tag: 64 channels times the window.
+constexpr int maxSlots = 64 * 4;
+
+char *ScheduleRequest::address(const Ref &r, char *temp) const {
+  size_t offset = static_cast<size_t>(r.offset) * elt;
+  switch (r.buf) {
+  case Buf::Work:
+    return static_cast<char *>(args.recv) + offset;
+  case Buf::Temp:
+    return temp + offset;
+  case Buf::Send:
+    return const_cast<char *>(static_cast<const char *>(input)) + offset;
+  }
+  return nullptr;
+}
+
+commrt_status ScheduleRequest::post(const Xfer &x, char *temp, int slot,
+                                    std::unique_ptr<commrt_request> &out) {
+  OpArgs t;
+  t.kind = x.isSend ? OpKind::Send : OpKind::Recv;
+  t.comm = args.comm;
+  t.count = x.ref.count;
+  t.dtype = args.dtype;
+  t.peer = x.peer;
+  t.tag = tagBase + slot;
+  t.stream = stream;
+  if (x.isSend)
+    t.send = address(x.ref, temp);
+  else
+    t.recv = address(x.ref, temp);
+  return ctx->backend->post(t, out);
+}
+
+commrt_status ScheduleRequest::runLocal(const Local &l, char *temp) {
+  char *dst = address(l.dst, temp);
+  const char *src = address(l.src, temp);
+  size_t n = static_cast<size_t>(l.dst.count);
+  if (space != COMMRT_HBM) {
+    switch (l.kind) {
+    case LocalKind::Reduce:
+      cpu::reduce(dst, src, n, args.dtype, p.op);
+      break;
+    case LocalKind::Copy:
+      std::memmove(dst, src, n * elt);
+      break;
+    case LocalKind::Average:
+      cpu::divide(dst, n, args.dtype, p.size);
+      break;
+    }
+    return COMMRT_SUCCESS;
+  }
+  switch (l.kind) {
+  case LocalKind::Reduce:
+    return commrt_reduce_local(dst, src, l.dst.count, args.dtype, p.op,
+                               COMMRT_HBM, stream);
+  case LocalKind::Copy:
+    return commrt_copy(ctx, dst, COMMRT_HBM, src, COMMRT_HBM,
+                       static_cast<int64_t>(n * elt), stream);
+  case LocalKind::Average:
+    return commrt_scale(dst, l.dst.count, args.dtype, 1.0 / p.size, COMMRT_HBM,
+                        stream);
+  }
+  return COMMRT_SUCCESS;
+}
+
+/// Fills p.nodes from the node of every position (gathered once per
+/// communicator); leaves it empty when the nodes do not hold equal numbers
+/// of members, or when there is one node or one member per node.
+commrt_status ScheduleRequest::startNodes() {
+  commrt_comm *comm = args.comm;
+  bool first = comm->nodeOfPosition.empty();
+  if (first) {
+    std::vector<int> nodes(comm->ranks.size());
+    MPI_Request req = MPI_REQUEST_NULL;
+    int err = MPI_Iallgather(&ctx->nodeId, 1, MPI_INT, nodes.data(), 1,
+                             MPI_INT, comm->mpi, &req);
+    if (err != MPI_SUCCESS)
+      return setError(COMMRT_ERROR_BACKEND,
+                      "commrt: " + mpiErrorString("MPI_Iallgather", err));
+    if (commrt_status s = waitMpi(ctx, &req, 1,
+                                  "gathering the nodes of group " + comm->name))
+      return s;
+    comm->nodeOfPosition = std::move(nodes);
+  }
+  std::vector<int> ids;
+  std::vector<std::vector<int>> members;
+  for (size_t i = 0; i < comm->nodeOfPosition.size(); ++i) {
+    int id = comm->nodeOfPosition[i];
+    auto it = std::find(ids.begin(), ids.end(), id);
+    if (it == ids.end()) {
+      ids.push_back(id);
+      members.emplace_back();
+      it = ids.end() - 1;
+    }
+    members[static_cast<size_t>(it - ids.begin())].push_back(
+        static_cast<int>(i));
+  }
+  bool even = true;
+  for (const std::vector<int> &m : members)
+    even &= m.size() == members.front().size();
+  if (!even || members.size() == 1 || members.front().size() == 1) {
+    if (first)
+      trace(ctx, 1,
+            "hierarchical all_reduce on group %s: %zu node(s), %s; running "
+            "the ring",
+            comm->name.c_str(), members.size(),
+            even ? "nothing to split in two levels"
+                 : "nodes hold unequal numbers of members");
+    return COMMRT_SUCCESS;
+  }
+  for (size_t x = 0; x < members.size(); ++x)
+    for (size_t y = 0; y < members[x].size(); ++y)
+      if (members[x][y] == comm->position) {
+        p.node = static_cast<int>(x);
+        p.local = static_cast<int>(y);
+      }
+  p.nodes = std::move(members);
+  return COMMRT_SUCCESS;
+}
+
+commrt_status ScheduleRequest::start(const commrt_plan &plan) {
+  commrt_comm *comm = args.comm;
+  Backend &backend = *ctx->backend;
+  space = backend.bufferSpace();
+  elt = commrt_dtype_size(args.dtype);
+  p.kind = args.kind;
+  p.algorithm = plan.algorithm;
+  p.size = static_cast<int>(comm->ranks.size());
+  p.position = comm->position;
+  p.root = args.root;
+  p.userOp = args.op;
+  p.op = args.op == COMMRT_AVG ? COMMRT_SUM : args.op;
+  p.blockElems = args.count;
+  if (args.op == COMMRT_AVG && space == COMMRT_HBM &&
+      !isFloatDtype(args.dtype) &&
+      (args.kind == OpKind::AllReduce || args.kind == OpKind::ReduceScatter ||
+       args.kind == OpKind::Reduce))
+    return setError(COMMRT_ERROR_UNAVAILABLE,
+                    format("planned %s: an average of %s in GPU memory has "
+                           "no device division; use a sum",
+                           opName(args.kind), commrt_dtype_name(args.dtype)));
+
+  stream = args.stream;
+  if (backend.streamOrdered() && !stream)
+    stream = backend.ownStream();
+#if COMMRT_HAVE_CUDA
+  // A polled backend reads host buffers that GPU work may still produce.
+  if (!backend.streamOrdered() && args.stream && args.stream->cuda)
+    if (commrt_status s = cuda::streamSynchronize(args.stream->cuda))
+      return s;
+#endif
+
+  // The input, as the programs may read it while others write the output.
+  size_t n = static_cast<size_t>(p.size);
+  size_t count = static_cast<size_t>(args.count);
+  size_t sendBytes = count * elt, recvBytes = count * elt;
+  if (args.kind == OpKind::ReduceScatter)
+    sendBytes *= n;
+  if (args.kind == OpKind::AllGather)
+    recvBytes *= n;
+  bool isRoot = p.position == p.root;
+  bool readsSend = args.kind != OpKind::Broadcast || isRoot;
+  input = args.send;
+  const char *own = static_cast<const char *>(args.recv) +
+                    static_cast<size_t>(p.position) * count * elt;
+  p.sendIsWork = args.kind == OpKind::AllGather ? args.send == own
+                                                : args.send == args.recv;
+  if (args.kind == OpKind::ReduceScatter)
+    p.sendIsWork = false;
+  if (readsSend && !p.sendIsWork &&
+      overlaps(args.send, sendBytes, args.recv, recvBytes)) {
+    if (space == COMMRT_HBM)
+      return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                      format("planned %s: the send buffer partly overlaps "
+                             "the receive buffer",
+                             opName(args.kind)));
+    staged.assign(static_cast<const char *>(args.send),
+                  static_cast<const char *>(args.send) + sendBytes);
+    input = staged.data();
+  }
+
+  if (p.algorithm == COMMRT_ALGORITHM_HIERARCHICAL)
+    if (commrt_status s = startNodes())
+      return s;
+
+  // Tags: the schedule's sequence number and the chunk's slot.
+  int bound = tagUpperBound(ctx);
+  int sequences = std::max(1, std::min(4096, (bound + 1) / maxSlots));
+  tagBase = static_cast<int>(comm->schedules++ % static_cast<uint32_t>(
+                                                     sequences)) *
+            maxSlots;
+
+  // Channels and chunks.
+  int64_t domain = args.count;
+  int channels = static_cast<int>(std::max<int64_t>(1, plan.channels));
+  chunkElems = plan.chunk_bytes > 0
+                   ? std::max<int64_t>(1, plan.chunk_bytes /
+                                              static_cast<int64_t>(elt))
+                   : 0;
+  Ref all{Buf::Work, 0, domain};
+  for (int c = 0; c < channels; ++c) {
+    Ref slice = part(all, channels, c);
+    if (!slice.count)
+      continue;
+    Lane lane;
+    lane.next = slice.offset;
+    lane.end = slice.offset + slice.count;
+    lane.index = c;
+    lane.busy.assign(static_cast<size_t>(window), 0);
+    lanes.push_back(std::move(lane));
+  }
+  if (backend.streamOrdered())
+    return enqueueAll();
+  return COMMRT_SUCCESS;
+}
+
+/// Stream-ordered backends: every step of every chunk, in one order on all
+/// ranks.
+commrt_status ScheduleRequest::enqueueAll() {
+  std::vector<std::unique_ptr<Chunk>> chunks;
+  std::vector<int64_t> tempOffsets;
+  int64_t tempBytes = 0;
+  for (Lane &lane : lanes)
+    while (lane.next < lane.end) {
+      int64_t u = chunkElems ? std::min(chunkElems, lane.end - lane.next)
+                             : lane.end - lane.next;
+      Builder b = buildChunk(p, lane.next, u);
+      lane.next += u;
+      auto chunk = std::make_unique<Chunk>();
+      chunk->steps = std::move(b.steps);
+      tempOffsets.push_back(tempBytes);
+      tempBytes += (b.tempElems * static_cast<int64_t>(elt) + 255) / 256 * 256;
+      chunks.push_back(std::move(chunk));
+    }
+  if (tempBytes)
+    if (commrt_status s = commrt_alloc(ctx, tempBytes, COMMRT_HBM, &deviceTemp))
+      return s;
+  size_t steps = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    chunks[i]->temp = static_cast<char *>(deviceTemp) + tempOffsets[i];
+    steps = std::max(steps, chunks[i]->steps.size());
+  }
+  Backend &backend = *ctx->backend;
+  for (size_t s = 0; s < steps; ++s) {
+    std::vector<commrt_request *> started;
+    ++ctx->groupDepth;
+    commrt_status status = backend.groupStart();
+    for (auto &chunk : chunks) {
+      if (status || s >= chunk->steps.size())
+        continue;
+      for (const Xfer &x : chunk->steps[s].xfers) {
+        std::unique_ptr<commrt_request> req;
+        if ((status = post(x, chunk->temp, 0, req)))
+          break;
+        started.push_back(req.get());
+        enqueued.push_back(std::move(req));
+      }
+    }
+    if (!status)
+      status = backend.groupEnd(started);
+    --ctx->groupDepth;
+    if (status)
+      return status;
+    for (auto &chunk : chunks)
+      if (s < chunk->steps.size())
+        for (const Local &l : chunk->steps[s].locals)
+          if (commrt_status st = runLocal(l, chunk->temp))
+            return st;
+  }
+  return COMMRT_SUCCESS;
+}
+
+commrt_status ScheduleRequest::advance(Chunk &chunk, bool &finished) {
+  finished = false;
+  while (chunk.next < chunk.steps.size()) {
+    Step &step = chunk.steps[chunk.next];
+    if (!chunk.posted) {
+      chunk.live.clear();
+      for (const Xfer &x : step.xfers) {
+        std::unique_ptr<commrt_request> req;
+        if (commrt_status s = post(x, chunk.temp, chunk.slot, req))
+          return s;
+        chunk.live.push_back(std::move(req));
+      }
+      chunk.liveDone.assign(chunk.live.size(), 0);
+      chunk.posted = true;
+    }
+    bool all = true;
+    for (size_t i = 0; i < chunk.live.size(); ++i) {
+      if (chunk.liveDone[i])
+        continue;
+      bool done = false;
+      if (commrt_status s = chunk.live[i]->poll(done))
+        return s;
+      chunk.liveDone[i] = done;
+      all &= done;
+    }
+    if (!all)
+      return COMMRT_SUCCESS;
+    chunk.live.clear();
+    for (const Local &l : step.locals)
+      if (commrt_status s = runLocal(l, chunk.temp))
+        return s;
+    ++chunk.next;
+    chunk.posted = false;
+  }
+  finished = true;
+  return COMMRT_SUCCESS;
+}
+
+commrt_status ScheduleRequest::poll(bool &done) {
+  if (ctx->backend->streamOrdered()) {
+    done = true;
+    for (auto &req : enqueued) {
+      if (req->completed)
+        continue;
+      bool d = false;
+      if (commrt_status s = req->poll(d))
+        return s;
+      req->completed = d;
+      done &= d;
+    }
+    return COMMRT_SUCCESS;
+  }
+  done = true;
+  for (Lane &lane : lanes) {
+    // Start chunks up to the window; a slot is reused only by the chunk
+    // after the one that held it has finished on this rank.
+    while (lane.next < lane.end &&
+           !lane.busy[static_cast<size_t>(lane.started % window)]) {
+      int64_t u = chunkElems ? std::min(chunkElems, lane.end - lane.next)
+                             : lane.end - lane.next;
+      Builder b = buildChunk(p, lane.next, u);
+      lane.next += u;
+      auto chunk = std::make_unique<Chunk>();
+      chunk->steps = std::move(b.steps);
+      chunk->hostTemp.resize(static_cast<size_t>(b.tempElems) * elt);
+      chunk->temp = chunk->hostTemp.data();
+      int slot = static_cast<int>(lane.started++ % window);
+      lane.busy[static_cast<size_t>(slot)] = 1;
+      chunk->slot = lane.index * window + slot;
+      lane.active.push_back(std::move(chunk));
+    }
+    for (size_t i = 0; i < lane.active.size();) {
+      bool finished = false;
+      if (commrt_status s = advance(*lane.active[i], finished))
+        return s;
+      if (finished) {
+        lane.busy[static_cast<size_t>(lane.active[i]->slot % window)] = 0;
+        lane.active.erase(lane.active.begin() + static_cast<long>(i));
+      } else
+        ++i;
+    }
+    done &= lane.active.empty() && lane.next >= lane.end;
+  }
+  return COMMRT_SUCCESS;
+}
+
+} // namespace
+
+commrt_status commrt::postPlanned(commrt_context *ctx, const OpArgs &args,
+                                  const commrt_plan &plan,
+                                  std::unique_ptr<commrt_request> &out) {
+  auto req = std::make_unique<ScheduleRequest>(ctx, args);
+  if (commrt_status s = req->start(plan)) {
+    // Enqueued transfers may still refer to the scratch: keep it.
+    if (!req->completed && ctx->backend->streamOrdered()) {
+      req->abandon();
+      ctx->abandoned.push_back(std::move(req));
+    }
+    return s;
+  }
+  out = std::move(req);
+  return COMMRT_SUCCESS;
+}
