@@ -39,3 +39,27 @@ func.func @never_waited(%x: memref<4xf32>, %y: memref<4xf32>) {
   return
 }
 
+
+// -----
+
+func.func @gather_algorithm(%s: memref<4xf32>, %d: memref<16xf32>) {
+  // expected-error @+1 {{plan algorithm 'halving_doubling' of comm.all_gather is not realized by the cpu lowering (expected ring, direct)}}
+  comm.buffer.all_gather %s, %d {dim = 0 : i64, groups = #comm.groups<[[0, 1, 2, 3]]>, plan = #comm.plan<algorithm = halving_doubling>} : memref<4xf32>, memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @nvls_on_cpu(%s: memref<4xf32>, %d: memref<4xf32>) {
+  // expected-error @+1 {{plan algorithm 'nvls' of comm.all_reduce is not realized by the cpu lowering (expected ring, tree, direct, halving_doubling, hierarchical); NVLink SHARP needs the cuda target}}
+  comm.buffer.all_reduce %s, %d {groups = #comm.groups<[[0, 1, 2, 3]]>, kind = #comm<reduction sum>, plan = #comm.plan<algorithm = nvls>} : memref<4xf32>, memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @too_many_channels(%s: memref<4xf32>, %d: memref<4xf32>) {
+  // expected-error @+1 {{plan channels = 65 exceeds the 64 channels the runtime's schedules run}}
+  comm.buffer.all_reduce %s, %d {groups = #comm.groups<[[0, 1, 2, 3]]>, kind = #comm<reduction sum>, plan = #comm.plan<algorithm = ring, channels = 65>} : memref<4xf32>, memref<4xf32>
+  return
+}

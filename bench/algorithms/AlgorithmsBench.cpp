@@ -1,0 +1,148 @@
+//===- bench/algorithms/AlgorithmsBench.cpp - Planned schedules -*- C++ -*-===//
+//
+// Part of the comm project: a compiler for communication between GPUs.
+//
+//===----------------------------------------------------------------------===//
+//
+// comm-bench-algorithms: times f32 sum all_reduces run as the runtime's
+// planned schedules (commrt_collective_planned: ring, tree, direct,
+// halving-doubling, hierarchical; with channels and chunks) side by side
+// with the backend's own collective (the default plan: MPI_Iallreduce on
+// the mpi backend) on the same buffers, in one run. Prints, per size, the
+// median over the rounds of the slowest rank's time and the ratio to the
+// default. Every result is compared with the default's. Run with
+//   mpirun -np 4 --oversubscribe build/bin/comm-bench-algorithms
+//
+//===----------------------------------------------------------------------===//
+
+#include "commrt.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mpi.h>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Variant {
+  const char *name;
+  commrt_plan plan;
+};
+
+double now() {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void fail(const char *what) {
+  std::fprintf(stderr, "comm-bench-algorithms: %s: %s\n", what,
+               commrt_last_error());
+  std::exit(1);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int rounds = 20;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc)
+      rounds = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--help")) {
+      std::printf("usage: mpirun -np N comm-bench-algorithms [--rounds R]\n"
+                  "Times planned all_reduce schedules against the backend's "
+                  "own all_reduce (median of R rounds, default 20).\n");
+      return 0;
+    }
+  }
+  commrt_options opts;
+  commrt_options_default(&opts);
+  opts.backend = COMMRT_BACKEND_MPI;
+  commrt_context *ctx = nullptr;
+  if (commrt_init(&argc, &argv, &opts, &ctx))
+    fail("commrt_init");
+  int64_t rank = 0, size = 0;
+  commrt_rank(ctx, &rank);
+  commrt_world_size(ctx, &size);
+  std::vector<int64_t> ranks;
+  for (int64_t r = 0; r < size; ++r)
+    ranks.push_back(r);
+  commrt_comm *comm = nullptr;
+  if (commrt_comm_create(ctx, ranks.data(), size, size, &comm))
+    fail("commrt_comm_create");
+
+  std::vector<Variant> variants = {
+      {"default (MPI)", {COMMRT_ALGORITHM_DEFAULT, 0, 0}},
+      {"ring", {COMMRT_ALGORITHM_RING, 1, 0}},
+      {"ring 2ch 1MiB", {COMMRT_ALGORITHM_RING, 2, 1 << 20}},
+      {"tree", {COMMRT_ALGORITHM_TREE, 1, 0}},
+      {"tree 256KiB", {COMMRT_ALGORITHM_TREE, 1, 256 << 10}},
+      {"direct", {COMMRT_ALGORITHM_DIRECT, 1, 0}},
+      {"halving_doubling", {COMMRT_ALGORITHM_HALVING_DOUBLING, 1, 0}},
+      {"hierarchical", {COMMRT_ALGORITHM_HIERARCHICAL, 1, 0}},
+  };
+  std::vector<int64_t> sizes = {4 << 10, 1 << 20, 64 << 20};
+  if (rank == 0)
+    std::printf("planned all_reduce, f32 sum, %lld ranks, median of %d "
+                "rounds (slowest rank)\n%-18s %12s %12s %12s\n",
+                static_cast<long long>(size), rounds, "variant", "4 KiB",
+                "1 MiB", "64 MiB");
+  std::vector<std::vector<double>> table(variants.size());
+  for (int64_t bytes : sizes) {
+    int64_t count = bytes / 4;
+    std::vector<float> send(static_cast<size_t>(count)),
+        recv(static_cast<size_t>(count)), want;
+    for (int64_t i = 0; i < count; ++i)
+      send[static_cast<size_t>(i)] = static_cast<float>((i + rank) % 13);
+    for (size_t v = 0; v < variants.size(); ++v) {
+      std::vector<double> times;
+      for (int r = 0; r < rounds + 1; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = now();
+        if (commrt_collective_planned(comm, COMMRT_COLLECTIVE_ALL_REDUCE,
+                                      send.data(), recv.data(), count,
+                                      COMMRT_F32, COMMRT_SUM, 0,
+                                      &variants[v].plan, nullptr, nullptr))
+          fail(variants[v].name);
+        double local = now() - t0, slowest = 0;
+        MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX,
+                      MPI_COMM_WORLD);
+        if (r > 0) // The first round warms up.
+          times.push_back(slowest);
+      }
+      if (v == 0)
+        want = recv;
+      else if (recv != want) {
+        std::fprintf(stderr, "comm-bench-algorithms: %s differs from the "
+                             "default at %lld bytes\n",
+                     variants[v].name, static_cast<long long>(bytes));
+        return 1;
+      }
+      std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                       times.end());
+      table[v].push_back(times[times.size() / 2]);
+    }
+  }
+  if (rank == 0) {
+    for (size_t v = 0; v < variants.size(); ++v) {
+      std::printf("%-18s", variants[v].name);
+      for (size_t s = 0; s < sizes.size(); ++s)
+        std::printf(" %8.1f us", table[v][s]);
+      std::printf("\n");
+    }
+    std::printf("ratio to the default (lower is faster)\n");
+    for (size_t v = 1; v < variants.size(); ++v) {
+      std::printf("%-18s", variants[v].name);
+      for (size_t s = 0; s < sizes.size(); ++s)
+        std::printf(" %11.3f", table[v][s] / table[0][s]);
+      std::printf("\n");
+    }
+  }
+  commrt_comm_destroy(comm);
+  commrt_finalize(ctx);
+  return 0;
+}
