@@ -109,16 +109,16 @@ int main(int argc, char **argv) {
                                       &variants[v].plan, nullptr, nullptr))
           fail(variants[v].name);
         double local = now() - t0, slowest = 0;
-        MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX,
-                      MPI_COMM_WORLD);
+        MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (r > 0) // The first round warms up.
           times.push_back(slowest);
       }
       if (v == 0)
         want = recv;
       else if (recv != want) {
-        std::fprintf(stderr, "comm-bench-algorithms: %s differs from the "
-                             "default at %lld bytes\n",
+        std::fprintf(stderr,
+                     "comm-bench-algorithms: %s differs from the "
+                     "default at %lld bytes\n",
                      variants[v].name, static_cast<long long>(bytes));
         return 1;
       }

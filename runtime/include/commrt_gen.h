@@ -524,8 +524,8 @@ struct Plan {
 
 inline commrt_status planned(commrt_comm *c, commrt_collective kind,
                              const Plan &plan, const void *send, void *recv,
-                             int64_t count, commrt_dtype dtype,
-                             commrt_redop op, int64_t root, commrt_stream *s,
+                             int64_t count, commrt_dtype dtype, commrt_redop op,
+                             int64_t root, commrt_stream *s,
                              commrt_request **req) {
   commrt_plan p{plan.algorithm, plan.channels, plan.chunkBytes};
   return commrt_collective_planned(c, kind, send, recv, count, dtype, op, root,
@@ -582,8 +582,8 @@ inline void reduce_scatter(Async *async, const Ranks &ranks, const void *src,
              recvCount, dtype, wire, pre, {}, space, s, loc,
              [&](const void *send, void *recv, commrt_request **req) {
                if (plan.planned())
-                 return planned(c, COMMRT_COLLECTIVE_REDUCE_SCATTER, plan,
-                                send, recv, recvCount, wire, op, 0, s, req);
+                 return planned(c, COMMRT_COLLECTIVE_REDUCE_SCATTER, plan, send,
+                                recv, recvCount, wire, op, 0, s, req);
                return req ? commrt_ireduce_scatter(c, send, recv, recvCount,
                                                    wire, op, s, req)
                           : commrt_reduce_scatter(c, send, recv, recvCount,

@@ -91,9 +91,8 @@ commrt_status run(const char *fn, commrt_context *ctx, const OpArgs &args,
   std::unique_ptr<commrt_request> started;
   bool scheduled = plan && plan->algorithm != COMMRT_ALGORITHM_DEFAULT &&
                    plan->algorithm != COMMRT_ALGORITHM_NVLS;
-  if (commrt_status s = scheduled
-                            ? postPlanned(ctx, args, *plan, started)
-                            : ctx->backend->post(args, started))
+  if (commrt_status s = scheduled ? postPlanned(ctx, args, *plan, started)
+                                  : ctx->backend->post(args, started))
     return raise(ctx, s,
                  format("commrt: %s on rank %d: %s", describe(args).c_str(),
                         ctx->rank, lastError().c_str()));
@@ -128,7 +127,7 @@ commrt_status allReduce(const char *fn, commrt_comm *comm, const void *send,
                         void *recv, int64_t count, commrt_dtype dtype,
                         commrt_redop op, commrt_stream *stream,
                         commrt_request **req, bool nonBlocking,
-                    const commrt_plan *plan = nullptr) {
+                        const commrt_plan *plan = nullptr) {
   if (commrt_status s = begin(fn, comm, dtype, req, nonBlocking))
     return s;
   size_t bytes = 0;
@@ -155,7 +154,7 @@ commrt_status reduceScatter(const char *fn, commrt_comm *comm, const void *send,
                             void *recv, int64_t recvCount, commrt_dtype dtype,
                             commrt_redop op, commrt_stream *stream,
                             commrt_request **req, bool nonBlocking,
-                    const commrt_plan *plan = nullptr) {
+                            const commrt_plan *plan = nullptr) {
   if (commrt_status s = begin(fn, comm, dtype, req, nonBlocking))
     return s;
   size_t recvBytes = 0, sendBytes = 0;
@@ -186,7 +185,7 @@ commrt_status gatherLike(const char *fn, OpKind kind, commrt_comm *comm,
                          const void *send, void *recv, int64_t count,
                          commrt_dtype dtype, commrt_stream *stream,
                          commrt_request **req, bool nonBlocking,
-                    const commrt_plan *plan = nullptr) {
+                         const commrt_plan *plan = nullptr) {
   if (commrt_status s = begin(fn, comm, dtype, req, nonBlocking))
     return s;
   size_t blockBytes = 0, totalBytes = 0;
@@ -215,8 +214,7 @@ commrt_status rooted(const char *fn, OpKind kind, commrt_comm *comm,
                      const void *send, void *recv, int64_t count,
                      commrt_dtype dtype, commrt_redop op, int64_t root,
                      commrt_stream *stream, commrt_request **req,
-                     bool nonBlocking,
-                    const commrt_plan *plan = nullptr) {
+                     bool nonBlocking, const commrt_plan *plan = nullptr) {
   if (commrt_status s = begin(fn, comm, dtype, req, nonBlocking))
     return s;
   size_t bytes = 0;

@@ -156,8 +156,7 @@ public:
   }
 
   /// Ring all-gather: member `me` starts with segment (me + own) mod n.
-  void ringAllGather(const std::vector<int> &m, int me, Segments seg,
-                     int own) {
+  void ringAllGather(const std::vector<int> &m, int me, Segments seg, int own) {
     int n = static_cast<int>(m.size());
     for (int k = 0; k + 1 < n; ++k) {
       Step &s = step();
@@ -338,8 +337,8 @@ struct Plan {
   int root;
   commrt_redop op; ///< SUM for AVG (the average divides at the end).
   commrt_redop userOp;
-  bool sendIsWork;   ///< No copy of the input is needed.
-  bool stagedSend;   ///< The input was copied to a private buffer first.
+  bool sendIsWork;    ///< No copy of the input is needed.
+  bool stagedSend;    ///< The input was copied to a private buffer first.
   int64_t blockElems; ///< reduce_scatter/all_gather: elements per block.
   /// hierarchical: members of each node, and this rank's node and index.
   std::vector<std::vector<int>> nodes;
@@ -522,8 +521,8 @@ struct Chunk {
 
 class ScheduleRequest : public commrt_request {
 public:
-  ScheduleRequest(commrt_context *ctx, const OpArgs &args) :
-      commrt_request(ctx, args) {}
+  ScheduleRequest(commrt_context *ctx, const OpArgs &args)
+      : commrt_request(ctx, args) {}
   ~ScheduleRequest() override {
     if (deviceTemp)
       commrt_free(ctx, deviceTemp, COMMRT_HBM);
@@ -660,13 +659,13 @@ commrt_status ScheduleRequest::startNodes() {
   if (first) {
     std::vector<int> nodes(comm->ranks.size());
     MPI_Request req = MPI_REQUEST_NULL;
-    int err = MPI_Iallgather(&ctx->nodeId, 1, MPI_INT, nodes.data(), 1,
-                             MPI_INT, comm->mpi, &req);
+    int err = MPI_Iallgather(&ctx->nodeId, 1, MPI_INT, nodes.data(), 1, MPI_INT,
+                             comm->mpi, &req);
     if (err != MPI_SUCCESS)
       return setError(COMMRT_ERROR_BACKEND,
                       "commrt: " + mpiErrorString("MPI_Iallgather", err));
-    if (commrt_status s = waitMpi(ctx, &req, 1,
-                                  "gathering the nodes of group " + comm->name))
+    if (commrt_status s =
+            waitMpi(ctx, &req, 1, "gathering the nodes of group " + comm->name))
       return s;
     comm->nodeOfPosition = std::move(nodes);
   }
@@ -774,17 +773,17 @@ commrt_status ScheduleRequest::start(const commrt_plan &plan) {
   // Tags: the schedule's sequence number and the chunk's slot.
   int bound = tagUpperBound(ctx);
   int sequences = std::max(1, std::min(4096, (bound + 1) / maxSlots));
-  tagBase = static_cast<int>(comm->schedules++ % static_cast<uint32_t>(
-                                                     sequences)) *
-            maxSlots;
+  tagBase =
+      static_cast<int>(comm->schedules++ % static_cast<uint32_t>(sequences)) *
+      maxSlots;
 
   // Channels and chunks.
   int64_t domain = args.count;
   int channels = static_cast<int>(std::max<int64_t>(1, plan.channels));
-  chunkElems = plan.chunk_bytes > 0
-                   ? std::max<int64_t>(1, plan.chunk_bytes /
-                                              static_cast<int64_t>(elt))
-                   : 0;
+  chunkElems =
+      plan.chunk_bytes > 0
+          ? std::max<int64_t>(1, plan.chunk_bytes / static_cast<int64_t>(elt))
+          : 0;
   Ref all{Buf::Work, 0, domain};
   for (int c = 0; c < channels; ++c) {
     Ref slice = part(all, channels, c);

@@ -263,7 +263,7 @@ private:
 
   NcclComm world;
   cudaStream_t stream = nullptr;
-  commrt_stream own; ///< Wraps `stream` for schedules (ownStream).
+  commrt_stream own;       ///< Wraps `stream` for schedules (ownStream).
   void *scratch = nullptr; ///< One int32 for barriers.
 };
 

@@ -118,8 +118,7 @@ std::vector<commrt_algorithm> algorithmsOf(commrt_collective k) {
 
 bool reduces(commrt_collective k) {
   return k == COMMRT_COLLECTIVE_ALL_REDUCE ||
-         k == COMMRT_COLLECTIVE_REDUCE_SCATTER ||
-         k == COMMRT_COLLECTIVE_REDUCE;
+         k == COMMRT_COLLECTIVE_REDUCE_SCATTER || k == COMMRT_COLLECTIVE_REDUCE;
 }
 
 /// Buffers of one run: send and receive sizes in elements.
@@ -157,9 +156,9 @@ public:
     std::vector<unsigned char> send(s.sendElems * elt), recv(s.recvElems * elt);
     fill(send, c.dtype, c.op, pos, salt);
     fill(recv, c.dtype, c.op, pos + 100, salt);
-    CHECK_OK(commrt_collective_planned(comm, k, send.data(), recv.data(),
-                                       count, c.dtype, c.op, root, nullptr,
-                                       nullptr, nullptr));
+    CHECK_OK(commrt_collective_planned(comm, k, send.data(), recv.data(), count,
+                                       c.dtype, c.op, root, nullptr, nullptr,
+                                       nullptr));
     return recv;
   }
 
@@ -172,9 +171,9 @@ public:
     std::vector<unsigned char> send(s.sendElems * elt), recv(s.recvElems * elt);
     fill(send, c.dtype, c.op, pos, salt);
     fill(recv, c.dtype, c.op, pos + 100, salt);
-    CHECK_OK(commrt_collective_planned(comm, k, send.data(), recv.data(),
-                                       count, c.dtype, c.op, root, &plan,
-                                       nullptr, nullptr));
+    CHECK_OK(commrt_collective_planned(comm, k, send.data(), recv.data(), count,
+                                       c.dtype, c.op, root, &plan, nullptr,
+                                       nullptr));
     CHECK_MSG(recv == want,
               "%s: %s %s of %lld x %s (op %d, root %lld), %lld channels, "
               "chunk %lld: differs from the default collective",
@@ -184,8 +183,9 @@ public:
               static_cast<long long>(plan.channels),
               static_cast<long long>(plan.chunk_bytes));
     // In place where the collective allows it.
-    if (k == COMMRT_COLLECTIVE_ALL_REDUCE || k == COMMRT_COLLECTIVE_ALL_GATHER ||
-        k == COMMRT_COLLECTIVE_BROADCAST || k == COMMRT_COLLECTIVE_REDUCE) {
+    if (k == COMMRT_COLLECTIVE_ALL_REDUCE ||
+        k == COMMRT_COLLECTIVE_ALL_GATHER || k == COMMRT_COLLECTIVE_BROADCAST ||
+        k == COMMRT_COLLECTIVE_REDUCE) {
       std::vector<unsigned char> buf(s.recvElems * elt);
       fill(buf, c.dtype, c.op, pos + 100, salt);
       void *sendPtr = buf.data();
@@ -209,13 +209,11 @@ public:
   }
 
   void all() {
-    std::vector<Case> cases = {{COMMRT_I32, COMMRT_SUM},
-                               {COMMRT_F32, COMMRT_SUM},
-                               {COMMRT_BF16, COMMRT_MAX},
-                               {COMMRT_I32, COMMRT_BXOR},
-                               {COMMRT_I64, COMMRT_PROD},
-                               {COMMRT_F32, COMMRT_AVG},
-                               {COMMRT_I32, COMMRT_AVG}};
+    std::vector<Case> cases = {
+        {COMMRT_I32, COMMRT_SUM},  {COMMRT_F32, COMMRT_SUM},
+        {COMMRT_BF16, COMMRT_MAX}, {COMMRT_I32, COMMRT_BXOR},
+        {COMMRT_I64, COMMRT_PROD}, {COMMRT_F32, COMMRT_AVG},
+        {COMMRT_I32, COMMRT_AVG}};
     std::vector<int64_t> counts = {0, 1, 7, 1000, 40009};
     // {channels, chunk bytes}
     std::vector<std::pair<int64_t, int64_t>> shapes = {
@@ -302,8 +300,8 @@ public:
                                            &bogus, nullptr, nullptr),
                  COMMRT_ERROR_INVALID_ARGUMENT, "unknown algorithm 42");
     commrt_plan ring{COMMRT_ALGORITHM_RING, 0, 0};
-    CHECK_STATUS(commrt_collective_planned(comm, COMMRT_COLLECTIVE_BROADCAST,
-                                           a, b, 1, COMMRT_I32, COMMRT_SUM, n,
+    CHECK_STATUS(commrt_collective_planned(comm, COMMRT_COLLECTIVE_BROADCAST, a,
+                                           b, 1, COMMRT_I32, COMMRT_SUM, n,
                                            &ring, nullptr, nullptr),
                  COMMRT_ERROR_INVALID_ARGUMENT, "is outside group");
   }
