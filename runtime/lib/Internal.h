@@ -87,6 +87,13 @@ const char *spaceName(commrt_memory_space space);
 /// True if \p space is one of the enumerators.
 bool isValidSpace(commrt_memory_space space);
 
+/// True if the byte ranges [a, a + aBytes) and [b, b + bBytes) share a byte.
+inline bool overlaps(const void *a, size_t aBytes, const void *b,
+                     size_t bBytes) {
+  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return aBytes && bBytes && x < y + bBytes && y < x + aBytes;
+}
+
 /// Checks count >= 0 and that count * element size fits; sets *bytes.
 commrt_status checkCount(const char *what, int64_t count, commrt_dtype dtype,
                          size_t *bytes);

@@ -294,7 +294,7 @@ public:
       v = me - extra;
     }
     auto real = [&](int u) { return m[u < extra ? 2 * u + 1 : u + extra]; };
-    int lo = 0, width = p2;
+    int lo = 0;
     for (int d = p2 / 2; d >= 1; d /= 2) {
       int partner = v ^ d;
       int keepLo = (v & d) ? lo + d : lo;
@@ -306,9 +306,7 @@ public:
       recv(s, real(partner), t);
       reduce(s, keep, t);
       lo = keepLo;
-      width = d;
     }
-    (void)width;
     for (int d = 1; d < p2; d *= 2) {
       int partner = v ^ d;
       int mine = (v / d) * d, theirs = (partner / d) * d;
@@ -338,7 +336,6 @@ struct Plan {
   commrt_redop op; ///< SUM for AVG (the average divides at the end).
   commrt_redop userOp;
   bool sendIsWork;    ///< No copy of the input is needed.
-  bool stagedSend;    ///< The input was copied to a private buffer first.
   int64_t blockElems; ///< reduce_scatter/all_gather: elements per block.
   /// hierarchical: members of each node, and this rank's node and index.
   std::vector<std::vector<int>> nodes;
@@ -502,11 +499,6 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
 // Running the programs
 //===----------------------------------------------------------------------===//
 
-bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
-  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
-  return aBytes && bBytes && x < y + bBytes && y < x + aBytes;
-}
-
 /// One chunk: its program, its scratch and where it is.
 struct Chunk {
   std::vector<Step> steps;
@@ -555,6 +547,7 @@ private:
                      std::unique_ptr<commrt_request> &out);
   commrt_status runLocal(const Local &l, char *temp);
   char *address(const Ref &r, char *temp) const;
+  std::unique_ptr<Chunk> nextChunk(Lane &lane, int64_t &tempElems);
   commrt_status advance(Chunk &chunk, bool &finished);
   commrt_status enqueueAll();
   commrt_status startNodes();
@@ -809,15 +802,10 @@ commrt_status ScheduleRequest::enqueueAll() {
   int64_t tempBytes = 0;
   for (Lane &lane : lanes)
     while (lane.next < lane.end) {
-      int64_t u = chunkElems ? std::min(chunkElems, lane.end - lane.next)
-                             : lane.end - lane.next;
-      Builder b = buildChunk(p, lane.next, u);
-      lane.next += u;
-      auto chunk = std::make_unique<Chunk>();
-      chunk->steps = std::move(b.steps);
+      int64_t tempElems = 0;
+      chunks.push_back(nextChunk(lane, tempElems));
       tempOffsets.push_back(tempBytes);
-      tempBytes += (b.tempElems * static_cast<int64_t>(elt) + 255) / 256 * 256;
-      chunks.push_back(std::move(chunk));
+      tempBytes += (tempElems * static_cast<int64_t>(elt) + 255) / 256 * 256;
     }
   if (tempBytes)
     if (commrt_status s = commrt_alloc(ctx, tempBytes, COMMRT_HBM, &deviceTemp))
@@ -855,6 +843,20 @@ commrt_status ScheduleRequest::enqueueAll() {
             return st;
   }
   return COMMRT_SUCCESS;
+}
+
+/// Builds the next chunk of \p lane; sets \p tempElems to the scratch it
+/// needs.
+std::unique_ptr<Chunk> ScheduleRequest::nextChunk(Lane &lane,
+                                                  int64_t &tempElems) {
+  int64_t u = chunkElems ? std::min(chunkElems, lane.end - lane.next)
+                         : lane.end - lane.next;
+  Builder b = buildChunk(p, lane.next, u);
+  lane.next += u;
+  auto chunk = std::make_unique<Chunk>();
+  chunk->steps = std::move(b.steps);
+  tempElems = b.tempElems;
+  return chunk;
 }
 
 commrt_status ScheduleRequest::advance(Chunk &chunk, bool &finished) {
@@ -915,13 +917,9 @@ commrt_status ScheduleRequest::poll(bool &done) {
     // after the one that held it has finished on this rank.
     while (lane.next < lane.end &&
            !lane.busy[static_cast<size_t>(lane.started % window)]) {
-      int64_t u = chunkElems ? std::min(chunkElems, lane.end - lane.next)
-                             : lane.end - lane.next;
-      Builder b = buildChunk(p, lane.next, u);
-      lane.next += u;
-      auto chunk = std::make_unique<Chunk>();
-      chunk->steps = std::move(b.steps);
-      chunk->hostTemp.resize(static_cast<size_t>(b.tempElems) * elt);
+      int64_t tempElems = 0;
+      std::unique_ptr<Chunk> chunk = nextChunk(lane, tempElems);
+      chunk->hostTemp.resize(static_cast<size_t>(tempElems) * elt);
       chunk->temp = chunk->hostTemp.data();
       int slot = static_cast<int>(lane.started++ % window);
       lane.busy[static_cast<size_t>(slot)] = 1;

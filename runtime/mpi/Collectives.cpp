@@ -27,11 +27,6 @@ using namespace commrt::mpi;
 
 namespace {
 
-bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
-  auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
-  return aBytes && bBytes && x < y + bBytes && y < x + aBytes;
-}
-
 /// Copies \p bytes of \p src into the request's scratch and returns it.
 const void *stage(MpiRequest &req, const void *src, size_t bytes) {
   req.scratch.assign(static_cast<const char *>(src),

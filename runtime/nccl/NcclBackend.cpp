@@ -335,10 +335,8 @@ commrt_status NcclBackend::post(const OpArgs &args,
   case OpKind::AllToAll: {
     call = "ncclAlltoAll";
     const void *send = args.send;
-    auto s = reinterpret_cast<uintptr_t>(args.send);
-    auto d = reinterpret_cast<uintptr_t>(args.recv);
     size_t total = bytes * groupSize;
-    if (total && s < d + total && d < s + total) {
+    if (overlaps(args.send, total, args.recv, total)) {
       // Stage an overlapping send buffer; freed when the request completes.
       if (cudaError_t err = cudaMallocAsync(&req->temporary, total, stream))
         return cudaFailed("cudaMallocAsync", err);

@@ -52,31 +52,7 @@ void fill(std::vector<unsigned char> &buf, commrt_dtype t, commrt_redop op,
   size_t elt = commrt_dtype_size(t);
   for (size_t i = 0; i < buf.size() / elt; ++i) {
     int64_t v = input(op, p, static_cast<int64_t>(i), salt);
-    unsigned char *q = buf.data() + i * elt;
-    switch (t) {
-    case COMMRT_I32: {
-      int32_t x = static_cast<int32_t>(v);
-      std::memcpy(q, &x, 4);
-      break;
-    }
-    case COMMRT_F32: {
-      float x = static_cast<float>(v);
-      std::memcpy(q, &x, 4);
-      break;
-    }
-    case COMMRT_BF16: {
-      uint16_t x = refF32ToBf16(static_cast<float>(v));
-      std::memcpy(q, &x, 2);
-      break;
-    }
-    case COMMRT_I64: {
-      std::memcpy(q, &v, 8);
-      break;
-    }
-    default:
-      std::memset(q, static_cast<int>(v), elt);
-      break;
-    }
+    store(buf.data() + i * elt, t, static_cast<double>(v));
   }
 }
 
@@ -148,32 +124,33 @@ public:
     n = static_cast<int>(v);
   }
 
-  /// The default collective's result on the same inputs.
-  std::vector<unsigned char> expected(commrt_collective k, Case c,
-                                      int64_t count, int64_t root, int salt) {
+  /// Fills the send and receive buffers of \p k, runs it with \p plan
+  /// (NULL: the default collective) and returns both.
+  std::pair<std::vector<unsigned char>, std::vector<unsigned char>>
+  run(commrt_collective k, Case c, int64_t count, int64_t root, int salt,
+      const commrt_plan *plan) {
     Shape s = shapeOf(k, count, n);
     size_t elt = commrt_dtype_size(c.dtype);
     std::vector<unsigned char> send(s.sendElems * elt), recv(s.recvElems * elt);
     fill(send, c.dtype, c.op, pos, salt);
     fill(recv, c.dtype, c.op, pos + 100, salt);
     CHECK_OK(commrt_collective_planned(comm, k, send.data(), recv.data(), count,
-                                       c.dtype, c.op, root, nullptr, nullptr,
+                                       c.dtype, c.op, root, plan, nullptr,
                                        nullptr));
-    return recv;
+    return {std::move(send), std::move(recv)};
+  }
+
+  /// The default collective's result on the same inputs.
+  std::vector<unsigned char> expected(commrt_collective k, Case c,
+                                      int64_t count, int64_t root, int salt) {
+    return run(k, c, count, root, salt, nullptr).second;
   }
 
   void one(commrt_collective k, Case c, int64_t count, commrt_plan plan,
            int64_t root) {
     int salt = static_cast<int>(count % 5);
     std::vector<unsigned char> want = expected(k, c, count, root, salt);
-    Shape s = shapeOf(k, count, n);
-    size_t elt = commrt_dtype_size(c.dtype);
-    std::vector<unsigned char> send(s.sendElems * elt), recv(s.recvElems * elt);
-    fill(send, c.dtype, c.op, pos, salt);
-    fill(recv, c.dtype, c.op, pos + 100, salt);
-    CHECK_OK(commrt_collective_planned(comm, k, send.data(), recv.data(), count,
-                                       c.dtype, c.op, root, &plan, nullptr,
-                                       nullptr));
+    auto [send, recv] = run(k, c, count, root, salt, &plan);
     CHECK_MSG(recv == want,
               "%s: %s %s of %lld x %s (op %d, root %lld), %lld channels, "
               "chunk %lld: differs from the default collective",
@@ -186,7 +163,7 @@ public:
     if (k == COMMRT_COLLECTIVE_ALL_REDUCE ||
         k == COMMRT_COLLECTIVE_ALL_GATHER || k == COMMRT_COLLECTIVE_BROADCAST ||
         k == COMMRT_COLLECTIVE_REDUCE) {
-      std::vector<unsigned char> buf(s.recvElems * elt);
+      std::vector<unsigned char> buf(want.size());
       fill(buf, c.dtype, c.op, pos + 100, salt);
       void *sendPtr = buf.data();
       if (k == COMMRT_COLLECTIVE_ALL_GATHER) {

@@ -139,6 +139,61 @@ inline bool isNanBf16(uint16_t h) {
   return (h & 0x7f80) == 0x7f80 && (h & 0x7f);
 }
 
+/// Writes \p v as one element of \p type at \p p (rounded to nearest
+/// even for the narrow floats, truncated for integers).
+inline void store(unsigned char *p, commrt_dtype type, double v) {
+  switch (type) {
+  case COMMRT_F32: {
+    float x = static_cast<float>(v);
+    std::memcpy(p, &x, 4);
+    break;
+  }
+  case COMMRT_F64:
+    std::memcpy(p, &v, 8);
+    break;
+  case COMMRT_BF16: {
+    uint16_t x = refF32ToBf16(static_cast<float>(v));
+    std::memcpy(p, &x, 2);
+    break;
+  }
+  case COMMRT_F16: {
+    uint16_t x = refDoubleToF16(static_cast<float>(v));
+    std::memcpy(p, &x, 2);
+    break;
+  }
+  case COMMRT_I8: {
+    int8_t x = static_cast<int8_t>(v);
+    std::memcpy(p, &x, 1);
+    break;
+  }
+  case COMMRT_U8: {
+    uint8_t x = static_cast<uint8_t>(v);
+    std::memcpy(p, &x, 1);
+    break;
+  }
+  case COMMRT_I32: {
+    int32_t x = static_cast<int32_t>(v);
+    std::memcpy(p, &x, 4);
+    break;
+  }
+  case COMMRT_U32: {
+    uint32_t x = static_cast<uint32_t>(v);
+    std::memcpy(p, &x, 4);
+    break;
+  }
+  case COMMRT_I64: {
+    int64_t x = static_cast<int64_t>(v);
+    std::memcpy(p, &x, 8);
+    break;
+  }
+  case COMMRT_U64: {
+    uint64_t x = static_cast<uint64_t>(v);
+    std::memcpy(p, &x, 8);
+    break;
+  }
+  }
+}
+
 } // namespace test
 
 #define CHECK(cond) ::test::report((cond), __FILE__, __LINE__, #cond)
