@@ -400,7 +400,7 @@ SmallVector<Algorithm> CostModel::getAlgorithms(CollectiveKind kind,
   case CollectiveKind::Reduce:
     if (ncclOnly)
       return {A::ring};
-    return {A::ring, A::tree, A::direct};
+    return {A::ring, A::tree, A::direct, A::halving_doubling, A::hierarchical};
   case CollectiveKind::Barrier:
     return {A::halving_doubling, A::ring, A::tree, A::direct};
   case CollectiveKind::Permute:
@@ -764,6 +764,34 @@ CostModel::predictWith(const CollectiveRequest &request,
       b.bandwidth("bandwidth", (n - 1) * S, shape.injectGBps * protocolFactor,
                   "the root exchanges the buffer with every rank");
       p.bottleneck = "the root's own link";
+    } else if (algorithm == Algorithm::halving_doubling) {
+      // Van de Geijn: a binomial scatter and a recursive-doubling all_gather
+      // (for reduce, a recursive-halving reduce_scatter and a binomial
+      // gather), each moving (n-1)/n of the buffer per rank.
+      steps(2 * ceilLog2(static_cast<uint64_t>(n)),
+            multiNode ? LinkClass::Network : intra,
+            request.kind == CollectiveKind::Broadcast
+                ? "scatter/all_gather"
+                : "reduce_scatter/gather");
+      b.bandwidth("bandwidth", 2 * (n - 1) / n * S, bus,
+                  "2(n-1)/n of the buffer at " + formatBandwidth(bus) + " (" +
+                      ringBottleneck + ")");
+      p.bottleneck = ringBottleneck;
+    } else if (algorithm == Algorithm::hierarchical) {
+      // A tree across nodes among the GPUs at the root's local index, then
+      // a tree inside every node (the reverse for reduce).
+      if (!multiNode || shape.perNode < 2)
+        return std::nullopt;
+      double perGpuNet = shape.nodeNetworkGBps / g * protocolFactor;
+      double intraBw = shape.ringGBps * protocolFactor * P.treeEfficiency;
+      steps(ceilLog2(static_cast<uint64_t>(N)), LinkClass::Network,
+            "inter-node tree");
+      steps(ceilLog2(static_cast<uint64_t>(g)), intra, "intra-node tree");
+      b.bandwidth("across nodes", S, perGpuNet,
+                  "one GPU's share of " + shape.networkBottleneck);
+      b.bandwidth("inside the node", S, intraBw);
+      p.bottleneck =
+          perGpuNet < intraBw ? shape.networkBottleneck : shape.ringBottleneck;
     } else {
       return std::nullopt;
     }

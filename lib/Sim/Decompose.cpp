@@ -340,6 +340,38 @@ mlir::comm::sim::decomposeCollective(const CostModel &model,
       phases.push_back(std::move(exchange));
       break;
     }
+    if (request.kind == CollectiveKind::Broadcast ||
+        request.kind == CollectiveKind::Reduce) {
+      // A chain across nodes among the GPUs at the root's local index and a
+      // chain inside every node, each carrying the whole buffer; reduce
+      // runs them in the other order.
+      unsigned perNode = topology.getGPUsPerNode();
+      PhaseSpec across{
+          "across nodes",
+          P.baseLatencyUs[static_cast<unsigned>(Algorithm::hierarchical)]
+                         [static_cast<unsigned>(protocol)] +
+              stepLatency(P, LinkClass::Network, protocol) * (N - 1),
+          {}};
+      PhaseSpec inside{
+          "inside the node", stepLatency(P, intra, protocol) * (g - 1), {}};
+      perGroup([&](ArrayRef<int64_t> group) {
+        int64_t root = group[std::clamp<int64_t>(
+            request.root, 0, static_cast<int64_t>(group.size()) - 1)];
+        SmallVector<int64_t, 16> leaders;
+        for (int64_t rank : group)
+          if (rank % perNode == root % perNode)
+            leaders.push_back(rank);
+        addRing(topology, leaders, S, factor, across.flows);
+        GroupLayout layout = layoutOf(topology, group);
+        for (auto &[node, ranks] : layout.byNode)
+          addRing(topology, ranks, S, factor, inside.flows);
+      });
+      if (request.kind == CollectiveKind::Reduce)
+        std::swap(across, inside);
+      phases.push_back(std::move(across));
+      phases.push_back(std::move(inside));
+      break;
+    }
     bool reduce = request.kind == CollectiveKind::AllReduce;
     double intraBytes = (g - 1) / g * S;
     double interBytes = (reduce ? 2 : 1) * (N - 1) / N * S / g;
@@ -411,8 +443,12 @@ mlir::comm::sim::decomposeCollective(const CostModel &model,
     unsigned levels = 0;
     while ((uint64_t(1) << levels) < static_cast<uint64_t>(n))
       ++levels;
-    bool reduce = request.kind == CollectiveKind::AllReduce;
-    unsigned rounds = reduce ? 2 : 1;
+    // all_reduce, broadcast (scatter + all_gather) and reduce
+    // (reduce_scatter + gather) take two rounds.
+    bool twoRounds = request.kind == CollectiveKind::AllReduce ||
+                     request.kind == CollectiveKind::Broadcast ||
+                     request.kind == CollectiveKind::Reduce;
+    unsigned rounds = twoRounds ? 2 : 1;
     double perLevelLatency = prediction.latencyUs / (levels * rounds + 1);
     for (unsigned round = 0; round < rounds; ++round)
       for (unsigned k = 0; k < levels; ++k) {

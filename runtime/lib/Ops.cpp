@@ -558,14 +558,15 @@ commrt_status checkPlan(const char *fn, commrt_comm *comm,
     break;
   case COMMRT_COLLECTIVE_REDUCE_SCATTER:
   case COMMRT_COLLECTIVE_ALL_GATHER:
-    ok = a == COMMRT_ALGORITHM_RING || a == COMMRT_ALGORITHM_DIRECT;
-    supported = "default, ring or direct";
+    ok = a == COMMRT_ALGORITHM_RING || a == COMMRT_ALGORITHM_DIRECT ||
+         a == COMMRT_ALGORITHM_HALVING_DOUBLING ||
+         a == COMMRT_ALGORITHM_HIERARCHICAL;
+    supported = "default, ring, direct, halving_doubling or hierarchical";
     break;
   case COMMRT_COLLECTIVE_BROADCAST:
   case COMMRT_COLLECTIVE_REDUCE:
-    ok = a == COMMRT_ALGORITHM_RING || a == COMMRT_ALGORITHM_TREE ||
-         a == COMMRT_ALGORITHM_DIRECT;
-    supported = "default, ring, tree or direct";
+    ok = a != COMMRT_ALGORITHM_NVLS;
+    supported = "default, ring, tree, direct, halving_doubling or hierarchical";
     break;
   }
   if (!ok)

@@ -101,6 +101,51 @@ int wrap(int x, int m) { return ((x % m) + m) % m; }
 /// Segment \p j of a ring or of a direct exchange.
 using Segments = std::function<Ref(int)>;
 
+/// Segments [first, last) as few references as their layout allows
+/// (adjacent segments of one buffer merge into one).
+std::vector<Ref> range(const Segments &seg, int first, int last) {
+  std::vector<Ref> refs;
+  for (int j = first; j < last; ++j) {
+    Ref r = seg(j);
+    if (!r.count)
+      continue;
+    if (!refs.empty() && refs.back().buf == r.buf &&
+        refs.back().offset + refs.back().count == r.offset)
+      refs.back().count += r.count;
+    else
+      refs.push_back(r);
+  }
+  return refs;
+}
+
+/// The members of \p group listed from index \p first on, wrapping around.
+std::vector<int> rotate(const std::vector<int> &group, int first) {
+  std::vector<int> m;
+  for (size_t i = 0; i < group.size(); ++i)
+    m.push_back(group[(static_cast<size_t>(first) + i) % group.size()]);
+  return m;
+}
+
+/// Recursive halving and doubling over n members: the largest power of two
+/// p2 <= n take part; each of the first n - p2 of them (virtual member u)
+/// stands in for members 2u and 2u + 1 and owns both their segments.
+struct Fold {
+  explicit Fold(int n) : n(n) {
+    while (p2 * 2 <= n)
+      p2 *= 2;
+    extra = n - p2;
+  }
+  int n, p2 = 1, extra;
+  /// Whether member \p me sits out, its segment kept by member me + 1.
+  bool folded(int me) const { return me < 2 * extra && me % 2 == 0; }
+  /// Virtual index of a member that takes part.
+  int virtualOf(int me) const { return me < 2 * extra ? me / 2 : me - extra; }
+  /// The member standing for virtual index \p v.
+  int memberOf(int v) const { return v < extra ? 2 * v + 1 : v + extra; }
+  /// The first segment virtual index \p v owns (n for v == p2).
+  int firstSegment(int v) const { return v < extra ? 2 * v : v + extra; }
+};
+
 /// Builds the program of one chunk on one rank. Members are group
 /// positions; \p me is this rank's index among them.
 class Builder {
@@ -318,6 +363,126 @@ public:
       send(step(), m[me - 1], work);
   }
 
+  static void send(Step &s, int peer, const std::vector<Ref> &refs) {
+    for (Ref r : refs)
+      send(s, peer, r);
+  }
+  static void recv(Step &s, int peer, const std::vector<Ref> &refs) {
+    for (Ref r : refs)
+      recv(s, peer, r);
+  }
+  /// Receives \p refs from \p peer into scratch at \p tempBase and reduces
+  /// them in.
+  void recvReduce(Step &s, int peer, const std::vector<Ref> &refs,
+                  int64_t tempBase) {
+    for (Ref r : refs) {
+      Ref t = temp(tempBase, r.count);
+      tempBase += r.count;
+      recv(s, peer, t);
+      reduce(s, r, t);
+    }
+  }
+
+  /// Recursive-halving reduce-scatter: afterwards member `me` holds the
+  /// reduction of segment me. Non-power-of-two groups fold first.
+  void halvingReduceScatter(const std::vector<int> &m, int me, Segments seg,
+                            int64_t tempBase) {
+    int n = static_cast<int>(m.size());
+    Fold f(n);
+    if (f.folded(me)) {
+      send(step(), m[me + 1], range(seg, 0, n));
+      recv(step(), m[me + 1], seg(me));
+      return;
+    }
+    if (me < 2 * f.extra)
+      recvReduce(step(), m[me - 1], range(seg, 0, n), tempBase);
+    int v = f.virtualOf(me), lo = 0;
+    auto segments = [&](int first, int last) {
+      return range(seg, f.firstSegment(first), f.firstSegment(last));
+    };
+    for (int d = f.p2 / 2; d >= 1; d /= 2) {
+      int keepLo = (v & d) ? lo + d : lo;
+      int giveLo = (v & d) ? lo : lo + d;
+      Step &s = step();
+      send(s, m[f.memberOf(v ^ d)], segments(giveLo, giveLo + d));
+      recvReduce(s, m[f.memberOf(v ^ d)], segments(keepLo, keepLo + d),
+                 tempBase);
+      lo = keepLo;
+    }
+    if (me < 2 * f.extra)
+      send(step(), m[me - 1], seg(me - 1));
+  }
+
+  /// Recursive-doubling all-gather: member `me` starts with segment me.
+  void doublingAllGather(const std::vector<int> &m, int me, Segments seg) {
+    int n = static_cast<int>(m.size());
+    Fold f(n);
+    if (f.folded(me)) {
+      send(step(), m[me + 1], seg(me));
+      Step &s = step();
+      recv(s, m[me + 1], range(seg, 0, me));
+      recv(s, m[me + 1], range(seg, me + 1, n));
+      return;
+    }
+    if (me < 2 * f.extra)
+      recv(step(), m[me - 1], seg(me - 1));
+    int v = f.virtualOf(me);
+    auto segments = [&](int first, int last) {
+      return range(seg, f.firstSegment(first), f.firstSegment(last));
+    };
+    for (int d = 1; d < f.p2; d *= 2) {
+      int partner = v ^ d;
+      int mine = (v / d) * d, theirs = (partner / d) * d;
+      Step &s = step();
+      send(s, m[f.memberOf(partner)], segments(mine, mine + d));
+      recv(s, m[f.memberOf(partner)], segments(theirs, theirs + d));
+    }
+    if (me < 2 * f.extra) {
+      Step &s = step();
+      send(s, m[me - 1], range(seg, 0, me - 1));
+      send(s, m[me - 1], range(seg, me, n));
+    }
+  }
+
+  /// Binomial-tree scatter from member 0: afterwards member `me` holds
+  /// segment me (members in tree order).
+  void treeScatter(const std::vector<int> &m, int me, Segments seg) {
+    int n = static_cast<int>(m.size());
+    int low = 1;
+    while (low < n)
+      low <<= 1;
+    if (me != 0) {
+      low = me & -me;
+      recv(step(), m[me - low], range(seg, me, std::min(n, me + low)));
+    }
+    Step sends;
+    for (int mask = low >> 1; mask >= 1; mask >>= 1)
+      if (me + mask < n)
+        send(sends, m[me + mask],
+             range(seg, me + mask, std::min(n, me + 2 * mask)));
+    if (!sends.xfers.empty())
+      steps.push_back(std::move(sends));
+  }
+
+  /// Binomial-tree gather to member 0 of the segment each member holds.
+  void treeGather(const std::vector<int> &m, int me, Segments seg) {
+    int n = static_cast<int>(m.size());
+    int low = 1;
+    while (low < n)
+      low <<= 1;
+    if (me != 0)
+      low = me & -me;
+    Step recvs;
+    for (int mask = 1; mask < low; mask <<= 1)
+      if (me + mask < n)
+        recv(recvs, m[me + mask],
+             range(seg, me + mask, std::min(n, me + 2 * mask)));
+    if (!recvs.xfers.empty())
+      steps.push_back(std::move(recvs));
+    if (me != 0)
+      send(step(), m[me - low], range(seg, me, std::min(n, me + low)));
+  }
+
 private:
   commrt_redop op;
 };
@@ -357,6 +522,39 @@ std::vector<int> rotated(int n, int root) {
   return m;
 }
 
+/// The node and the index within it of group position \p position.
+std::pair<int, int> placeOf(const Plan &p, int position) {
+  for (size_t x = 0; x < p.nodes.size(); ++x)
+    for (size_t y = 0; y < p.nodes[x].size(); ++y)
+      if (p.nodes[x][y] == position)
+        return {static_cast<int>(x), static_cast<int>(y)};
+  return {0, 0};
+}
+
+/// The members with index \p local within their node, one per node.
+std::vector<int> acrossNodes(const Plan &p, int local) {
+  std::vector<int> m;
+  for (const std::vector<int> &members : p.nodes)
+    m.push_back(members[static_cast<size_t>(local)]);
+  return m;
+}
+
+/// The scratch slot of each position's block in a reduce_scatter or an
+/// all_gather: the position itself, or for two levels (index within the
+/// node) * nodes + node, so that the blocks one member handles within the
+/// node are adjacent.
+std::vector<int> slotsOf(const Plan &p) {
+  std::vector<int> slot = iota(p.size);
+  if (p.algorithm == COMMRT_ALGORITHM_HIERARCHICAL && !p.nodes.empty()) {
+    int k = static_cast<int>(p.nodes.size());
+    for (int x = 0; x < k; ++x)
+      for (size_t y = 0; y < p.nodes[static_cast<size_t>(x)].size(); ++y)
+        slot[static_cast<size_t>(p.nodes[static_cast<size_t>(x)][y])] =
+            static_cast<int>(y) * k + x;
+  }
+  return slot;
+}
+
 /// The program of the chunk covering elements [a, a + u) of the buffer
 /// (reduce_scatter/all_gather: of every block).
 Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
@@ -365,6 +563,8 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
   std::vector<int> all = iota(n);
   Ref work{Buf::Work, a, u};
   Ref input{Buf::Send, a, u};
+  bool twoLevel =
+      p.algorithm == COMMRT_ALGORITHM_HIERARCHICAL && !p.nodes.empty();
   switch (p.kind) {
   case OpKind::AllReduce: {
     if (!p.sendIsWork)
@@ -384,15 +584,13 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
       b.halvingDoubling(all, me, work, 0);
       break;
     case COMMRT_ALGORITHM_HIERARCHICAL:
-      if (!p.nodes.empty()) {
+      if (twoLevel) {
         const std::vector<int> &intra = p.nodes[static_cast<size_t>(p.node)];
         int l = static_cast<int>(intra.size());
         Segments seg = [=](int j) { return part(work, l, j); };
         b.ringReduceScatter(intra, p.local, seg, 1, 0);
-        std::vector<int> inter;
-        for (const std::vector<int> &members : p.nodes)
-          inter.push_back(members[static_cast<size_t>(p.local)]);
-        b.ringAllReduce(inter, p.node, seg(wrap(p.local + 1, l)), 0);
+        b.ringAllReduce(acrossNodes(p, p.local), p.node,
+                        seg(wrap(p.local + 1, l)), 0);
         b.ringAllGather(intra, p.local, seg, 1);
         break;
       }
@@ -405,27 +603,71 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
     break;
   }
   case OpKind::ReduceScatter: {
-    // The chunk's part of every block, contiguous in scratch.
+    // The chunk's part of every block, contiguous in scratch (in slot order:
+    // the two-level schedule keeps the blocks of one local index together).
+    std::vector<int> slot = slotsOf(p);
     Step &in = b.step();
     for (int j = 0; j < n; ++j)
-      Builder::copy(in, b.temp(j * u, u),
+      Builder::copy(in, b.temp(slot[static_cast<size_t>(j)] * u, u),
                     Ref{Buf::Send, j * p.blockElems + a, u});
     Segments seg = [u](int j) { return Ref{Buf::Temp, j * u, u}; };
-    if (p.algorithm == COMMRT_ALGORITHM_DIRECT)
+    if (p.algorithm == COMMRT_ALGORITHM_DIRECT) {
       b.directReduceScatter(all, me, seg, n * u);
-    else
+    } else if (p.algorithm == COMMRT_ALGORITHM_HALVING_DOUBLING) {
+      b.halvingReduceScatter(all, me, seg, n * u);
+    } else if (twoLevel) {
+      // Within the node, member l reduces the blocks of local index l of
+      // every node; across nodes, each reduces its own.
+      int64_t k = static_cast<int64_t>(p.nodes.size());
+      Segments perLocal = [=](int l) {
+        return Ref{Buf::Temp, l * k * u, k * u};
+      };
+      b.ringReduceScatter(p.nodes[static_cast<size_t>(p.node)], p.local,
+                          perLocal, 0, n * u);
+      int64_t first = p.local * k;
+      Segments perNode = [=](int j) {
+        return Ref{Buf::Temp, (first + j) * u, u};
+      };
+      b.ringReduceScatter(acrossNodes(p, p.local), p.node, perNode, 0, n * u);
+    } else {
       b.ringReduceScatter(all, me, seg, 0, n * u);
-    Builder::copy(b.step(), work, seg(me));
+    }
+    Builder::copy(b.step(), work, seg(slot[static_cast<size_t>(me)]));
     b.average(work);
     break;
   }
   case OpKind::AllGather: {
     int64_t block = p.blockElems;
     Segments seg = [=](int j) { return Ref{Buf::Work, j * block + a, u}; };
+    if (twoLevel) {
+      // Across nodes first, into scratch in slot order, then within the
+      // node, then out to the blocks.
+      std::vector<int> slot = slotsOf(p);
+      int64_t k = static_cast<int64_t>(p.nodes.size());
+      Segments slots = [u](int j) { return Ref{Buf::Temp, j * u, u}; };
+      Segments perLocal = [=](int l) {
+        return Ref{Buf::Temp, l * k * u, k * u};
+      };
+      b.temp(0, n * u);
+      Builder::copy(b.step(), slots(slot[static_cast<size_t>(me)]), input);
+      int64_t first = p.local * k;
+      Segments perNode = [=](int j) {
+        return Ref{Buf::Temp, (first + j) * u, u};
+      };
+      b.ringAllGather(acrossNodes(p, p.local), p.node, perNode, 0);
+      b.ringAllGather(p.nodes[static_cast<size_t>(p.node)], p.local, perLocal,
+                      0);
+      Step &out = b.step();
+      for (int j = 0; j < n; ++j)
+        Builder::copy(out, seg(j), slots(slot[static_cast<size_t>(j)]));
+      break;
+    }
     if (!p.sendIsWork)
       Builder::copy(b.step(), seg(me), input);
     if (p.algorithm == COMMRT_ALGORITHM_DIRECT)
       b.directAllGather(all, me, seg);
+    else if (p.algorithm == COMMRT_ALGORITHM_HALVING_DOUBLING)
+      b.doublingAllGather(all, me, seg);
     else
       b.ringAllGather(all, me, seg, 0);
     break;
@@ -435,7 +677,18 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
     int v = wrap(me - p.root, n);
     if (v == 0 && !p.sendIsWork)
       Builder::copy(b.step(), work, input);
-    if (p.algorithm == COMMRT_ALGORITHM_TREE) {
+    if (twoLevel) {
+      // Across nodes among the root's local index, then within each node.
+      auto [rootNode, rootLocal] = placeOf(p, p.root);
+      int k = static_cast<int>(p.nodes.size());
+      int l = static_cast<int>(p.nodes.front().size());
+      if (p.local == rootLocal)
+        b.treeBroadcast(rotate(acrossNodes(p, rootLocal), rootNode),
+                        wrap(p.node - rootNode, k), work);
+      b.treeBroadcast(rotate(p.nodes[static_cast<size_t>(p.node)], rootLocal),
+                      wrap(p.local - rootLocal, l), work);
+    } else if (p.algorithm == COMMRT_ALGORITHM_TREE ||
+               p.algorithm == COMMRT_ALGORITHM_HIERARCHICAL) {
       b.treeBroadcast(m, v, work);
     } else if (p.algorithm == COMMRT_ALGORITHM_DIRECT) {
       Step &s = b.step();
@@ -444,6 +697,11 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
           Builder::send(s, m[static_cast<size_t>(j)], work);
       if (v != 0)
         Builder::recv(s, m[0], work);
+    } else if (p.algorithm == COMMRT_ALGORITHM_HALVING_DOUBLING) {
+      // Scatter, then all-gather (van de Geijn).
+      Segments seg = [=](int j) { return part(work, n, j); };
+      b.treeScatter(m, v, seg);
+      b.doublingAllGather(m, v, seg);
     } else {
       b.chainBroadcast(m, v, work);
     }
@@ -464,7 +722,18 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
     } else if (!p.sendIsWork) {
       Builder::copy(b.step(), work, input);
     }
-    if (p.algorithm == COMMRT_ALGORITHM_TREE) {
+    if (twoLevel) {
+      // Within each node to the root's local index, then across nodes.
+      auto [rootNode, rootLocal] = placeOf(p, p.root);
+      int k = static_cast<int>(p.nodes.size());
+      int l = static_cast<int>(p.nodes.front().size());
+      b.treeReduce(rotate(p.nodes[static_cast<size_t>(p.node)], rootLocal),
+                   wrap(p.local - rootLocal, l), acc, tempBase);
+      if (p.local == rootLocal)
+        b.treeReduce(rotate(acrossNodes(p, rootLocal), rootNode),
+                     wrap(p.node - rootNode, k), acc, tempBase);
+    } else if (p.algorithm == COMMRT_ALGORITHM_TREE ||
+               p.algorithm == COMMRT_ALGORITHM_HIERARCHICAL) {
       b.treeReduce(m, v, acc, tempBase);
     } else if (p.algorithm == COMMRT_ALGORITHM_DIRECT) {
       Step &s = b.step();
@@ -480,6 +749,11 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
       } else {
         Builder::send(s, m[0], acc);
       }
+    } else if (p.algorithm == COMMRT_ALGORITHM_HALVING_DOUBLING) {
+      // Reduce-scatter, then gather (Rabenseifner's reduce).
+      Segments seg = [=](int j) { return part(acc, n, j); };
+      b.halvingReduceScatter(m, v, seg, tempBase);
+      b.treeGather(m, v, seg);
     } else {
       b.chainReduce(m, v, acc, tempBase);
     }
@@ -681,9 +955,9 @@ commrt_status ScheduleRequest::startNodes() {
   if (!even || members.size() == 1 || members.front().size() == 1) {
     if (first)
       trace(ctx, 1,
-            "hierarchical all_reduce on group %s: %zu node(s), %s; running "
-            "the ring",
-            comm->name.c_str(), members.size(),
+            "hierarchical %s on group %s: %zu node(s), %s; running "
+            "one level",
+            opName(args.kind), comm->name.c_str(), members.size(),
             even ? "nothing to split in two levels"
                  : "nodes hold unequal numbers of members");
     return COMMRT_SUCCESS;

@@ -85,10 +85,12 @@ std::vector<commrt_algorithm> algorithmsOf(commrt_collective k) {
             COMMRT_ALGORITHM_HIERARCHICAL};
   case COMMRT_COLLECTIVE_REDUCE_SCATTER:
   case COMMRT_COLLECTIVE_ALL_GATHER:
-    return {COMMRT_ALGORITHM_RING, COMMRT_ALGORITHM_DIRECT};
+    return {COMMRT_ALGORITHM_RING, COMMRT_ALGORITHM_DIRECT,
+            COMMRT_ALGORITHM_HALVING_DOUBLING, COMMRT_ALGORITHM_HIERARCHICAL};
   default:
     return {COMMRT_ALGORITHM_RING, COMMRT_ALGORITHM_TREE,
-            COMMRT_ALGORITHM_DIRECT};
+            COMMRT_ALGORITHM_DIRECT, COMMRT_ALGORITHM_HALVING_DOUBLING,
+            COMMRT_ALGORITHM_HIERARCHICAL};
   }
 }
 
@@ -254,7 +256,7 @@ public:
                                            &tree, nullptr, nullptr),
                  COMMRT_ERROR_INVALID_ARGUMENT,
                  "algorithm tree is not implemented for all_gather (expected "
-                 "default, ring or direct)");
+                 "default, ring, direct, halving_doubling or hierarchical)");
     commrt_plan nvls{COMMRT_ALGORITHM_NVLS, 0, 0};
     CHECK_STATUS(commrt_collective_planned(comm, COMMRT_COLLECTIVE_ALL_REDUCE,
                                            a, b, 1, COMMRT_I32, COMMRT_SUM, 0,

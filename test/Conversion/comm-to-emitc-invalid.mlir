@@ -43,8 +43,8 @@ func.func @never_waited(%x: memref<4xf32>, %y: memref<4xf32>) {
 // -----
 
 func.func @gather_algorithm(%s: memref<4xf32>, %d: memref<16xf32>) {
-  // expected-error @+1 {{plan algorithm 'halving_doubling' of comm.all_gather is not realized by the cpu lowering (expected ring, direct)}}
-  comm.buffer.all_gather %s, %d {dim = 0 : i64, groups = #comm.groups<[[0, 1, 2, 3]]>, plan = #comm.plan<algorithm = halving_doubling>} : memref<4xf32>, memref<16xf32>
+  // expected-error @+1 {{plan algorithm 'nvls' of comm.all_gather is not realized by the cpu lowering (expected ring, direct, halving_doubling, hierarchical)}}
+  comm.buffer.all_gather %s, %d {dim = 0 : i64, groups = #comm.groups<[[0, 1, 2, 3]]>, plan = #comm.plan<algorithm = nvls>} : memref<4xf32>, memref<16xf32>
   return
 }
 

@@ -103,6 +103,58 @@ TEST(CostModel, HierarchicalPutsInterNodePartOnNICs) {
   EXPECT_NE(across->detail.find("NICs"), std::string::npos);
 }
 
+/// Halving-doubling broadcast and reduce (scatter or reduce_scatter, then
+/// all_gather or gather) move 2(n-1)/n of the buffer at the ring's bus
+/// bandwidth in 2 log2(n) steps; hierarchical needs several nodes of several
+/// GPUs and sends the whole buffer across nodes at one GPU's share of the
+/// NICs.
+TEST(CostModel, RootedHalvingDoublingAndHierarchical) {
+  auto single = preset("dgx-h100");
+  CostModel model(*single);
+  const uint64_t bytes = uint64_t(1) << 30;
+  for (CollectiveKind kind :
+       {CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
+    CollectiveRequest request =
+        allReduce(8, bytes, Algorithm::halving_doubling, Protocol::simple);
+    request.kind = kind;
+    auto p = model.predict(request);
+    ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+    double bus = 18 * 20.6 * model.getParams().nvlinkEfficiency;
+    EXPECT_NEAR(p->bandwidthUs, 2.0 * 7 / 8 * bytes / (bus * 1e3),
+                1e-9 * p->bandwidthUs);
+    double steps = 0;
+    for (const CostTerm &term : p->terms)
+      if (term.name == "step latency")
+        steps += term.us;
+    EXPECT_NEAR(
+        steps,
+        6 * model.getParams().stepLatencyUs[static_cast<unsigned>(
+                LinkClass::NVLink)][static_cast<unsigned>(Protocol::simple)],
+        1e-9);
+    // One node: no hierarchy to use.
+    request.algorithm = Algorithm::hierarchical;
+    EXPECT_FALSE(static_cast<bool>(model.predict(request)));
+  }
+
+  auto cluster = preset("dgx-h100x4");
+  CostModel clusterModel(*cluster);
+  CollectiveRequest request =
+      allReduce(32, bytes, Algorithm::hierarchical, Protocol::simple);
+  request.kind = CollectiveKind::Broadcast;
+  auto p = clusterModel.predict(request);
+  ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+  const CostTerm *across = nullptr;
+  for (const CostTerm &term : p->terms)
+    if (term.name == "across nodes")
+      across = &term;
+  ASSERT_NE(across, nullptr);
+  double eff =
+      clusterModel.getParams()
+          .networkEfficiency[static_cast<unsigned>(NetworkKind::InfiniBand)];
+  EXPECT_NEAR(across->us, bytes / (48.0 * eff * 1e3), 1e-6 * across->us);
+  EXPECT_NE(p->bottleneck.find("NICs"), std::string::npos) << p->bottleneck;
+}
+
 /// NVLS exists only where the NVSwitch reduces (H100, not A100).
 TEST(CostModel, NvlsNeedsAReducingSwitch) {
   auto h100 = preset("dgx-h100");

@@ -86,6 +86,54 @@ TEST(Simulator, AloneMatchesTheCostModel) {
   }
 }
 
+/// Broadcast and reduce with halving-doubling and hierarchical plans
+/// simulate close to the cost model's prediction.
+TEST(Simulator, RootedAlgorithmsMatchTheCostModel) {
+  struct Case {
+    const char *topology;
+    unsigned ranks;
+    const char *op;
+    CollectiveKind kind;
+    Algorithm algorithm;
+  };
+  for (Case c : {Case{"dgx-h100", 8, "broadcast", CollectiveKind::Broadcast,
+                      Algorithm::halving_doubling},
+                 Case{"dgx-h100", 8, "reduce sum", CollectiveKind::Reduce,
+                      Algorithm::halving_doubling},
+                 Case{"dgx-h100x2", 16, "broadcast", CollectiveKind::Broadcast,
+                      Algorithm::hierarchical},
+                 Case{"dgx-h100x2", 16, "reduce sum", CollectiveKind::Reduce,
+                      Algorithm::hierarchical}}) {
+    auto topology = buildTopologyPreset(c.topology);
+    ASSERT_TRUE(static_cast<bool>(topology));
+    Fixture f;
+    std::string source =
+        "func.func @f(%x: tensor<67108864xf32>) -> tensor<67108864xf32> {\n"
+        "  %0 = comm." +
+        std::string(c.op) + " %x over " + group(c.ranks) +
+        " root 3 plan <algorithm = " + stringifyAlgorithm(c.algorithm).str() +
+        ", protocol = simple> : tensor<67108864xf32>\n"
+        "  return %0 : tensor<67108864xf32>\n}\n";
+    FailureOr<SimResult> result = f.run(source, **topology);
+    ASSERT_TRUE(succeeded(result)) << c.topology << " " << c.op;
+    CollectiveRequest request;
+    request.kind = c.kind;
+    request.bytes = 256 << 20;
+    request.algorithm = c.algorithm;
+    request.protocol = Protocol::simple;
+    request.root = 3;
+    SmallVector<int64_t, 8> ranks;
+    for (unsigned r = 0; r < c.ranks; ++r)
+      ranks.push_back(r);
+    request.groups.push_back(ranks);
+    auto p = CostModel(**topology).predict(request);
+    ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+    EXPECT_NEAR(result->stepTimeUs, p->timeUs, 0.1 * p->timeUs)
+        << c.topology << " " << c.op << " "
+        << stringifyAlgorithm(c.algorithm).str();
+  }
+}
+
 /// Communication started before compute and waited for after it is hidden;
 /// the same communication waited for at once is exposed.
 TEST(Simulator, AsyncOverlapsCompute) {

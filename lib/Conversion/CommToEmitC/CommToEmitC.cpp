@@ -121,7 +121,7 @@ public:
     });
     auto cast = [](OpBuilder &builder, Type type, ValueRange inputs,
                    Location loc) -> Value {
-      return builder.create<UnrealizedConversionCastOp>(loc, type, inputs)
+      return UnrealizedConversionCastOp::create(builder, loc, type, inputs)
           .getResult(0);
     };
     addSourceMaterialization(cast);
@@ -190,8 +190,9 @@ public:
 
   emitc::CallOpaqueOp call(StringRef callee, TypeRange results = {},
                            ArrayRef<Attribute> templateArgs = {}) {
-    return rewriter.create<emitc::CallOpaqueOp>(
-        op->getLoc(), results, callee, operands, rewriter.getArrayAttr(args),
+    return emitc::CallOpaqueOp::create(
+        rewriter, op->getLoc(), results, callee, operands,
+        rewriter.getArrayAttr(args),
         templateArgs.empty() ? ArrayAttr()
                              : rewriter.getArrayAttr(templateArgs));
   }
@@ -802,8 +803,6 @@ struct DeallocLowering : CommPattern<memref::DeallocOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
-/// Checks that the module is in the form this pass lowers, with a located
-/// error for the first thing that is not.
 /// The algorithms the runtime runs for the buffer op named \p name (its
 /// name without the dialect and "buffer." prefixes), as a list for the
 /// message.
@@ -812,9 +811,9 @@ static StringRef realizedAlgorithms(StringRef name, bool cuda) {
     return cuda ? "ring, tree, direct, halving_doubling, hierarchical, nvls"
                 : "ring, tree, direct, halving_doubling, hierarchical";
   if (name == "reduce_scatter" || name == "all_gather")
-    return "ring, direct";
+    return "ring, direct, halving_doubling, hierarchical";
   if (name == "broadcast" || name == "reduce")
-    return "ring, tree, direct";
+    return "ring, tree, direct, halving_doubling, hierarchical";
   if (name == "all_to_all" || name == "permute" || name == "send" ||
       name == "recv")
     return "direct";
@@ -847,11 +846,14 @@ static LogicalResult checkAlgorithm(Operation *op, bool cuda) {
     diag << "; it takes no algorithm";
   else
     diag << " (expected " << realized << ")";
-  if (algorithm == "nvls" && !cuda)
+  if (algorithm == "nvls" && !cuda &&
+      realizedAlgorithms(name, /*cuda=*/true).ends_with("nvls"))
     diag << "; NVLink SHARP needs the cuda target";
   return diag;
 }
 
+/// Checks that the module is in the form this pass lowers, with a located
+/// error for the first thing that is not.
 static LogicalResult checkInput(ModuleOp module, bool cuda) {
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
     if (failed(checkAlgorithm(op, cuda)))
@@ -914,9 +916,8 @@ static void hoistAsyncBodies(ModuleOp module, LoweringState &state) {
   for (StartOp start : starts) {
     OpBuilder builder(start);
     Value handle =
-        builder
-            .create<emitc::CallOpaqueOp>(start.getLoc(), handleType,
-                                         "commgen::start", ValueRange())
+        emitc::CallOpaqueOp::create(builder, start.getLoc(), handleType,
+                                    "commgen::start", ValueRange())
             .getResult(0);
     state.startHandle[start] = handle;
     Block &body = start.getBody().front();
@@ -1034,24 +1035,24 @@ struct ConvertCommToEmitCPass
             ArrayAttr::get(ctx, {StringAttr::get(ctx, "static")}));
 
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-    builder.create<emitc::IncludeOp>(
-        module.getLoc(),
-        builder.getStringAttr(state.cuda ? "commrt_gen_cuda.cuh"
-                                         : "commrt_gen.h"),
-        UnitAttr());
+    emitc::IncludeOp::create(builder, module.getLoc(),
+                             builder.getStringAttr(state.cuda
+                                                       ? "commrt_gen_cuda.cuh"
+                                                       : "commrt_gen.h"),
+                             UnitAttr());
     for (const auto &name : computeNames)
-      builder.create<emitc::VerbatimOp>(
-          module.getLoc(),
+      emitc::VerbatimOp::create(
+          builder, module.getLoc(),
           builder.getStringAttr("extern \"C\" __attribute__((weak)) void " +
                                 computeSymbol(name.getKey()) +
                                 "(const comm_compute_args *);"));
     builder.setInsertionPointToEnd(module.getBody());
     for (auto &[name, type] : entries)
-      builder.create<emitc::VerbatimOp>(
-          module.getLoc(), builder.getStringAttr(entryPoint(name, type)));
+      emitc::VerbatimOp::create(builder, module.getLoc(),
+                                builder.getStringAttr(entryPoint(name, type)));
     if (!entries.empty())
-      builder.create<emitc::VerbatimOp>(
-          module.getLoc(),
+      emitc::VerbatimOp::create(
+          builder, module.getLoc(),
           builder.getStringAttr(
               "/// The message of the last failed entry point call.\n"
               "extern \"C\" __attribute__((weak)) const char "

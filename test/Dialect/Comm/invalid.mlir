@@ -174,6 +174,14 @@ func.func @algorithm_not_for_op(%x: tensor<4xf32>) {
 
 // -----
 
+func.func @rooted_algorithm(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.broadcast' op cannot use algorithm 'nvls'; expected one of ring, tree, direct, halving_doubling, hierarchical}}
+  %0 = comm.broadcast %x over [[0, 1]] root 0 plan <algorithm = nvls> : tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @algorithm_on_copy(%x: tensor<4xf32>) {
   // expected-error @+1 {{'comm.copy' op takes no algorithm, but its plan names 'ring'}}
   %0 = comm.copy %x hbm to host plan <algorithm = ring> : tensor<4xf32>

@@ -56,7 +56,8 @@ ArrayRef<Algorithm> mlir::comm::getApplicableAlgorithms(StringRef opName) {
   static const A scatterGather[] = {A::ring, A::direct, A::halving_doubling,
                                     A::hierarchical, A::nvls};
   static const A allToAll[] = {A::direct, A::hierarchical};
-  static const A rooted[] = {A::ring, A::tree, A::direct};
+  static const A rooted[] = {A::ring, A::tree, A::direct, A::halving_doubling,
+                             A::hierarchical};
   static const A barrier[] = {A::ring, A::tree, A::direct,
                               A::halving_doubling};
   static const A pointToPoint[] = {A::direct};

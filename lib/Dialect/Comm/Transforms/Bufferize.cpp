@@ -65,8 +65,8 @@ private:
                           SmallVectorImpl<Value> *yielded);
   Value alloc(OpBuilder &allocBuilder, SmallVectorImpl<Value> &allocs,
               Location loc, Type tensorType) {
-    Value buffer = allocBuilder.create<memref::AllocOp>(
-        loc, cast<MemRefType>(bufferTypeOf(tensorType)));
+    Value buffer = memref::AllocOp::create(
+        allocBuilder, loc, cast<MemRefType>(bufferTypeOf(tensorType)));
     allocs.push_back(buffer);
     return buffer;
   }
@@ -116,62 +116,62 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
 
   if (auto ar = dyn_cast<AllReduceOp>(op)) {
     Value out = result(ar.getResult());
-    copyAttrs(op, builder.create<BufferAllReduceOp>(
-                      loc, lookup(ar.getInput()), out, ar.getKindAttr(),
-                      ar.getGroups(), ar.getPlanAttr()));
+    copyAttrs(op, BufferAllReduceOp::create(builder, loc, lookup(ar.getInput()),
+                                            out, ar.getKindAttr(),
+                                            ar.getGroups(), ar.getPlanAttr()));
     return success();
   }
   if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
     Value out = result(rs.getResult());
-    builder.create<BufferReduceScatterOp>(loc, lookup(rs.getInput()), out,
-                                          rs.getKindAttr(), rs.getGroups(),
-                                          rs.getDimAttr(), rs.getPlanAttr());
+    BufferReduceScatterOp::create(builder, loc, lookup(rs.getInput()), out,
+                                  rs.getKindAttr(), rs.getGroups(),
+                                  rs.getDimAttr(), rs.getPlanAttr());
     return success();
   }
   if (auto ag = dyn_cast<AllGatherOp>(op)) {
     Value out = result(ag.getResult());
-    builder.create<BufferAllGatherOp>(loc, lookup(ag.getInput()), out,
-                                      ag.getGroups(), ag.getDimAttr(),
-                                      ag.getPlanAttr());
+    BufferAllGatherOp::create(builder, loc, lookup(ag.getInput()), out,
+                              ag.getGroups(), ag.getDimAttr(),
+                              ag.getPlanAttr());
     return success();
   }
   if (auto a2a = dyn_cast<AllToAllOp>(op)) {
     Value out = result(a2a.getResult());
-    builder.create<BufferAllToAllOp>(loc, lookup(a2a.getInput()), out,
-                                     a2a.getGroups(), a2a.getSplitDimAttr(),
-                                     a2a.getConcatDimAttr(), a2a.getPlanAttr());
+    BufferAllToAllOp::create(builder, loc, lookup(a2a.getInput()), out,
+                             a2a.getGroups(), a2a.getSplitDimAttr(),
+                             a2a.getConcatDimAttr(), a2a.getPlanAttr());
     return success();
   }
   if (auto bc = dyn_cast<BroadcastOp>(op)) {
     Value out = result(bc.getResult());
-    builder.create<BufferBroadcastOp>(loc, lookup(bc.getInput()), out,
-                                      bc.getGroups(), bc.getRootAttr(),
-                                      bc.getPlanAttr());
+    BufferBroadcastOp::create(builder, loc, lookup(bc.getInput()), out,
+                              bc.getGroups(), bc.getRootAttr(),
+                              bc.getPlanAttr());
     return success();
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {
     Value out = result(red.getResult());
-    builder.create<BufferReduceOp>(loc, lookup(red.getInput()), out,
-                                   red.getKindAttr(), red.getGroups(),
-                                   red.getRootAttr(), red.getPlanAttr());
+    BufferReduceOp::create(builder, loc, lookup(red.getInput()), out,
+                           red.getKindAttr(), red.getGroups(),
+                           red.getRootAttr(), red.getPlanAttr());
     return success();
   }
   if (auto perm = dyn_cast<PermuteOp>(op)) {
     Value out = result(perm.getResult());
-    builder.create<BufferPermuteOp>(loc, lookup(perm.getInput()), out,
-                                    perm.getPairsAttr(), perm.getPlanAttr());
+    BufferPermuteOp::create(builder, loc, lookup(perm.getInput()), out,
+                            perm.getPairsAttr(), perm.getPlanAttr());
     return success();
   }
   if (auto send = dyn_cast<SendOp>(op)) {
-    builder.create<BufferSendOp>(loc, lookup(send.getInput()),
-                                 send.getPairsAttr(), send.getTagAttr(),
-                                 send.getPlanAttr());
+    BufferSendOp::create(builder, loc, lookup(send.getInput()),
+                         send.getPairsAttr(), send.getTagAttr(),
+                         send.getPlanAttr());
     return success();
   }
   if (auto recv = dyn_cast<RecvOp>(op)) {
     Value out = result(recv.getResult());
-    builder.create<BufferRecvOp>(loc, out, recv.getPairsAttr(),
-                                 recv.getTagAttr(), recv.getPlanAttr());
+    BufferRecvOp::create(builder, loc, out, recv.getPairsAttr(),
+                         recv.getTagAttr(), recv.getPlanAttr());
     return success();
   }
   if (auto copy = dyn_cast<CopyOp>(op)) {
@@ -179,9 +179,9 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     // The lowering allocates the target in the destination memory space.
     out.getDefiningOp()->setAttr(CommDialect::getSpaceAttrName(),
                                  copy.getDstAttr());
-    builder.create<BufferCopyOp>(loc, lookup(copy.getInput()), out,
-                                 copy.getSrcAttr(), copy.getDstAttr(),
-                                 copy.getPlanAttr());
+    BufferCopyOp::create(builder, loc, lookup(copy.getInput()), out,
+                         copy.getSrcAttr(), copy.getDstAttr(),
+                         copy.getPlanAttr());
     return success();
   }
   if (auto pack = dyn_cast<PackOp>(op)) {
@@ -189,15 +189,15 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     SmallVector<Value> inputs;
     for (Value v : pack.getInputs())
       inputs.push_back(lookup(v));
-    builder.create<BufferPackOp>(loc, inputs, out, pack.getOffsetsAttr());
+    BufferPackOp::create(builder, loc, inputs, out, pack.getOffsetsAttr());
     return success();
   }
   if (auto unpack = dyn_cast<UnpackOp>(op)) {
     SmallVector<Value> outputs;
     for (Value v : unpack.getResults())
       outputs.push_back(result(v));
-    builder.create<BufferUnpackOp>(loc, lookup(unpack.getInput()), outputs,
-                                   unpack.getOffsetsAttr());
+    BufferUnpackOp::create(builder, loc, lookup(unpack.getInput()), outputs,
+                           unpack.getOffsetsAttr());
     return success();
   }
   if (auto compute = dyn_cast<ComputeOp>(op)) {
@@ -206,9 +206,9 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
       inputs.push_back(lookup(v));
     for (Value v : compute.getResults())
       outputs.push_back(result(v));
-    builder.create<BufferComputeOp>(
-        loc, compute.getNameAttr(), inputs, outputs, compute.getFlopsAttr(),
-        compute.getBytesAttr(), compute.getTimeUsAttr());
+    BufferComputeOp::create(builder, loc, compute.getNameAttr(), inputs,
+                            outputs, compute.getFlopsAttr(),
+                            compute.getBytesAttr(), compute.getTimeUsAttr());
     return success();
   }
   if (isa<BarrierOp>(op)) {
@@ -219,7 +219,7 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     // The body writes into buffers allocated before the start; it yields
     // nothing and the wait returns nothing.
     auto newStart =
-        builder.create<StartOp>(loc, TokenType::get(op->getContext()));
+        StartOp::create(builder, loc, TokenType::get(op->getContext()));
     Block *body = new Block();
     newStart.getBody().push_back(body);
     OpBuilder bodyBuilder = OpBuilder::atBlockBegin(body);
@@ -229,7 +229,7 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
                             allocs, &buffers)))
       return failure();
     bodyBuilder.setInsertionPointToEnd(body);
-    bodyBuilder.create<YieldOp>(loc, ValueRange());
+    YieldOp::create(bodyBuilder, loc, ValueRange());
     mapping.map(start.getToken(), newStart.getToken());
     tokenBuffers[newStart.getToken()] = buffers;
     return success();
@@ -252,7 +252,7 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     if (it == tokenBuffers.end())
       return op->emitError() << "comm-bufferize: the token does not come from "
                                 "a comm.start of this function";
-    builder.create<WaitOp>(loc, TypeRange(), token);
+    WaitOp::create(builder, loc, TypeRange(), token);
     for (auto [result, buffer] : llvm::zip(wait.getResults(), it->second))
       mapping.map(result, buffer);
     return success();
@@ -260,8 +260,8 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
   if (auto kind = combineKindOf(op);
       kind && isa<RankedTensorType>(op->getResult(0).getType())) {
     Value out = result(op->getResult(0));
-    builder.create<BufferCombineOp>(
-        loc, ReductionKindAttr::get(op->getContext(), *kind),
+    BufferCombineOp::create(
+        builder, loc, ReductionKindAttr::get(op->getContext(), *kind),
         lookup(op->getOperand(0)), lookup(op->getOperand(1)), out);
     return success();
   }
@@ -275,9 +275,9 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     if (loop.getNumRegionIterArgs() != 0)
       return op->emitError() << "comm-bufferize: loops with iteration "
                                 "arguments are not supported";
-    auto newLoop = builder.create<scf::ForOp>(loc, lookup(loop.getLowerBound()),
-                                              lookup(loop.getUpperBound()),
-                                              lookup(loop.getStep()));
+    auto newLoop = scf::ForOp::create(
+        builder, loc, lookup(loop.getLowerBound()),
+        lookup(loop.getUpperBound()), lookup(loop.getStep()));
     mapping.map(loop.getInductionVar(), newLoop.getInductionVar());
     Block *body = newLoop.getBody();
     OpBuilder bodyBuilder = OpBuilder::atBlockBegin(body);
@@ -296,8 +296,8 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     SmallVector<Type> results;
     for (Type t : call.getResultTypes())
       results.push_back(bufferTypeOf(t));
-    auto newCall = builder.create<func::CallOp>(loc, call.getCalleeAttr(),
-                                                results, operands);
+    auto newCall = func::CallOp::create(builder, loc, call.getCalleeAttr(),
+                                        results, operands);
     for (auto [from, to] : llvm::zip(call.getResults(), newCall.getResults()))
       mapping.map(from, to);
     return success();
@@ -308,7 +308,7 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
       values.push_back(lookup(v));
       escaping.insert(values.back());
     }
-    builder.create<func::ReturnOp>(loc, values);
+    func::ReturnOp::create(builder, loc, values);
     return success();
   }
   // Scalar ops (constants, index arithmetic) carry over unchanged.
@@ -337,7 +337,7 @@ void FunctionBufferizer::freeAtEnd(Block &block, ArrayRef<Value> allocs) {
   OpBuilder builder(&block, std::prev(block.end()));
   for (Value buffer : allocs)
     if (!escaping.contains(buffer))
-      builder.create<memref::DeallocOp>(buffer.getLoc(), buffer);
+      memref::DeallocOp::create(builder, buffer.getLoc(), buffer);
 }
 
 LogicalResult FunctionBufferizer::run() {
