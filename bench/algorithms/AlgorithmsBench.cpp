@@ -4,13 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// comm-bench-algorithms: times f32 sum all_reduces run as the runtime's
-// planned schedules (commrt_collective_planned: ring, tree, direct,
+// comm-bench-algorithms: times f32 collectives (all_reduce, reduce_scatter,
+// all_gather, broadcast, reduce; sums) run as the runtime's planned
+// schedules (commrt_collective_planned: ring, tree, direct,
 // halving-doubling, hierarchical; with channels and chunks) side by side
-// with the backend's own collective (the default plan: MPI_Iallreduce on
-// the mpi backend) on the same buffers, in one run. Prints, per size, the
-// median over the rounds of the slowest rank's time and the ratio to the
-// default. Every result is compared with the default's. Run with
+// with the backend's own collective (the default plan: MPI's on the mpi
+// backend) on the same buffers, in one run. Prints, per collective and size,
+// the median over the rounds of the slowest rank's time and the ratio to
+// the default. Every result is compared with the default's. Run with
 //   mpirun -np 4 --oversubscribe build/bin/comm-bench-algorithms
 //
 //===----------------------------------------------------------------------===//
@@ -33,6 +34,37 @@ struct Variant {
   commrt_plan plan;
 };
 
+struct Collective {
+  const char *name;
+  commrt_collective kind;
+};
+
+const Collective kCollectives[] = {
+    {"all_reduce", COMMRT_COLLECTIVE_ALL_REDUCE},
+    {"reduce_scatter", COMMRT_COLLECTIVE_REDUCE_SCATTER},
+    {"all_gather", COMMRT_COLLECTIVE_ALL_GATHER},
+    {"broadcast", COMMRT_COLLECTIVE_BROADCAST},
+    {"reduce", COMMRT_COLLECTIVE_REDUCE},
+};
+
+void usage(FILE *out) {
+  std::fprintf(
+      out, "usage: mpirun -np N comm-bench-algorithms [--rounds R] "
+           "[--collective NAME]...\n"
+           "Times the runtime's planned schedules (ring, tree, direct,\n"
+           "halving_doubling, hierarchical; channels and chunks) against the\n"
+           "backend's own collective at 4 KiB, 1 MiB and 64 MiB (the larger\n"
+           "buffer), f32 sums, and checks every result against the default's.\n"
+           "  --rounds R          median of R timed rounds after one warm-up "
+           "(default 20)\n"
+           "  --collective NAME   all_reduce (default), reduce_scatter, "
+           "all_gather,\n"
+           "                      broadcast, reduce or all; may repeat\n"
+           "Environment: COMMRT_NODE_SIZE=k makes k consecutive ranks a node "
+           "(for\n"
+           "hierarchical on one machine).\n");
+}
+
 double now() {
   return std::chrono::duration<double, std::micro>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -49,16 +81,38 @@ void fail(const char *what) {
 
 int main(int argc, char **argv) {
   int rounds = 20;
+  std::vector<Collective> chosen;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc)
+    if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) {
       rounds = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--help")) {
-      std::printf("usage: mpirun -np N comm-bench-algorithms [--rounds R]\n"
-                  "Times planned all_reduce schedules against the backend's "
-                  "own all_reduce (median of R rounds, default 20).\n");
+    } else if (!std::strcmp(argv[i], "--collective") && i + 1 < argc) {
+      const char *name = argv[++i];
+      bool all = !std::strcmp(name, "all"), found = all;
+      for (const Collective &c : kCollectives)
+        if (all || !std::strcmp(name, c.name)) {
+          chosen.push_back(c);
+          found = true;
+        }
+      if (!found) {
+        std::fprintf(stderr,
+                     "comm-bench-algorithms: unknown collective '%s' "
+                     "(expected all_reduce, reduce_scatter, all_gather, "
+                     "broadcast, reduce or all)\n",
+                     name);
+        return 2;
+      }
+    } else if (!std::strcmp(argv[i], "--help")) {
+      usage(stdout);
       return 0;
+    } else {
+      std::fprintf(stderr, "comm-bench-algorithms: unknown argument '%s'\n",
+                   argv[i]);
+      usage(stderr);
+      return 2;
     }
   }
+  if (chosen.empty())
+    chosen.push_back(kCollectives[0]);
   commrt_options opts;
   commrt_options_default(&opts);
   opts.backend = COMMRT_BACKEND_MPI;
@@ -86,60 +140,80 @@ int main(int argc, char **argv) {
       {"hierarchical", {COMMRT_ALGORITHM_HIERARCHICAL, 1, 0}},
   };
   std::vector<int64_t> sizes = {4 << 10, 1 << 20, 64 << 20};
-  if (rank == 0)
-    std::printf("planned all_reduce, f32 sum, %lld ranks, median of %d "
-                "rounds (slowest rank)\n%-18s %12s %12s %12s\n",
-                static_cast<long long>(size), rounds, "variant", "4 KiB",
-                "1 MiB", "64 MiB");
-  std::vector<std::vector<double>> table(variants.size());
-  for (int64_t bytes : sizes) {
-    int64_t count = bytes / 4;
-    std::vector<float> send(static_cast<size_t>(count)),
-        recv(static_cast<size_t>(count)), want;
-    for (int64_t i = 0; i < count; ++i)
-      send[static_cast<size_t>(i)] = static_cast<float>((i + rank) % 13);
-    for (size_t v = 0; v < variants.size(); ++v) {
-      std::vector<double> times;
-      for (int r = 0; r < rounds + 1; ++r) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = now();
-        if (commrt_collective_planned(comm, COMMRT_COLLECTIVE_ALL_REDUCE,
-                                      send.data(), recv.data(), count,
-                                      COMMRT_F32, COMMRT_SUM, 0,
-                                      &variants[v].plan, nullptr, nullptr))
-          fail(variants[v].name);
-        double local = now() - t0, slowest = 0;
-        MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (r > 0) // The first round warms up.
-          times.push_back(slowest);
+  for (const Collective &c : chosen) {
+    bool blocked = c.kind == COMMRT_COLLECTIVE_REDUCE_SCATTER ||
+                   c.kind == COMMRT_COLLECTIVE_ALL_GATHER;
+    std::vector<const Variant *> used;
+    for (const Variant &v : variants)
+      if (!blocked || v.plan.algorithm != COMMRT_ALGORITHM_TREE)
+        used.push_back(&v);
+    if (rank == 0)
+      std::printf("planned %s, f32 sum, %lld ranks, median of %d rounds "
+                  "(slowest rank)\n%-18s %12s %12s %12s\n",
+                  c.name, static_cast<long long>(size), rounds, "variant",
+                  "4 KiB", "1 MiB", "64 MiB");
+    std::vector<std::vector<double>> table(used.size());
+    for (int64_t bytes : sizes) {
+      // `count` is the element count commrt takes: the smaller buffer's
+      // for reduce_scatter and all_gather.
+      int64_t total = bytes / 4, count = blocked ? total / size : total;
+      int64_t sendCount =
+          c.kind == COMMRT_COLLECTIVE_ALL_GATHER ? count : total;
+      int64_t recvCount =
+          c.kind == COMMRT_COLLECTIVE_REDUCE_SCATTER ? count : total;
+      std::vector<float> send(static_cast<size_t>(sendCount)),
+          recv(static_cast<size_t>(recvCount)), want;
+      for (int64_t i = 0; i < sendCount; ++i)
+        send[static_cast<size_t>(i)] = static_cast<float>((i + rank) % 13);
+      for (size_t v = 0; v < used.size(); ++v) {
+        std::vector<double> times;
+        for (int r = 0; r < rounds + 1; ++r) {
+          // Reduce leaves non-roots' buffers as they were: start each round
+          // from the same state.
+          std::fill(recv.begin(), recv.end(), -1.0f);
+          MPI_Barrier(MPI_COMM_WORLD);
+          double t0 = now();
+          if (commrt_collective_planned(comm, c.kind, send.data(), recv.data(),
+                                        count, COMMRT_F32, COMMRT_SUM, 0,
+                                        &used[v]->plan, nullptr, nullptr))
+            fail(used[v]->name);
+          double local = now() - t0, slowest = 0;
+          MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX,
+                        MPI_COMM_WORLD);
+          if (r > 0) // The first round warms up.
+            times.push_back(slowest);
+        }
+        if (v == 0) {
+          want = recv;
+        } else if (recv != want) {
+          std::fprintf(stderr,
+                       "comm-bench-algorithms: %s %s differs from the "
+                       "default at %lld bytes on rank %lld\n",
+                       c.name, used[v]->name, static_cast<long long>(bytes),
+                       static_cast<long long>(rank));
+          MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                         times.end());
+        table[v].push_back(times[times.size() / 2]);
       }
-      if (v == 0)
-        want = recv;
-      else if (recv != want) {
-        std::fprintf(stderr,
-                     "comm-bench-algorithms: %s differs from the "
-                     "default at %lld bytes\n",
-                     variants[v].name, static_cast<long long>(bytes));
-        return 1;
+    }
+    if (rank == 0) {
+      for (size_t v = 0; v < used.size(); ++v) {
+        std::printf("%-18s", used[v]->name);
+        for (size_t s = 0; s < sizes.size(); ++s)
+          std::printf(" %9.1f us", table[v][s]);
+        std::printf("\n");
       }
-      std::nth_element(times.begin(), times.begin() + times.size() / 2,
-                       times.end());
-      table[v].push_back(times[times.size() / 2]);
-    }
-  }
-  if (rank == 0) {
-    for (size_t v = 0; v < variants.size(); ++v) {
-      std::printf("%-18s", variants[v].name);
-      for (size_t s = 0; s < sizes.size(); ++s)
-        std::printf(" %8.1f us", table[v][s]);
+      std::printf("ratio to the default (lower is faster)\n");
+      for (size_t v = 1; v < used.size(); ++v) {
+        std::printf("%-18s", used[v]->name);
+        for (size_t s = 0; s < sizes.size(); ++s)
+          std::printf(" %12.3f", table[v][s] / table[0][s]);
+        std::printf("\n");
+      }
       std::printf("\n");
-    }
-    std::printf("ratio to the default (lower is faster)\n");
-    for (size_t v = 1; v < variants.size(); ++v) {
-      std::printf("%-18s", variants[v].name);
-      for (size_t s = 0; s < sizes.size(); ++s)
-        std::printf(" %11.3f", table[v][s] / table[0][s]);
-      std::printf("\n");
+      std::fflush(stdout);
     }
   }
   commrt_comm_destroy(comm);

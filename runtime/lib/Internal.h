@@ -246,6 +246,31 @@ struct commrt_event {
 };
 
 /// The runtime state of one process.
+namespace commrt {
+/// Host scratch for the planned schedules, kept across calls: allocating
+/// and first touching tens of MiB on every call costs more than moving
+/// them. A block is handed out uninitialized; blocks given back are kept
+/// while the pool holds at most `limit` bytes.
+class ScratchPool {
+public:
+  struct Block {
+    std::unique_ptr<char[]> data;
+    size_t bytes = 0;
+  };
+  /// The smallest kept block of at least \p bytes, else a new one; null
+  /// data when memory runs out.
+  Block take(size_t bytes);
+  void give(Block block);
+  size_t keptBytes() const { return kept; }
+
+  static constexpr size_t limit = size_t(512) << 20;
+
+private:
+  std::multimap<size_t, std::unique_ptr<char[]>> blocks;
+  size_t kept = 0;
+};
+} // namespace commrt
+
 struct commrt_context {
   commrt_options opts{};
   commrt_backend backendKind = COMMRT_BACKEND_MPI;
@@ -265,6 +290,9 @@ struct commrt_context {
   /// NULL on ranks that are in no group.
   std::map<std::pair<std::vector<int64_t>, int64_t>, commrt_comm *> cache;
   std::vector<std::unique_ptr<commrt_comm>> comms;
+  /// Declared before the requests below, so it outlives them.
+  std::shared_ptr<commrt::ScratchPool> scratch =
+      std::make_shared<commrt::ScratchPool>();
 
   int groupDepth = 0;
   /// Blocking operations started inside the open group.

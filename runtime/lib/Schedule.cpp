@@ -775,9 +775,15 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
 
 /// One chunk: its program, its scratch and where it is.
 struct Chunk {
+  ~Chunk() {
+    if (hostTemp.data)
+      pool->give(std::move(hostTemp));
+  }
   std::vector<Step> steps;
   char *temp = nullptr;
-  std::vector<char> hostTemp; ///< The scratch on a polled backend.
+  /// The scratch on a polled backend, from and back to `pool`.
+  ScratchPool::Block hostTemp;
+  std::shared_ptr<ScratchPool> pool;
   size_t next = 0;
   bool posted = false;
   int slot = 0;
@@ -1193,8 +1199,17 @@ commrt_status ScheduleRequest::poll(bool &done) {
            !lane.busy[static_cast<size_t>(lane.started % window)]) {
       int64_t tempElems = 0;
       std::unique_ptr<Chunk> chunk = nextChunk(lane, tempElems);
-      chunk->hostTemp.resize(static_cast<size_t>(tempElems) * elt);
-      chunk->temp = chunk->hostTemp.data();
+      if (tempElems > 0) {
+        size_t bytes = static_cast<size_t>(tempElems) * elt;
+        chunk->pool = ctx->scratch;
+        chunk->hostTemp = ctx->scratch->take(bytes);
+        if (!chunk->hostTemp.data)
+          return setError(COMMRT_ERROR_OUT_OF_MEMORY,
+                          format("planned %s: no memory for %zu bytes of "
+                                 "scratch",
+                                 opName(p.kind), bytes));
+        chunk->temp = chunk->hostTemp.data.get();
+      }
       int slot = static_cast<int>(lane.started++ % window);
       lane.busy[static_cast<size_t>(slot)] = 1;
       chunk->slot = lane.index * window + slot;
@@ -1216,6 +1231,30 @@ commrt_status ScheduleRequest::poll(bool &done) {
 }
 
 } // namespace
+
+ScratchPool::Block ScratchPool::take(size_t bytes) {
+  auto it = blocks.lower_bound(bytes);
+  if (it != blocks.end()) {
+    Block block{std::move(it->second), it->first};
+    kept -= it->first;
+    blocks.erase(it);
+    return block;
+  }
+  return Block{std::unique_ptr<char[]>(new (std::nothrow) char[bytes]), bytes};
+}
+
+void ScratchPool::give(Block block) {
+  if (!block.data || block.bytes > limit)
+    return;
+  // Make room by dropping the smallest blocks: the large ones are the
+  // costly ones to allocate again.
+  while (kept + block.bytes > limit && !blocks.empty()) {
+    kept -= blocks.begin()->first;
+    blocks.erase(blocks.begin());
+  }
+  kept += block.bytes;
+  blocks.emplace(block.bytes, std::move(block.data));
+}
 
 commrt_status commrt::postPlanned(commrt_context *ctx, const OpArgs &args,
                                   const commrt_plan &plan,
