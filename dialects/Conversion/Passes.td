@@ -31,12 +31,18 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
       `comm_last_error()` says what failed.
 
     `#comm.plan` fields it honors: `precision` (the data travels converted
-    to that type, is reduced in it and converted back) and `stream` (the
-    CUDA stream the transfer is ordered on). `algorithm`, `protocol`,
-    `channels`, `chunk_bytes` and `route` are decisions that the planning
-    passes carry out by rewriting the program (into point-to-point
-    schedules, routed copies); on a collective that is still one op the
-    backend's own implementation runs.
+    to that type, is reduced in it and converted back), `stream` (the CUDA
+    stream the transfer is ordered on), and `algorithm`, `channels` and
+    `chunk_bytes` (the runtime runs the collective as that schedule over its
+    point-to-point transfers, `commrt_collective_planned`; an algorithm the
+    runtime does not realize for the op is an error). `protocol` and `route`
+    are not realized (NCCL has no per-call protocol; routes are for a
+    planning pass rewriting copies).
+
+    The `backend` option names the runtime backend the program will run on
+    (default: mpi for the cpu target, nccl for cuda). On `verbs`, which
+    carries point to point only, a collective is an error at compile time
+    rather than at run time; `nvls` needs `nccl`.
 
     ```mlir
     comm.buffer.all_reduce %a, %b {groups = #comm.groups<[[0, 1, 2, 3]]>,
@@ -49,6 +55,9 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
            "cpu (host buffers, the mpi backend) or cuda (device buffers, "
            "nccl or verbs)">,
+    Option<"backend", "backend", "std::string", /*default=*/"\"\"",
+           "mpi, nccl or verbs: the runtime backend the program runs on "
+           "(empty: mpi for cpu, nccl for cuda)">,
   ];
   let dependentDialects = ["::mlir::emitc::EmitCDialect"];
 }

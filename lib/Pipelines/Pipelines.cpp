@@ -27,6 +27,7 @@ void mlir::comm::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   ConvertCommToEmitCOptions convert;
   convert.target = options.target;
+  convert.backend = options.backend;
   pm.addPass(createConvertCommToEmitC(convert));
 }
 

@@ -298,12 +298,21 @@ commrt_status zeroBuffer(commrt_context *ctx, void *ptr, size_t bytes,
                          commrt_stream *stream) {
   if (!bytes)
     return COMMRT_SUCCESS;
-  if (ctx->backend->bufferSpace() != COMMRT_HBM) {
+#if COMMRT_HAVE_CUDA
+  // The verbs backend carries host or GPU memory.
+  bool gpu = ctx->backend->bufferSpace() == COMMRT_HBM ||
+             (ctx->cudaDevice >= 0 && cuda::isDevicePointer(ptr));
+#else
+  bool gpu = ctx->backend->bufferSpace() == COMMRT_HBM;
+#endif
+  if (!gpu) {
     std::memset(ptr, 0, bytes);
     return COMMRT_SUCCESS;
   }
 #if COMMRT_HAVE_CUDA
-  return cuda::fill(ptr, 0, bytes, cudaStreamOf(stream), false);
+  // A polled backend (verbs) completes the permute without the stream.
+  return cuda::fill(ptr, 0, bytes, cudaStreamOf(stream),
+                    /*synchronous=*/!ctx->backend->streamOrdered());
 #else
   (void)stream;
   return setError(COMMRT_ERROR_UNAVAILABLE, "built without CUDA");

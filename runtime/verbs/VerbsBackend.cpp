@@ -15,8 +15,11 @@
 // tag from its peer (sends are matched in the order they were posted), then
 // writes its data with IBV_WR_RDMA_WRITE_WITH_IMM carrying seq as immediate
 // data; the receiver's completion with that seq completes the recv.
-// Messages to self are copied locally. permute is a send and a recv on a
-// reserved tag. Collectives are not implemented on this backend and say so.
+// Messages to self are copied locally (through CUDA when either buffer is
+// GPU memory). GPU buffers are registered as they are: GPUDirect RDMA, which
+// needs the nvidia-peermem module; without it registration fails and says
+// so. permute is a send and a recv on a reserved tag. Collectives are not
+// implemented on this backend and say so.
 //
 // Only compiled and linked on the development machine (no RDMA device);
 // see docs/Runtime.md.
@@ -24,6 +27,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "../lib/Internal.h"
+
+#if COMMRT_HAVE_CUDA
+#include "../cuda/Cuda.h"
+#endif
 
 #include <infiniband/verbs.h>
 
@@ -97,6 +104,29 @@ commrt_status verbsFailed(const std::string &what, int err) {
   return setError(
       COMMRT_ERROR_BACKEND,
       format("verbs backend: %s failed: %s", what.c_str(), std::strerror(err)));
+}
+
+/// Whether \p ptr is GPU memory.
+bool onGpu(const commrt_context *ctx, const void *ptr) {
+#if COMMRT_HAVE_CUDA
+  return ctx->cudaDevice >= 0 && ptr && cuda::isDevicePointer(ptr);
+#else
+  (void)ctx;
+  (void)ptr;
+  return false;
+#endif
+}
+
+/// dst = src for a message to self, in host or GPU memory.
+commrt_status copyToSelf(const commrt_context *ctx, void *dst, const void *src,
+                         size_t bytes) {
+#if COMMRT_HAVE_CUDA
+  if (onGpu(ctx, dst) || onGpu(ctx, src))
+    return cuda::copy(dst, src, bytes, nullptr, /*synchronous=*/true);
+#endif
+  (void)ctx;
+  std::memmove(dst, src, bytes);
+  return COMMRT_SUCCESS;
 }
 
 int envInt(const char *name, int fallback) {
@@ -432,6 +462,13 @@ commrt_status VerbsBackend::registerBuffer(void *buffer, size_t bytes,
   }
   mr = ibv_reg_mr(pd, buffer, bytes,
                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  if (!mr && onGpu(ctx, buffer))
+    return verbsFailed(
+        format("ibv_reg_mr of %zu bytes of GPU memory (GPUDirect RDMA needs "
+               "the nvidia-peermem kernel module; load it, or keep the "
+               "buffers in host memory)",
+               bytes),
+        errno);
   if (!mr)
     return verbsFailed(format("ibv_reg_mr of %zu bytes", bytes), errno);
   registered[key] = mr;
@@ -502,8 +539,10 @@ commrt_status VerbsBackend::postWrite(Leg *leg, const ClearToSend &cts) {
   leg->posted = true;
   if (leg->peer == ctx->rank) {
     if (leg->bytes)
-      std::memmove(reinterpret_cast<void *>(cts.address), leg->buffer,
-                   leg->bytes);
+      if (commrt_status s = copyToSelf(
+              ctx, reinterpret_cast<void *>(cts.address), leg->buffer,
+              leg->bytes))
+        return s;
     leg->done = true;
     auto found = recvsBySeq.find({leg->peer, cts.seq});
     if (found != recvsBySeq.end()) {

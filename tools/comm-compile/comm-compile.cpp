@@ -136,6 +136,8 @@ private:
   SourceMgrDiagnosticHandler diagnostics{sourceMgr, &context};
   SmallString<256> tempDir;
   CodeTarget codeTarget = CodeTarget::Cpu;
+  /// The runtime backend of --target: "mpi", "nccl" or "verbs".
+  StringRef backend = "mpi";
 };
 } // namespace
 
@@ -267,11 +269,13 @@ int Driver::run() {
   context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
 
-  if (target == "cpu-mpi")
+  if (target == "cpu-mpi") {
     codeTarget = CodeTarget::Cpu;
-  else if (target == "cuda-nccl" || target == "cuda-verbs")
+    backend = "mpi";
+  } else if (target == "cuda-nccl" || target == "cuda-verbs") {
     codeTarget = CodeTarget::Cuda;
-  else
+    backend = target == "cuda-nccl" ? "nccl" : "verbs";
+  } else
     return error("unknown --target '" + target +
                  "' (expected cpu-mpi, cuda-nccl or cuda-verbs)");
   bool cuda = codeTarget == CodeTarget::Cuda;
@@ -335,7 +339,7 @@ int Driver::run() {
     return failed(writeFile(outputFilename,
                             [&](raw_ostream &os) {
                               return translateCommToCpp(*module, os,
-                                                        codeTarget);
+                                                        codeTarget, backend);
                             }))
                ? 1
                : 0;
@@ -344,7 +348,7 @@ int Driver::run() {
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("comm-compile", tempDir))
     return error("cannot create a temporary folder: " + ec.message());
-  auto cleanup = llvm::make_scope_exit([&]() {
+  llvm::scope_exit cleanup([&]() {
     if (keepTemps)
       llvm::errs() << "comm-compile: kept the generated files in " << tempDir
                    << "\n";
@@ -356,7 +360,7 @@ int Driver::run() {
   std::string programSource = temp("program" + ext);
   step("lowering " + inputFilename + " to " + (cuda ? "CUDA" : "C++"));
   if (failed(writeFile(programSource, [&](raw_ostream &os) {
-        return translateCommToCpp(*module, os, codeTarget);
+        return translateCommToCpp(*module, os, codeTarget, backend);
       })))
     return 1;
   std::vector<std::string> objects;
@@ -415,15 +419,13 @@ int Driver::run() {
   harness.atol = atol;
   harness.programName = llvm::sys::path::filename(inputFilename).str();
   harness.targetName = target;
-  harness.backend = target == "cpu-mpi"     ? "COMMRT_BACKEND_MPI"
-                    : target == "cuda-nccl" ? "COMMRT_BACKEND_NCCL"
-                                            : "COMMRT_BACKEND_VERBS";
+  harness.backend = "COMMRT_BACKEND_" + backend.upper();
   if (withHarness) {
     harness.referencePrefix = "comm_ref_";
     std::string referenceSource = temp("reference" + ext);
     step("lowering the reference to " + StringRef(cuda ? "CUDA" : "C++"));
     if (failed(writeFile(referenceSource, [&](raw_ostream &os) {
-          return translateCommToCpp(*reference, os, codeTarget);
+          return translateCommToCpp(*reference, os, codeTarget, backend);
         })))
       return 1;
     objects.push_back(temp("reference.o"));

@@ -30,6 +30,11 @@ struct LoweringPipelineOptions
       llvm::cl::desc("cpu (host buffers, mpi backend) or cuda (device "
                      "buffers, nccl/verbs backends)"),
       llvm::cl::init("cpu")};
+  PassOptions::Option<std::string> backend{
+      *this, "backend",
+      llvm::cl::desc("mpi, nccl or verbs: the runtime backend the program "
+                     "runs on (empty: mpi for cpu, nccl for cuda)"),
+      llvm::cl::init("")};
 };
 
 /// Checks the program against the topology and simplifies it; the planning

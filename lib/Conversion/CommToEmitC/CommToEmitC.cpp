@@ -803,12 +803,20 @@ struct DeallocLowering : CommPattern<memref::DeallocOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// What the module is lowered for: the code target and the runtime backend
+/// its program will run on.
+struct LoweringFor {
+  bool cuda = false;
+  /// "mpi", "nccl" or "verbs".
+  StringRef backend;
+};
+
 /// The algorithms the runtime runs for the buffer op named \p name (its
 /// name without the dialect and "buffer." prefixes), as a list for the
 /// message.
-static StringRef realizedAlgorithms(StringRef name, bool cuda) {
+static StringRef realizedAlgorithms(StringRef name, bool nccl) {
   if (name == "all_reduce")
-    return cuda ? "ring, tree, direct, halving_doubling, hierarchical, nvls"
+    return nccl ? "ring, tree, direct, halving_doubling, hierarchical, nvls"
                 : "ring, tree, direct, halving_doubling, hierarchical";
   if (name == "reduce_scatter" || name == "all_gather")
     return "ring, direct, halving_doubling, hierarchical";
@@ -820,15 +828,35 @@ static StringRef realizedAlgorithms(StringRef name, bool cuda) {
   return "";
 }
 
+/// Checks that \p op can run on the backend: verbs carries point to point
+/// only, so a collective there is an error now rather than at run time.
+static LogicalResult checkBackend(Operation *op, const LoweringFor &lowering) {
+  if (lowering.backend != "verbs" ||
+      !isa<BufferAllReduceOp, BufferReduceScatterOp, BufferAllGatherOp,
+           BufferAllToAllOp, BufferBroadcastOp, BufferReduceOp, BarrierOp>(
+          op))
+    return success();
+  StringRef name = op->getName().stripDialect();
+  name.consume_front("buffer.");
+  return op->emitError()
+         << "comm." << name
+         << " cannot run on the verbs backend, which carries point to point "
+            "only (send, recv, permute); compile for "
+         << (lowering.cuda ? "cuda-nccl" : "cpu-mpi")
+         << ", or write the collective as sends and receives";
+}
+
 /// Checks that the plan of \p op names an algorithm the lowering realizes.
-static LogicalResult checkAlgorithm(Operation *op, bool cuda) {
+static LogicalResult checkAlgorithm(Operation *op,
+                                    const LoweringFor &lowering) {
   auto plan = op->getAttrOfType<PlanAttr>("plan");
   if (!plan || !plan.getAlgorithm())
     return success();
   StringRef name = op->getName().stripDialect();
   name.consume_front("buffer.");
   StringRef algorithm = stringifyAlgorithm(*plan.getAlgorithm());
-  StringRef realized = realizedAlgorithms(name, cuda);
+  bool nccl = lowering.backend == "nccl";
+  StringRef realized = realizedAlgorithms(name, nccl);
   SmallVector<StringRef> list;
   realized.split(list, ", ");
   if (llvm::is_contained(list, algorithm)) {
@@ -840,23 +868,24 @@ static LogicalResult checkAlgorithm(Operation *op, bool cuda) {
   }
   InFlightDiagnostic diag = op->emitError()
                             << "plan algorithm '" << algorithm << "' of comm."
-                            << name << " is not realized by the "
-                            << (cuda ? "cuda" : "cpu") << " lowering";
+                            << name << " is not realized on the "
+                            << lowering.backend << " backend";
   if (realized.empty())
     diag << "; it takes no algorithm";
   else
     diag << " (expected " << realized << ")";
-  if (algorithm == "nvls" && !cuda &&
-      realizedAlgorithms(name, /*cuda=*/true).ends_with("nvls"))
-    diag << "; NVLink SHARP needs the cuda target";
+  if (algorithm == "nvls" &&
+      realizedAlgorithms(name, /*nccl=*/true).ends_with("nvls"))
+    diag << "; NVLink SHARP needs the nccl backend (the cuda target)";
   return diag;
 }
 
 /// Checks that the module is in the form this pass lowers, with a located
 /// error for the first thing that is not.
-static LogicalResult checkInput(ModuleOp module, bool cuda) {
+static LogicalResult checkInput(ModuleOp module, const LoweringFor &lowering) {
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
-    if (failed(checkAlgorithm(op, cuda)))
+    if (failed(checkAlgorithm(op, lowering)) ||
+        failed(checkBackend(op, lowering)))
       return WalkResult::interrupt();
     if (isa<AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp, BroadcastOp,
             ReduceOp, PermuteOp, SendOp, RecvOp, CopyOp, PackOp, UnpackOp,
@@ -988,7 +1017,29 @@ struct ConvertCommToEmitCPass
                          << "' (expected cpu or cuda)";
       return signalPassFailure();
     }
-    if (failed(checkInput(module, target == "cuda")))
+    LoweringFor lowering;
+    lowering.cuda = target == "cuda";
+    lowering.backend = backend;
+    if (lowering.backend.empty())
+      lowering.backend = lowering.cuda ? "nccl" : "mpi";
+    if (lowering.backend != "mpi" && lowering.backend != "nccl" &&
+        lowering.backend != "verbs") {
+      module.emitError() << "convert-comm-to-emitc: unknown backend '"
+                         << lowering.backend << "' (expected mpi, nccl or verbs)";
+      return signalPassFailure();
+    }
+    if ((lowering.backend == "mpi" && lowering.cuda) ||
+        (lowering.backend == "nccl" && !lowering.cuda)) {
+      module.emitError()
+          << "convert-comm-to-emitc: the " << lowering.backend
+          << " backend carries "
+          << (lowering.cuda ? "host buffers, not the device buffers of the "
+                              "cuda target"
+                            : "device buffers, not the host buffers of the "
+                              "cpu target");
+      return signalPassFailure();
+    }
+    if (failed(checkInput(module, lowering)))
       return signalPassFailure();
 
     LoweringState state;

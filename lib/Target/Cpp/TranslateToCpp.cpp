@@ -17,13 +17,15 @@ using namespace mlir;
 using namespace mlir::comm;
 
 LogicalResult mlir::comm::translateCommToCpp(ModuleOp module, raw_ostream &os,
-                                             CodeTarget target) {
+                                             CodeTarget target,
+                                             StringRef backend) {
   // Anything still in func.func needs (part of) the lowering pipeline; its
   // passes leave what is already lowered alone.
   if (!module.getOps<func::FuncOp>().empty()) {
     PassManager pm(module.getContext());
     LoweringPipelineOptions options;
     options.target = target == CodeTarget::Cuda ? "cuda" : "cpu";
+    options.backend = backend.str();
     buildLoweringPipeline(pm, options);
     if (failed(pm.run(module)))
       return failure();

@@ -23,9 +23,10 @@ enum class CodeTarget { Cpu, Cuda };
 
 /// Lowers `module` in place (whatever of comm-bufferize,
 /// buffer-results-to-out-params and convert-comm-to-emitc it still needs)
-/// and prints it. Errors are reported on the module's context.
+/// and prints it for the runtime `backend` ("mpi", "nccl", "verbs"; empty:
+/// the target's default). Errors are reported on the module's context.
 LogicalResult translateCommToCpp(ModuleOp module, raw_ostream &os,
-                                 CodeTarget target);
+                                 CodeTarget target, StringRef backend = "");
 
 /// One C entry point of a compiled program: its buffers in C order (inputs,
 /// then results as out-parameters).
