@@ -13,6 +13,17 @@
 // Buffers in host memory, and type pairs without a kernel here, go to the
 // runtime's own implementation (commrt_pack, commrt_reduce_local).
 //
+// Only the kernels a program uses are compiled: the generated file defines,
+// before including this header, X-macros listing the (piece, buffer) type
+// pairs of its packs and unpacks and the (type, op) pairs of its combines:
+//
+//   #define COMMGEN_CUDA_PACK_KERNELS(X) X(COMMRT_F32, COMMRT_BF16)
+//   #define COMMGEN_CUDA_UNPACK_KERNELS(X) X(COMMRT_F32, COMMRT_BF16)
+//   #define COMMGEN_CUDA_COMBINE_KERNELS(X) X(COMMRT_BF16, COMMRT_SUM)
+//
+// A list left undefined means every kernel here; pairs without a kernel are
+// ignored (the runtime's implementation runs for them).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef COMMRT_GEN_CUDA_CUH
@@ -26,6 +37,65 @@
 
 namespace commgen {
 namespace cuda {
+
+/// Every kernel of the header, for code that does not say what it uses.
+#define COMMGEN_CUDA_ALL_PACK_KERNELS(X)                                       \
+  X(COMMRT_F32, COMMRT_F32)                                                    \
+  X(COMMRT_F32, COMMRT_BF16)                                                   \
+  X(COMMRT_F32, COMMRT_F16)                                                    \
+  X(COMMRT_BF16, COMMRT_BF16)                                                  \
+  X(COMMRT_F16, COMMRT_F16)                                                    \
+  X(COMMRT_F64, COMMRT_F64)                                                    \
+  X(COMMRT_I32, COMMRT_I32)                                                    \
+  X(COMMRT_I64, COMMRT_I64)                                                    \
+  X(COMMRT_I8, COMMRT_I8)
+#define COMMGEN_CUDA_ALL_COMBINE_KERNELS_OF(X, T)                              \
+  X(T, COMMRT_SUM) X(T, COMMRT_PROD) X(T, COMMRT_MIN) X(T, COMMRT_MAX)
+#define COMMGEN_CUDA_ALL_COMBINE_KERNELS(X)                                    \
+  COMMGEN_CUDA_ALL_COMBINE_KERNELS_OF(X, COMMRT_F32)                           \
+  COMMGEN_CUDA_ALL_COMBINE_KERNELS_OF(X, COMMRT_F64)                           \
+  COMMGEN_CUDA_ALL_COMBINE_KERNELS_OF(X, COMMRT_BF16)                          \
+  COMMGEN_CUDA_ALL_COMBINE_KERNELS_OF(X, COMMRT_F16)                           \
+  COMMGEN_CUDA_ALL_COMBINE_KERNELS_OF(X, COMMRT_I32)                           \
+  COMMGEN_CUDA_ALL_COMBINE_KERNELS_OF(X, COMMRT_I64)
+#ifndef COMMGEN_CUDA_PACK_KERNELS
+#define COMMGEN_CUDA_PACK_KERNELS(X) COMMGEN_CUDA_ALL_PACK_KERNELS(X)
+#endif
+#ifndef COMMGEN_CUDA_UNPACK_KERNELS
+#define COMMGEN_CUDA_UNPACK_KERNELS(X) COMMGEN_CUDA_ALL_PACK_KERNELS(X)
+#endif
+#ifndef COMMGEN_CUDA_COMBINE_KERNELS
+#define COMMGEN_CUDA_COMBINE_KERNELS(X) COMMGEN_CUDA_ALL_COMBINE_KERNELS(X)
+#endif
+
+/// The device type of an element type (void: none here).
+template <commrt_dtype D> struct DeviceType { using type = void; };
+template <> struct DeviceType<COMMRT_F32> { using type = float; };
+template <> struct DeviceType<COMMRT_F64> { using type = double; };
+template <> struct DeviceType<COMMRT_BF16> { using type = __nv_bfloat16; };
+template <> struct DeviceType<COMMRT_F16> { using type = __half; };
+template <> struct DeviceType<COMMRT_I32> { using type = int32_t; };
+template <> struct DeviceType<COMMRT_I64> { using type = int64_t; };
+template <> struct DeviceType<COMMRT_I8> { using type = int8_t; };
+
+/// Whether a pack kernel moves pieces of type `piece` into a buffer of type
+/// `flat`: the same type, or f32 into bf16/f16 (and back for unpack).
+constexpr bool hasPackKernel(commrt_dtype piece, commrt_dtype flat) {
+  bool known = piece == COMMRT_F32 || piece == COMMRT_F64 ||
+               piece == COMMRT_BF16 || piece == COMMRT_F16 ||
+               piece == COMMRT_I32 || piece == COMMRT_I64 || piece == COMMRT_I8;
+  return known && (piece == flat || (piece == COMMRT_F32 &&
+                                     (flat == COMMRT_BF16 || flat == COMMRT_F16)));
+}
+
+/// Whether a combine kernel reduces `dtype` with `op`.
+constexpr bool hasCombineKernel(commrt_dtype dtype, commrt_redop op) {
+  bool known = dtype == COMMRT_F32 || dtype == COMMRT_F64 ||
+               dtype == COMMRT_BF16 || dtype == COMMRT_F16 ||
+               dtype == COMMRT_I32 || dtype == COMMRT_I64;
+  return known && (op == COMMRT_SUM || op == COMMRT_PROD ||
+                   op == COMMRT_MIN || op == COMMRT_MAX);
+}
 
 /// Up to kTable pieces travel by value in the kernel's parameters.
 constexpr int kTable = 64;
@@ -134,34 +204,46 @@ void launchPack(void *buffer, const commrt_piece *pieces, int64_t n,
     int64_t blocks = std::min<int64_t>((longest + threads - 1) / threads, 1024);
     dim3 grid(static_cast<unsigned>(std::max<int64_t>(blocks, 1)),
               static_cast<unsigned>(table.size));
-    if (vec4)
-      packKernelVec4<IsPack>
-          <<<grid, threads>>>(static_cast<float4 *>(buffer), table);
-    else
-      packKernel<Piece, Flat, IsPack>
-          <<<grid, threads>>>(static_cast<Flat *>(buffer), table);
+    if constexpr (sizeof(Piece) == sizeof(Flat)) {
+      if (vec4) {
+        packKernelVec4<IsPack>
+            <<<grid, threads>>>(static_cast<float4 *>(buffer), table);
+        continue;
+      }
+    }
+    packKernel<Piece, Flat, IsPack>
+        <<<grid, threads>>>(static_cast<Flat *>(buffer), table);
   }
   launched(loc, IsPack ? "comm.pack" : "comm.unpack");
 }
 
-/// Runs the kernel for (piece type, buffer type) if there is one here.
+/// Runs the kernel for (P, F) if there is one here.
+template <commrt_dtype P, commrt_dtype F, bool IsPack>
+bool packCase(void *buffer, const commrt_piece *pieces, int64_t n,
+              const char *loc) {
+  if constexpr (hasPackKernel(P, F)) {
+    if (buffer)
+      launchPack<typename DeviceType<P>::type, typename DeviceType<F>::type,
+                 IsPack>(buffer, pieces, n, loc);
+    return true;
+  } else {
+    return false;
+  }
+}
+
+/// Runs the kernel for (piece type, buffer type) if the program compiled
+/// one; with a null buffer only says whether it did.
 template <bool IsPack>
 bool dispatchPack(void *buffer, commrt_dtype flat, const commrt_piece *pieces,
                   int64_t n, commrt_dtype piece, const char *loc) {
-#define COMMGEN_PACK_CASE(P, PT, F, FT)                                        \
-  if (piece == P && flat == F) {                                               \
-    launchPack<PT, FT, IsPack>(buffer, pieces, n, loc);                        \
-    return true;                                                               \
+#define COMMGEN_PACK_CASE(P, F)                                                \
+  if (piece == P && flat == F)                                                 \
+    return packCase<P, F, IsPack>(buffer, pieces, n, loc);
+  if constexpr (IsPack) {
+    COMMGEN_CUDA_PACK_KERNELS(COMMGEN_PACK_CASE)
+  } else {
+    COMMGEN_CUDA_UNPACK_KERNELS(COMMGEN_PACK_CASE)
   }
-  COMMGEN_PACK_CASE(COMMRT_F32, float, COMMRT_F32, float)
-  COMMGEN_PACK_CASE(COMMRT_F32, float, COMMRT_BF16, __nv_bfloat16)
-  COMMGEN_PACK_CASE(COMMRT_F32, float, COMMRT_F16, __half)
-  COMMGEN_PACK_CASE(COMMRT_BF16, __nv_bfloat16, COMMRT_BF16, __nv_bfloat16)
-  COMMGEN_PACK_CASE(COMMRT_F16, __half, COMMRT_F16, __half)
-  COMMGEN_PACK_CASE(COMMRT_F64, double, COMMRT_F64, double)
-  COMMGEN_PACK_CASE(COMMRT_I32, int32_t, COMMRT_I32, int32_t)
-  COMMGEN_PACK_CASE(COMMRT_I64, int64_t, COMMRT_I64, int64_t)
-  COMMGEN_PACK_CASE(COMMRT_I8, int8_t, COMMRT_I8, int8_t)
 #undef COMMGEN_PACK_CASE
   return false;
 }
@@ -174,14 +256,10 @@ bool packPieces(void *buffer, commrt_dtype flat, const commrt_piece *pieces,
   std::map<int, std::vector<commrt_piece>> groups;
   for (int64_t k = 0; k < n; ++k)
     groups[pieces[k].dtype].push_back(pieces[k]);
-  for (auto &[dtype, list] : groups) {
-    commrt_dtype d = static_cast<commrt_dtype>(dtype);
-    bool known = (d == flat) || (d == COMMRT_F32 &&
-                                 (flat == COMMRT_BF16 || flat == COMMRT_F16));
-    known = known && d != COMMRT_U8 && d != COMMRT_U32 && d != COMMRT_U64;
-    if (!known)
+  for (auto &[dtype, list] : groups)
+    if (!dispatchPack<IsPack>(nullptr, flat, nullptr, 0,
+                              static_cast<commrt_dtype>(dtype), loc))
       return false;
-  }
   for (auto &[dtype, list] : groups)
     dispatchPack<IsPack>(buffer, flat, list.data(),
                          static_cast<int64_t>(list.size()),
@@ -266,28 +344,25 @@ __global__ void combineKernel(T *target, const T *lhs, const T *rhs,
   }
 }
 
-template <typename T>
-bool launchCombine(void *target, const void *lhs, const void *rhs,
-                   int64_t count, commrt_redop op) {
+template <typename T, commrt_redop Op>
+void launchCombine(void *target, const void *lhs, const void *rhs,
+                   int64_t count) {
   int threads = 256;
   int64_t blocks = std::max<int64_t>(
       1, std::min<int64_t>((count + threads - 1) / threads, 4096));
-  T *t = static_cast<T *>(target);
-  const T *a = static_cast<const T *>(lhs), *b = static_cast<const T *>(rhs);
-  switch (op) {
-  case COMMRT_SUM:
-    combineKernel<T, COMMRT_SUM><<<blocks, threads>>>(t, a, b, count);
+  combineKernel<T, Op><<<blocks, threads>>>(static_cast<T *>(target),
+                                            static_cast<const T *>(lhs),
+                                            static_cast<const T *>(rhs), count);
+}
+
+/// Runs the kernel for (D, Op) if there is one here.
+template <commrt_dtype D, commrt_redop Op>
+bool combineCase(void *target, const void *lhs, const void *rhs,
+                 int64_t count) {
+  if constexpr (hasCombineKernel(D, Op)) {
+    launchCombine<typename DeviceType<D>::type, Op>(target, lhs, rhs, count);
     return true;
-  case COMMRT_PROD:
-    combineKernel<T, COMMRT_PROD><<<blocks, threads>>>(t, a, b, count);
-    return true;
-  case COMMRT_MIN:
-    combineKernel<T, COMMRT_MIN><<<blocks, threads>>>(t, a, b, count);
-    return true;
-  case COMMRT_MAX:
-    combineKernel<T, COMMRT_MAX><<<blocks, threads>>>(t, a, b, count);
-    return true;
-  default:
+  } else {
     return false;
   }
 }
@@ -304,28 +379,11 @@ inline void combine(Async *async, void *target, const void *lhs,
   waitFor(async, lhs, bytes, loc);
   waitFor(async, rhs, bytes, loc);
   bool done = false;
-  switch (dtype) {
-  case COMMRT_F32:
-    done = launchCombine<float>(target, lhs, rhs, count, op);
-    break;
-  case COMMRT_F64:
-    done = launchCombine<double>(target, lhs, rhs, count, op);
-    break;
-  case COMMRT_BF16:
-    done = launchCombine<__nv_bfloat16>(target, lhs, rhs, count, op);
-    break;
-  case COMMRT_F16:
-    done = launchCombine<__half>(target, lhs, rhs, count, op);
-    break;
-  case COMMRT_I32:
-    done = launchCombine<int32_t>(target, lhs, rhs, count, op);
-    break;
-  case COMMRT_I64:
-    done = launchCombine<int64_t>(target, lhs, rhs, count, op);
-    break;
-  default:
-    break;
-  }
+#define COMMGEN_COMBINE_CASE(D, O)                                             \
+  if (!done && dtype == D && op == O)                                          \
+    done = combineCase<D, O>(target, lhs, rhs, count);
+  COMMGEN_CUDA_COMBINE_KERNELS(COMMGEN_COMBINE_CASE)
+#undef COMMGEN_COMBINE_CASE
   if (done) {
     launched(loc, "comm.buffer.combine");
     return;

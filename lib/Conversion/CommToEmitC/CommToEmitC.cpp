@@ -934,6 +934,47 @@ static LogicalResult checkInput(ModuleOp module, const LoweringFor &lowering) {
   return failure(result.wasInterrupted());
 }
 
+/// The X-macro lists that tell commrt_gen_cuda.cuh which kernels to compile:
+/// the (piece, buffer) type pairs of the packs and unpacks, the (type, op)
+/// pairs of the combines (see the header).
+static std::string kernelLists(ModuleOp module) {
+  // A handful of entries each: keep them in first-use order.
+  using List = SmallVector<std::string>;
+  List packs, unpacks, combines;
+  auto add = [](List &list, std::string entry) {
+    if (!llvm::is_contained(list, entry))
+      list.push_back(std::move(entry));
+  };
+  auto pairs = [&](List &list, ValueRange pieces, Value buffer) {
+    for (Value piece : pieces)
+      add(list, ("X(" + getCommrtDtypeName(elementOf(piece)) + ", " +
+                 getCommrtDtypeName(elementOf(buffer)) + ")")
+                    .str());
+  };
+  module.walk([&](Operation *op) {
+    if (auto pack = dyn_cast<BufferPackOp>(op))
+      pairs(packs, pack.getInputs(), pack.getTarget());
+    else if (auto unpack = dyn_cast<BufferUnpackOp>(op))
+      pairs(unpacks, unpack.getOutputs(), unpack.getSource());
+    else if (auto combine = dyn_cast<BufferCombineOp>(op))
+      add(combines, ("X(" + getCommrtDtypeName(elementOf(combine.getTarget())) +
+                     ", " + redopOf(combine.getKind()) + ")")
+                        .str());
+  });
+  std::string text = "// The kernels this program uses.\n";
+  auto define = [&](StringRef name, const List &list) {
+    text += "#define COMMGEN_CUDA_" + name.str() + "_KERNELS(X)";
+    for (const std::string &entry : list)
+      text += " " + entry;
+    text += "\n";
+  };
+  define("PACK", packs);
+  define("UNPACK", unpacks);
+  define("COMBINE", combines);
+  text.pop_back();
+  return text;
+}
+
 /// Moves the ops of every comm.start body in front of it, after a call that
 /// creates the start's async handle, and records which ops it issues.
 static void hoistAsyncBodies(ModuleOp module, LoweringState &state) {
@@ -1044,6 +1085,7 @@ struct ConvertCommToEmitCPass
 
     LoweringState state;
     state.cuda = target == "cuda";
+    std::string kernels = state.cuda ? kernelLists(module) : "";
     state.defaultSpace = state.cuda ? "COMMRT_HBM" : "COMMRT_HOST";
     hoistAsyncBodies(module, state);
 
@@ -1086,6 +1128,9 @@ struct ConvertCommToEmitCPass
             ArrayAttr::get(ctx, {StringAttr::get(ctx, "static")}));
 
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    if (state.cuda)
+      emitc::VerbatimOp::create(builder, module.getLoc(),
+                                builder.getStringAttr(kernels));
     emitc::IncludeOp::create(builder, module.getLoc(),
                              builder.getStringAttr(state.cuda
                                                        ? "commrt_gen_cuda.cuh"
