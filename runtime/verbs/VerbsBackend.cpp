@@ -539,9 +539,9 @@ commrt_status VerbsBackend::postWrite(Leg *leg, const ClearToSend &cts) {
   leg->posted = true;
   if (leg->peer == ctx->rank) {
     if (leg->bytes)
-      if (commrt_status s = copyToSelf(
-              ctx, reinterpret_cast<void *>(cts.address), leg->buffer,
-              leg->bytes))
+      if (commrt_status s =
+              copyToSelf(ctx, reinterpret_cast<void *>(cts.address),
+                         leg->buffer, leg->bytes))
         return s;
     leg->done = true;
     auto found = recvsBySeq.find({leg->peer, cts.seq});

@@ -338,8 +338,8 @@ int Driver::run() {
     step("lowering to " + StringRef(cuda ? "CUDA" : "C++"));
     return failed(writeFile(outputFilename,
                             [&](raw_ostream &os) {
-                              return translateCommToCpp(*module, os,
-                                                        codeTarget, backend);
+                              return translateCommToCpp(*module, os, codeTarget,
+                                                        backend);
                             }))
                ? 1
                : 0;

@@ -833,8 +833,7 @@ static StringRef realizedAlgorithms(StringRef name, bool nccl) {
 static LogicalResult checkBackend(Operation *op, const LoweringFor &lowering) {
   if (lowering.backend != "verbs" ||
       !isa<BufferAllReduceOp, BufferReduceScatterOp, BufferAllGatherOp,
-           BufferAllToAllOp, BufferBroadcastOp, BufferReduceOp, BarrierOp>(
-          op))
+           BufferAllToAllOp, BufferBroadcastOp, BufferReduceOp, BarrierOp>(op))
     return success();
   StringRef name = op->getName().stripDialect();
   name.consume_front("buffer.");
@@ -1066,7 +1065,8 @@ struct ConvertCommToEmitCPass
     if (lowering.backend != "mpi" && lowering.backend != "nccl" &&
         lowering.backend != "verbs") {
       module.emitError() << "convert-comm-to-emitc: unknown backend '"
-                         << lowering.backend << "' (expected mpi, nccl or verbs)";
+                         << lowering.backend
+                         << "' (expected mpi, nccl or verbs)";
       return signalPassFailure();
     }
     if ((lowering.backend == "mpi" && lowering.cuda) ||
