@@ -101,6 +101,10 @@ int wrap(int x, int m) { return ((x % m) + m) % m; }
 /// Segment \p j of a ring or of a direct exchange.
 using Segments = std::function<Ref(int)>;
 
+/// Segment \p j as several references (the blocks one member of a
+/// two-level schedule handles, one from every node).
+using SegmentSets = std::function<std::vector<Ref>(int)>;
+
 /// Segments [first, last) as few references as their layout allows
 /// (adjacent segments of one buffer merge into one).
 std::vector<Ref> range(const Segments &seg, int first, int last) {
@@ -202,11 +206,21 @@ public:
 
   /// Ring all-gather: member `me` starts with segment (me + own) mod n.
   void ringAllGather(const std::vector<int> &m, int me, Segments seg, int own) {
+    ringAllGatherSets(
+        m, me, [seg](int j) { return std::vector<Ref>{seg(j)}; }, own);
+  }
+
+  /// Ring all-gather of segments made of several references each: every
+  /// reference travels as its own message, in the same order on both sides.
+  void ringAllGatherSets(const std::vector<int> &m, int me, SegmentSets seg,
+                         int own) {
     int n = static_cast<int>(m.size());
     for (int k = 0; k + 1 < n; ++k) {
       Step &s = step();
-      send(s, m[wrap(me + 1, n)], seg(wrap(me + own - k, n)));
-      recv(s, m[wrap(me - 1, n)], seg(wrap(me + own - k - 1, n)));
+      for (Ref r : seg(wrap(me + own - k, n)))
+        send(s, m[wrap(me + 1, n)], r);
+      for (Ref r : seg(wrap(me + own - k - 1, n)))
+        recv(s, m[wrap(me - 1, n)], r);
     }
   }
 
@@ -539,8 +553,8 @@ std::vector<int> acrossNodes(const Plan &p, int local) {
   return m;
 }
 
-/// The scratch slot of each position's block in a reduce_scatter or an
-/// all_gather: the position itself, or for two levels (index within the
+/// The scratch slot of each position's block in a reduce_scatter: the
+/// position itself, or for two levels (index within the
 /// node) * nodes + node, so that the blocks one member handles within the
 /// node are adjacent.
 std::vector<int> slotsOf(const Plan &p) {
@@ -639,31 +653,33 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
   case OpKind::AllGather: {
     int64_t block = p.blockElems;
     Segments seg = [=](int j) { return Ref{Buf::Work, j * block + a, u}; };
-    if (twoLevel) {
-      // Across nodes first, into scratch in slot order, then within the
-      // node, then out to the blocks.
-      std::vector<int> slot = slotsOf(p);
-      int64_t k = static_cast<int64_t>(p.nodes.size());
-      Segments slots = [u](int j) { return Ref{Buf::Temp, j * u, u}; };
-      Segments perLocal = [=](int l) {
-        return Ref{Buf::Temp, l * k * u, k * u};
-      };
-      b.temp(0, n * u);
-      Builder::copy(b.step(), slots(slot[static_cast<size_t>(me)]), input);
-      int64_t first = p.local * k;
-      Segments perNode = [=](int j) {
-        return Ref{Buf::Temp, (first + j) * u, u};
-      };
-      b.ringAllGather(acrossNodes(p, p.local), p.node, perNode, 0);
-      b.ringAllGather(p.nodes[static_cast<size_t>(p.node)], p.local, perLocal,
-                      0);
-      Step &out = b.step();
-      for (int j = 0; j < n; ++j)
-        Builder::copy(out, seg(j), slots(slot[static_cast<size_t>(j)]));
-      break;
-    }
     if (!p.sendIsWork)
       Builder::copy(b.step(), seg(me), input);
+    if (twoLevel) {
+      // Across nodes among the members of this index within the node, then
+      // within the node: member l forwards the blocks of index l of every
+      // node, straight between the blocks of the receive buffers.
+      Segments perNode = [=](int x) {
+        return seg(
+            p.nodes[static_cast<size_t>(x)][static_cast<size_t>(p.local)]);
+      };
+      b.ringAllGather(acrossNodes(p, p.local), p.node, perNode, 0);
+      SegmentSets perLocal = [=](int l) {
+        std::vector<Ref> refs;
+        for (const std::vector<int> &node : p.nodes) {
+          Ref r = seg(node[static_cast<size_t>(l)]);
+          if (!refs.empty() &&
+              refs.back().offset + refs.back().count == r.offset)
+            refs.back().count += r.count;
+          else
+            refs.push_back(r);
+        }
+        return refs;
+      };
+      b.ringAllGatherSets(p.nodes[static_cast<size_t>(p.node)], p.local,
+                          perLocal, 0);
+      break;
+    }
     if (p.algorithm == COMMRT_ALGORITHM_DIRECT)
       b.directAllGather(all, me, seg);
     else if (p.algorithm == COMMRT_ALGORITHM_HALVING_DOUBLING)
