@@ -29,6 +29,17 @@ commrt_status setDevice(int device);
 
 commrt_status deviceMalloc(void **ptr, size_t bytes);
 commrt_status deviceFree(void *ptr);
+/// A stream-ordered memory pool of \p device that keeps up to
+/// \p keepBytes between uses (cudaMemPoolCreate, release threshold);
+/// UNAVAILABLE where the device has no memory pools.
+commrt_status poolCreate(void **pool, int device, size_t keepBytes);
+commrt_status poolDestroy(void *pool);
+/// cudaMallocFromPoolAsync / cudaFreeAsync: the memory is usable by work
+/// queued on \p stream after the call, and free for reuse once the work
+/// queued before the free has run.
+commrt_status poolMallocAsync(void **ptr, size_t bytes, void *pool,
+                              void *stream);
+commrt_status freeAsync(void *ptr, void *stream);
 commrt_status hostMalloc(void **ptr, size_t bytes);
 commrt_status hostFree(void *ptr);
 

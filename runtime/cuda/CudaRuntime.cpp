@@ -93,6 +93,55 @@ commrt_status cuda::deviceFree(void *ptr) {
   return check("cudaFree", cudaFree(ptr));
 }
 
+commrt_status cuda::poolCreate(void **pool, int device, size_t keepBytes) {
+  *pool = nullptr;
+  int supported = 0;
+  if (commrt_status s =
+          check("cudaDeviceGetAttribute",
+                cudaDeviceGetAttribute(
+                    &supported, cudaDevAttrMemoryPoolsSupported, device)))
+    return s;
+  if (!supported)
+    return setError(COMMRT_ERROR_UNAVAILABLE,
+                    "cuda: device " + std::to_string(device) +
+                        " has no stream-ordered memory pools");
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t handle = nullptr;
+  if (commrt_status s =
+          check("cudaMemPoolCreate", cudaMemPoolCreate(&handle, &props)))
+    return s;
+  uint64_t threshold = keepBytes; // the attribute is a cuuint64_t
+  if (commrt_status s =
+          check("cudaMemPoolSetAttribute",
+                cudaMemPoolSetAttribute(handle, cudaMemPoolAttrReleaseThreshold,
+                                        &threshold))) {
+    cudaMemPoolDestroy(handle);
+    return s;
+  }
+  *pool = handle;
+  return COMMRT_SUCCESS;
+}
+
+commrt_status cuda::poolDestroy(void *pool) {
+  return check("cudaMemPoolDestroy",
+               cudaMemPoolDestroy(static_cast<cudaMemPool_t>(pool)));
+}
+
+commrt_status cuda::poolMallocAsync(void **ptr, size_t bytes, void *pool,
+                                    void *stream) {
+  return check("cudaMallocFromPoolAsync",
+               cudaMallocFromPoolAsync(ptr, bytes,
+                                       static_cast<cudaMemPool_t>(pool),
+                                       asStream(stream)));
+}
+
+commrt_status cuda::freeAsync(void *ptr, void *stream) {
+  return check("cudaFreeAsync", cudaFreeAsync(ptr, asStream(stream)));
+}
+
 commrt_status cuda::hostMalloc(void **ptr, size_t bytes) {
   return check("cudaMallocHost", cudaMallocHost(ptr, bytes));
 }

@@ -150,6 +150,13 @@ void teardown(commrt_context *ctx) {
     (void)req.release();
   ctx->abandoned.clear();
   ctx->backend.reset();
+#if COMMRT_HAVE_CUDA
+  // Allocations still queued to be freed are released when their streams
+  // get there.
+  if (ctx->cudaScratchPool)
+    (void)cuda::poolDestroy(ctx->cudaScratchPool);
+  ctx->cudaScratchPool = nullptr;
+#endif
   freeComm(ctx, ctx->p2p);
   freeComm(ctx, ctx->internal);
   freeComm(ctx, ctx->node);

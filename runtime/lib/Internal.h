@@ -308,6 +308,10 @@ struct commrt_context {
 
   int cudaDevice = -1;     ///< -1: no CUDA device in use.
   std::string cudaMissing; ///< Why cudaDevice is -1.
+  /// The stream-ordered pool of the schedules' device scratch (a
+  /// cudaMemPool_t; null until first used, or where the device has none).
+  void *cudaScratchPool = nullptr;
+  bool cudaScratchPoolTried = false;
 };
 
 namespace commrt {

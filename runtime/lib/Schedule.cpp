@@ -811,10 +811,7 @@ class ScheduleRequest : public commrt_request {
 public:
   ScheduleRequest(commrt_context *ctx, const OpArgs &args)
       : commrt_request(ctx, args) {}
-  ~ScheduleRequest() override {
-    if (deviceTemp)
-      commrt_free(ctx, deviceTemp, COMMRT_HBM);
-  }
+  ~ScheduleRequest() override { releaseDeviceTemp(); }
 
   commrt_status start(const commrt_plan &plan);
   commrt_status poll(bool &done) override;
@@ -846,6 +843,8 @@ private:
   std::unique_ptr<Chunk> nextChunk(Lane &lane, int64_t &tempElems);
   commrt_status advance(Chunk &chunk, bool &finished);
   commrt_status enqueueAll();
+  commrt_status takeDeviceTemp(size_t bytes);
+  commrt_status releaseDeviceTemp();
   commrt_status startNodes();
 
   Plan p{};
@@ -860,7 +859,11 @@ private:
   std::vector<Lane> lanes;
   /// Stream-ordered backends: every transfer of the schedule.
   std::vector<std::unique_ptr<commrt_request>> enqueued;
+  /// Device scratch of a stream-ordered backend: from the context's pool,
+  /// freed on the stream behind the last step; else cudaMalloc'd and freed
+  /// with the request.
   void *deviceTemp = nullptr;
+  bool deviceTempPooled = false;
 };
 
 /// Largest MPI tag, queried once.
@@ -1104,7 +1107,7 @@ commrt_status ScheduleRequest::enqueueAll() {
       tempBytes += (tempElems * static_cast<int64_t>(elt) + 255) / 256 * 256;
     }
   if (tempBytes)
-    if (commrt_status s = commrt_alloc(ctx, tempBytes, COMMRT_HBM, &deviceTemp))
+    if (commrt_status s = takeDeviceTemp(static_cast<size_t>(tempBytes)))
       return s;
   size_t steps = 0;
   for (size_t i = 0; i < chunks.size(); ++i) {
@@ -1138,7 +1141,43 @@ commrt_status ScheduleRequest::enqueueAll() {
           if (commrt_status st = runLocal(l, chunk->temp))
             return st;
   }
-  return COMMRT_SUCCESS;
+  // Every use of the scratch is queued: free it behind them.
+  return releaseDeviceTemp();
+}
+
+commrt_status ScheduleRequest::takeDeviceTemp(size_t bytes) {
+#if COMMRT_HAVE_CUDA
+  // cudaMalloc and cudaFree synchronize the device; a stream-ordered pool
+  // hands the same memory out again without waiting for anything.
+  if (!ctx->cudaScratchPoolTried) {
+    ctx->cudaScratchPoolTried = true;
+    if (cuda::poolCreate(&ctx->cudaScratchPool, ctx->cudaDevice,
+                         ScratchPool::limit))
+      trace(ctx, 1, "planned collectives: %s; device scratch from cudaMalloc",
+            lastError().c_str());
+  }
+  if (ctx->cudaScratchPool) {
+    if (commrt_status s = cuda::poolMallocAsync(
+            &deviceTemp, bytes, ctx->cudaScratchPool, cudaStreamOf(stream)))
+      return s;
+    deviceTempPooled = true;
+    return COMMRT_SUCCESS;
+  }
+#endif
+  return commrt_alloc(ctx, static_cast<int64_t>(bytes), COMMRT_HBM,
+                      &deviceTemp);
+}
+
+commrt_status ScheduleRequest::releaseDeviceTemp() {
+  void *temp = deviceTemp;
+  deviceTemp = nullptr;
+  if (!temp)
+    return COMMRT_SUCCESS;
+#if COMMRT_HAVE_CUDA
+  if (deviceTempPooled)
+    return cuda::freeAsync(temp, cudaStreamOf(stream));
+#endif
+  return commrt_free(ctx, temp, COMMRT_HBM);
 }
 
 /// Builds the next chunk of \p lane; sets \p tempElems to the scratch it
