@@ -147,6 +147,14 @@ std::pair<double, double> mlir::comm::defaultTolerances(ModuleOp module) {
   return {rtol, atol};
 }
 
+/// The runtime backend --comm-to-cpp and --comm-to-cuda lower for.
+static llvm::cl::opt<std::string> translateBackend(
+    "comm-backend",
+    llvm::cl::desc("with --comm-to-cpp/--comm-to-cuda: the runtime backend "
+                   "the program runs on, mpi, nccl or verbs (default: mpi "
+                   "for C++, nccl for CUDA); verbs rejects collectives"),
+    llvm::cl::init(""));
+
 void mlir::comm::registerCommTranslations() {
   auto registerDialects = [](DialectRegistry &registry) {
     registerAllDialects(registry);
@@ -159,7 +167,8 @@ void mlir::comm::registerCommTranslations() {
         auto module = dyn_cast<ModuleOp>(op);
         if (!module)
           return op->emitError() << "expected a module";
-        return translateCommToCpp(module, os, CodeTarget::Cpu);
+        return translateCommToCpp(module, os, CodeTarget::Cpu,
+                                  translateBackend);
       },
       registerDialects);
   static TranslateFromMLIRRegistration toCuda(
@@ -170,7 +179,8 @@ void mlir::comm::registerCommTranslations() {
         auto module = dyn_cast<ModuleOp>(op);
         if (!module)
           return op->emitError() << "expected a module";
-        return translateCommToCpp(module, os, CodeTarget::Cuda);
+        return translateCommToCpp(module, os, CodeTarget::Cuda,
+                                  translateBackend);
       },
       registerDialects);
 }
