@@ -58,7 +58,8 @@ static cl::opt<std::string>
     target("target",
            cl::desc("cpu-mpi (host buffers, MPI; default), cuda-nccl "
                     "(device buffers, NCCL, generated CUDA kernels) or "
-                    "cuda-verbs (device buffers, RDMA point to point)"),
+                    "cuda-verbs (device buffers by GPUDirect RDMA; point to "
+                    "point only: send, recv, permute)"),
            cl::init("cpu-mpi"), cl::cat(category));
 static cl::opt<bool> withHarness(
     "emit-harness",
