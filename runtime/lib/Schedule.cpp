@@ -1141,8 +1141,9 @@ commrt_status ScheduleRequest::enqueueAll() {
           if (commrt_status st = runLocal(l, chunk->temp))
             return st;
   }
-  // Every use of the scratch is queued: free it behind them.
-  return releaseDeviceTemp();
+  // Every use of the scratch is queued: free pooled scratch behind them
+  // (cudaMalloc'd scratch waits for the request's end).
+  return deviceTempPooled ? releaseDeviceTemp() : COMMRT_SUCCESS;
 }
 
 commrt_status ScheduleRequest::takeDeviceTemp(size_t bytes) {
