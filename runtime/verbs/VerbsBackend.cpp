@@ -462,15 +462,16 @@ commrt_status VerbsBackend::registerBuffer(void *buffer, size_t bytes,
   }
   mr = ibv_reg_mr(pd, buffer, bytes,
                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  int err = errno; // before the CUDA query below can change it
   if (!mr && onGpu(ctx, buffer))
     return verbsFailed(
         format("ibv_reg_mr of %zu bytes of GPU memory (GPUDirect RDMA needs "
                "the nvidia-peermem kernel module; load it, or keep the "
                "buffers in host memory)",
                bytes),
-        errno);
+        err);
   if (!mr)
-    return verbsFailed(format("ibv_reg_mr of %zu bytes", bytes), errno);
+    return verbsFailed(format("ibv_reg_mr of %zu bytes", bytes), err);
   registered[key] = mr;
   return COMMRT_SUCCESS;
 }
