@@ -35,6 +35,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 namespace commgen {
 namespace cuda {
 
@@ -78,24 +80,23 @@ template <> struct DeviceType<COMMRT_I32> { using type = int32_t; };
 template <> struct DeviceType<COMMRT_I64> { using type = int64_t; };
 template <> struct DeviceType<COMMRT_I8> { using type = int8_t; };
 
-/// Whether a pack kernel moves pieces of type `piece` into a buffer of type
-/// `flat`: the same type, or f32 into bf16/f16 (and back for unpack).
-constexpr bool hasPackKernel(commrt_dtype piece, commrt_dtype flat) {
-  bool known = piece == COMMRT_F32 || piece == COMMRT_F64 ||
-               piece == COMMRT_BF16 || piece == COMMRT_F16 ||
-               piece == COMMRT_I32 || piece == COMMRT_I64 || piece == COMMRT_I8;
-  return known && (piece == flat || (piece == COMMRT_F32 &&
-                                     (flat == COMMRT_BF16 || flat == COMMRT_F16)));
-}
+template <commrt_dtype D>
+constexpr bool hasDeviceType = !std::is_void_v<typename DeviceType<D>::type>;
 
-/// Whether a combine kernel reduces `dtype` with `op`.
-constexpr bool hasCombineKernel(commrt_dtype dtype, commrt_redop op) {
-  bool known = dtype == COMMRT_F32 || dtype == COMMRT_F64 ||
-               dtype == COMMRT_BF16 || dtype == COMMRT_F16 ||
-               dtype == COMMRT_I32 || dtype == COMMRT_I64;
-  return known && (op == COMMRT_SUM || op == COMMRT_PROD ||
-                   op == COMMRT_MIN || op == COMMRT_MAX);
-}
+/// Whether a pack kernel moves pieces of type P into a buffer of type F: the
+/// same type, or f32 into bf16/f16 (and back for unpack).
+template <commrt_dtype P, commrt_dtype F>
+constexpr bool hasPackKernel =
+    hasDeviceType<P> &&
+    (P == F || (P == COMMRT_F32 && (F == COMMRT_BF16 || F == COMMRT_F16)));
+
+/// Whether a combine kernel reduces D with Op (i8 is left to the runtime's
+/// commrt_reduce_local).
+template <commrt_dtype D, commrt_redop Op>
+constexpr bool hasCombineKernel =
+    hasDeviceType<D> && D != COMMRT_I8 &&
+    (Op == COMMRT_SUM || Op == COMMRT_PROD || Op == COMMRT_MIN ||
+     Op == COMMRT_MAX);
 
 /// Up to kTable pieces travel by value in the kernel's parameters.
 constexpr int kTable = 64;
@@ -221,7 +222,7 @@ void launchPack(void *buffer, const commrt_piece *pieces, int64_t n,
 template <commrt_dtype P, commrt_dtype F, bool IsPack>
 bool packCase(void *buffer, const commrt_piece *pieces, int64_t n,
               const char *loc) {
-  if constexpr (hasPackKernel(P, F)) {
+  if constexpr (hasPackKernel<P, F>) {
     if (buffer)
       launchPack<typename DeviceType<P>::type, typename DeviceType<F>::type,
                  IsPack>(buffer, pieces, n, loc);
@@ -359,7 +360,7 @@ void launchCombine(void *target, const void *lhs, const void *rhs,
 template <commrt_dtype D, commrt_redop Op>
 bool combineCase(void *target, const void *lhs, const void *rhs,
                  int64_t count) {
-  if constexpr (hasCombineKernel(D, Op)) {
+  if constexpr (hasCombineKernel<D, Op>) {
     launchCombine<typename DeviceType<D>::type, Op>(target, lhs, rhs, count);
     return true;
   } else {

@@ -413,6 +413,9 @@ commrt_status completeRequest(std::unique_ptr<commrt_request> req);
 void trace(commrt_context *ctx, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/// Whether \p ptr is GPU memory (false without a CUDA device in use).
+bool isGpuMemory(const commrt_context *ctx, const void *ptr);
+
 /// The cudaStream_t to run on: \p stream's, or NULL (the default stream).
 inline void *cudaStreamOf(commrt_stream *stream) {
   return stream ? stream->cuda : nullptr;

@@ -505,3 +505,13 @@ commrt_event_elapsed_ms(commrt_event *start, commrt_event *end, double *ms) {
 #endif
   });
 }
+
+bool commrt::isGpuMemory(const commrt_context *ctx, const void *ptr) {
+#if COMMRT_HAVE_CUDA
+  return ctx->cudaDevice >= 0 && ptr && cuda::isDevicePointer(ptr);
+#else
+  (void)ctx;
+  (void)ptr;
+  return false;
+#endif
+}

@@ -298,14 +298,8 @@ commrt_status zeroBuffer(commrt_context *ctx, void *ptr, size_t bytes,
                          commrt_stream *stream) {
   if (!bytes)
     return COMMRT_SUCCESS;
-#if COMMRT_HAVE_CUDA
   // The verbs backend carries host or GPU memory.
-  bool gpu = ctx->backend->bufferSpace() == COMMRT_HBM ||
-             (ctx->cudaDevice >= 0 && cuda::isDevicePointer(ptr));
-#else
-  bool gpu = ctx->backend->bufferSpace() == COMMRT_HBM;
-#endif
-  if (!gpu) {
+  if (ctx->backend->bufferSpace() != COMMRT_HBM && !isGpuMemory(ctx, ptr)) {
     std::memset(ptr, 0, bytes);
     return COMMRT_SUCCESS;
   }

@@ -665,16 +665,10 @@ Builder buildChunk(const Plan &p, int64_t a, int64_t u) {
       };
       b.ringAllGather(acrossNodes(p, p.local), p.node, perNode, 0);
       SegmentSets perLocal = [=](int l) {
-        std::vector<Ref> refs;
-        for (const std::vector<int> &node : p.nodes) {
-          Ref r = seg(node[static_cast<size_t>(l)]);
-          if (!refs.empty() &&
-              refs.back().offset + refs.back().count == r.offset)
-            refs.back().count += r.count;
-          else
-            refs.push_back(r);
-        }
-        return refs;
+        Segments ofNode = [&](int x) {
+          return seg(p.nodes[static_cast<size_t>(x)][static_cast<size_t>(l)]);
+        };
+        return range(ofNode, 0, static_cast<int>(p.nodes.size()));
       };
       b.ringAllGatherSets(p.nodes[static_cast<size_t>(p.node)], p.local,
                           perLocal, 0);

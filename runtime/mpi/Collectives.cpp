@@ -48,16 +48,14 @@ commrt_status MpiBackend::post(const OpArgs &args,
                     format("mpi backend: count %lld exceeds the 2^31-1 "
                            "elements one MPI 3.1 call can carry",
                            static_cast<long long>(args.count)));
+  // Open MPI here is not CUDA-aware: refuse GPU memory instead of crashing.
+  for (const void *buffer : {args.send, static_cast<const void *>(args.recv)})
+    if (isGpuMemory(ctx, buffer))
+      return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                      "mpi backend: a buffer is GPU memory, but the mpi "
+                      "backend moves host memory (use the nccl backend, or "
+                      "stage it with commrt_copy)");
 #if COMMRT_HAVE_CUDA
-  if (ctx->cudaDevice >= 0) {
-    // Open MPI here is not CUDA-aware: refuse GPU memory instead of crashing.
-    for (const void *buffer : {args.send, static_cast<const void *>(args.recv)})
-      if (buffer && cuda::isDevicePointer(buffer))
-        return setError(COMMRT_ERROR_INVALID_ARGUMENT,
-                        "mpi backend: a buffer is GPU memory, but the mpi "
-                        "backend moves host memory (use the nccl backend, or "
-                        "stage it with commrt_copy)");
-  }
   // Host buffers may be produced by GPU work queued on the stream.
   if (args.stream && args.stream->cuda)
     if (commrt_status s = cuda::streamSynchronize(args.stream->cuda))

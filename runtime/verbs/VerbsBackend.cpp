@@ -106,22 +106,11 @@ commrt_status verbsFailed(const std::string &what, int err) {
       format("verbs backend: %s failed: %s", what.c_str(), std::strerror(err)));
 }
 
-/// Whether \p ptr is GPU memory.
-bool onGpu(const commrt_context *ctx, const void *ptr) {
-#if COMMRT_HAVE_CUDA
-  return ctx->cudaDevice >= 0 && ptr && cuda::isDevicePointer(ptr);
-#else
-  (void)ctx;
-  (void)ptr;
-  return false;
-#endif
-}
-
 /// dst = src for a message to self, in host or GPU memory.
 commrt_status copyToSelf(const commrt_context *ctx, void *dst, const void *src,
                          size_t bytes) {
 #if COMMRT_HAVE_CUDA
-  if (onGpu(ctx, dst) || onGpu(ctx, src))
+  if (isGpuMemory(ctx, dst) || isGpuMemory(ctx, src))
     return cuda::copy(dst, src, bytes, nullptr, /*synchronous=*/true);
 #endif
   (void)ctx;
@@ -463,7 +452,7 @@ commrt_status VerbsBackend::registerBuffer(void *buffer, size_t bytes,
   mr = ibv_reg_mr(pd, buffer, bytes,
                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
   int err = errno; // before the CUDA query below can change it
-  if (!mr && onGpu(ctx, buffer))
+  if (!mr && isGpuMemory(ctx, buffer))
     return verbsFailed(
         format("ibv_reg_mr of %zu bytes of GPU memory (GPUDirect RDMA needs "
                "the nvidia-peermem kernel module; load it, or keep the "

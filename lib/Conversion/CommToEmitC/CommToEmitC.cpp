@@ -835,8 +835,7 @@ static LogicalResult checkBackend(Operation *op, const LoweringFor &lowering) {
       !isa<BufferAllReduceOp, BufferReduceScatterOp, BufferAllGatherOp,
            BufferAllToAllOp, BufferBroadcastOp, BufferReduceOp, BarrierOp>(op))
     return success();
-  StringRef name = op->getName().stripDialect();
-  name.consume_front("buffer.");
+  StringRef name = getTransferName(op);
   return op->emitError()
          << "comm." << name
          << " cannot run on the verbs backend, which carries point to point "
@@ -851,8 +850,7 @@ static LogicalResult checkAlgorithm(Operation *op,
   auto plan = op->getAttrOfType<PlanAttr>("plan");
   if (!plan || !plan.getAlgorithm())
     return success();
-  StringRef name = op->getName().stripDialect();
-  name.consume_front("buffer.");
+  StringRef name = getTransferName(op);
   StringRef algorithm = stringifyAlgorithm(*plan.getAlgorithm());
   bool nccl = lowering.backend == "nccl";
   StringRef realized = realizedAlgorithms(name, nccl);
@@ -940,15 +938,15 @@ static std::string kernelLists(ModuleOp module) {
   // A handful of entries each: keep them in first-use order.
   using List = SmallVector<std::string>;
   List packs, unpacks, combines;
-  auto add = [](List &list, std::string entry) {
+  auto add = [](List &list, StringRef first, StringRef second) {
+    std::string entry = ("X(" + first + ", " + second + ")").str();
     if (!llvm::is_contained(list, entry))
       list.push_back(std::move(entry));
   };
   auto pairs = [&](List &list, ValueRange pieces, Value buffer) {
     for (Value piece : pieces)
-      add(list, ("X(" + getCommrtDtypeName(elementOf(piece)) + ", " +
-                 getCommrtDtypeName(elementOf(buffer)) + ")")
-                    .str());
+      add(list, getCommrtDtypeName(elementOf(piece)),
+          getCommrtDtypeName(elementOf(buffer)));
   };
   module.walk([&](Operation *op) {
     if (auto pack = dyn_cast<BufferPackOp>(op))
@@ -956,9 +954,8 @@ static std::string kernelLists(ModuleOp module) {
     else if (auto unpack = dyn_cast<BufferUnpackOp>(op))
       pairs(unpacks, unpack.getOutputs(), unpack.getSource());
     else if (auto combine = dyn_cast<BufferCombineOp>(op))
-      add(combines, ("X(" + getCommrtDtypeName(elementOf(combine.getTarget())) +
-                     ", " + redopOf(combine.getKind()) + ")")
-                        .str());
+      add(combines, getCommrtDtypeName(elementOf(combine.getTarget())),
+          redopOf(combine.getKind()));
   });
   std::string text = "// The kernels this program uses.\n";
   auto define = [&](StringRef name, const List &list) {

@@ -4,9 +4,10 @@
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -46,6 +47,12 @@ bool mlir::comm::isValidReduction(ReductionKind kind, Type elementType) {
     return isa<IntegerType, FloatType>(elementType);
   }
   return false;
+}
+
+StringRef mlir::comm::getTransferName(Operation *op) {
+  StringRef name = op->getName().stripDialect();
+  name.consume_front("buffer.");
+  return name;
 }
 
 ArrayRef<Algorithm> mlir::comm::getApplicableAlgorithms(StringRef opName) {

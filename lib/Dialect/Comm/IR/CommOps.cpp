@@ -131,8 +131,7 @@ LogicalResult mlir::comm::detail::verifyTransfer(Operation *op,
   if (!plan)
     return success();
   // The bufferized ops take the plans of the ops they come from.
-  StringRef opName = op->getName().stripDialect();
-  opName.consume_front("buffer.");
+  StringRef opName = getTransferName(op);
   if (std::optional<Algorithm> algorithm = plan.getAlgorithm()) {
     ArrayRef<Algorithm> applicable = getApplicableAlgorithms(opName);
     if (applicable.empty())

@@ -14,6 +14,7 @@
 #include "comm/Dialect/Comm/CommAttrs.h.inc"
 
 namespace mlir {
+class Operation;
 namespace comm {
 
 /// Whether `kind` is a valid reduction for elements of type `elementType`.
@@ -22,6 +23,10 @@ bool isValidReduction(ReductionKind kind, Type elementType);
 
 /// The algorithms that apply to the op named `opName` (e.g. "all_reduce").
 ArrayRef<Algorithm> getApplicableAlgorithms(StringRef opName);
+
+/// The name of a comm op without the dialect and the "buffer." prefix:
+/// "all_reduce" for both comm.all_reduce and comm.buffer.all_reduce.
+StringRef getTransferName(Operation *op);
 
 } // namespace comm
 } // namespace mlir
