@@ -1081,7 +1081,7 @@ struct ConvertCommToEmitCPass
       return signalPassFailure();
 
     LoweringState state;
-    state.cuda = target == "cuda";
+    state.cuda = lowering.cuda;
     std::string kernels = state.cuda ? kernelLists(module) : "";
     state.defaultSpace = state.cuda ? "COMMRT_HBM" : "COMMRT_HOST";
     hoistAsyncBodies(module, state);
