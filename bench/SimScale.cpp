@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Analysis/CostModel.h"
+#include "comm/CostModel/CostModel.h"
 #include "comm/InitAllDialects.h"
 #include "comm/Sim/Simulator.h"
 #include "mlir/IR/MLIRContext.h"

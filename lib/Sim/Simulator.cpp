@@ -5,6 +5,7 @@
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/InitAllDialects.h"
 #include "comm/Sim/FlowNetwork.h"
+#include "comm/Sim/Phases.h"
 #include "comm/Support/InputChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -541,7 +542,7 @@ LogicalResult Simulation::launch(uint64_t key, Instance &instance) {
     return failure();
   }
   llvm::Expected<std::vector<PhaseSpec>> phases =
-      decomposeCollective(model, request, *prediction);
+      getCollectivePhases(model, request, *prediction);
   if (!phases) {
     instance.instr->op->emitError() << llvm::toString(phases.takeError());
     return failure();

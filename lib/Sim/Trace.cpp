@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Analysis/TopologyPrinter.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "comm/Sim/Simulator.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"

@@ -1,6 +1,6 @@
 //===- CostModelTest.cpp - the cost model's arithmetic ---------*- C++ -*-===//
 
-#include "comm/Analysis/CostModel.h"
+#include "comm/CostModel/CostModel.h"
 #include "gtest/gtest.h"
 
 #include <cmath>

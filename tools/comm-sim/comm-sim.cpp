@@ -1,15 +1,321 @@
-//===- comm-sim.cpp - predict and simulate communication -------*- C++ -*-===//
+//===- comm-sim.cpp - predict and simulate communication --------*- C++ -*-===//
 //
 // comm-sim bench     an nccl-tests style table of predicted times
 // comm-sim run       simulate a whole comm program
 // comm-sim calibrate fit the cost model on measured figures
 //
+// The driver only parses flags and calls the cost model (lib/CostModel) and
+// the simulator (lib/Sim).
+//
 //===----------------------------------------------------------------------===//
 
-#include "comm/Sim/Commands.h"
+#include "Bench.h"
+#include "Run.h"
+#include "comm/CostModel/Calibration.h"
+#include "comm/CostModel/CostModel.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+using namespace mlir::comm::sim;
+namespace cl = llvm::cl;
+
+namespace {
+struct Options {
+  cl::OptionCategory category{"comm-sim options"};
+  cl::SubCommand bench{"bench",
+                       "Predict a collective over a range of sizes, as an "
+                       "nccl-tests style table"};
+  cl::SubCommand run{"run", "Simulate a whole comm program on a topology"};
+  cl::SubCommand calibrate{
+      "calibrate",
+      "Fit the cost model on measured figures and report the fit error"};
+
+  // Shared.
+  cl::opt<std::string> topology{
+      "topology",
+      cl::desc("A preset (dgx-h100), a cluster (dgx-h100x4), an NCCL XML "
+               "or comm YAML file (file.yaml:N for N machines of it)"),
+      cl::value_desc("spec"), cl::sub(bench), cl::sub(run), cl::cat(category)};
+  cl::alias topologyAlias{"t", cl::aliasopt(topology),
+                          cl::desc("Alias for --topology")};
+  cl::opt<std::string> params{
+      "params", cl::desc("Cost model parameters (YAML, as calibrate writes)"),
+      cl::value_desc("file"), cl::sub(bench), cl::sub(run),
+      cl::sub(calibrate), cl::cat(category)};
+  cl::opt<bool> json{"json", cl::desc("Print JSON instead of a table"),
+                     cl::sub(bench), cl::sub(run), cl::cat(category)};
+  cl::opt<std::string> plot{"plot",
+                            cl::desc("Write an SVG chart (bench: bandwidth "
+                                     "curve; run: timeline)"),
+                            cl::value_desc("file.svg"), cl::sub(bench),
+                            cl::sub(run), cl::cat(category)};
+  cl::opt<std::string> output{"o", cl::desc("Output file"), cl::init("-"),
+                              cl::sub(bench), cl::sub(run),
+                              cl::sub(calibrate), cl::cat(category)};
+
+  // bench.
+  cl::opt<std::string> collective{
+      "collective",
+      cl::desc("all_reduce, reduce_scatter, all_gather, all_to_all, "
+               "broadcast, reduce, sendrecv"),
+      cl::init("all_reduce"), cl::sub(bench), cl::cat(category)};
+  cl::opt<uint64_t> ranks{"ranks",
+                          cl::desc("Ranks taking part (default: every GPU)"),
+                          cl::init(0), cl::sub(bench), cl::cat(category)};
+  cl::opt<std::string> sizes{
+      "sizes",
+      cl::desc("Sizes in bytes: <size>, <min>:<max> or <min>:<max>:<factor> "
+               "(K, M, G are powers of two)"),
+      cl::init("8:8G"), cl::sub(bench), cl::cat(category)};
+  cl::opt<std::string> dtype{"dtype", cl::desc("Element type (f32, bf16, ...)"),
+                             cl::init("f32"), cl::sub(bench),
+                             cl::cat(category)};
+  cl::opt<std::string> algorithm{
+      "algorithm", cl::desc("Fix the algorithm (ring, tree, nvls, ...)"),
+      cl::sub(bench), cl::cat(category)};
+  cl::opt<std::string> protocol{"protocol",
+                                cl::desc("Fix the protocol (simple, ll, "
+                                         "ll128)"),
+                                cl::sub(bench), cl::cat(category)};
+  cl::opt<bool> ncclOnly{"nccl",
+                         cl::desc("Only the algorithms NCCL implements"),
+                         cl::sub(bench), cl::cat(category)};
+  cl::opt<bool> explainTerms{"explain",
+                             cl::desc("Print the terms of every prediction"),
+                             cl::sub(bench), cl::cat(category)};
+
+  // run.
+  cl::opt<std::string> program{cl::Positional, cl::desc("<program.mlir>"),
+                               cl::sub(run), cl::cat(category)};
+  cl::opt<std::string> trace{"trace",
+                             cl::desc("Write a Chrome/Perfetto trace (JSON)"),
+                             cl::value_desc("file.json"), cl::sub(run),
+                             cl::cat(category)};
+  cl::opt<std::string> entry{"entry",
+                             cl::desc("Function to run (default: the only "
+                                      "or first public function)"),
+                             cl::sub(run), cl::cat(category)};
+  cl::opt<unsigned> traceRanks{"trace-ranks",
+                               cl::desc("Ranks to put in the trace"),
+                               cl::init(64), cl::sub(run), cl::cat(category)};
+
+  // calibrate.
+  cl::opt<std::string> data{"data",
+                            cl::desc("Measured points (CSV: system, topology, "
+                                     "collective, ranks, size_bytes, "
+                                     "busbw_GBps, source)"),
+                            cl::value_desc("points.csv"), cl::sub(calibrate),
+                            cl::cat(category)};
+  cl::opt<bool> fit{"fit", cl::desc("Fit the parameters (else only report)"),
+                    cl::sub(calibrate), cl::cat(category)};
+  cl::opt<std::string> writeParams{"write-params",
+                                   cl::desc("Write the fitted parameters"),
+                                   cl::value_desc("file.yaml"),
+                                   cl::sub(calibrate), cl::cat(category)};
+  cl::opt<unsigned> iterations{"iterations",
+                               cl::desc("Nelder-Mead iterations per restart"),
+                               cl::init(1500), cl::sub(calibrate),
+                               cl::cat(category)};
+  cl::opt<bool> points{"points", cl::desc("Also list every point"),
+                       cl::sub(calibrate), cl::cat(category)};
+  cl::list<std::string> exclude{
+      "exclude",
+      cl::desc("Leave out of the fit the systems whose name contains this "
+               "text (they are still reported): a check that the model "
+               "predicts systems it was not fitted on"),
+      cl::sub(calibrate), cl::cat(category)};
+};
+} // namespace
+
+static int fail(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "comm-sim") << message << "\n";
+  return 1;
+}
+
+static int fail(llvm::Error error) {
+  std::string text = llvm::toString(std::move(error));
+  // Located errors already say "error:".
+  if (StringRef(text).contains(": error: ")) {
+    llvm::errs() << text << "\n";
+    return 1;
+  }
+  return fail(text);
+}
+
+static llvm::Expected<CostParams> loadParams(StringRef path) {
+  if (path.empty())
+    return getDefaultCostParams();
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot read --params '" + path +
+                                       "': " + buffer.getError().message());
+  return parseCostParams((*buffer)->getBuffer(), path);
+}
+
+static int runBenchCommand(Options &o) {
+  if (o.topology.empty())
+    return fail("bench needs --topology=<spec> (a preset such as dgx-h100, "
+                "a cluster dgx-h100x4, or a file)");
+  BenchOptions options;
+  std::optional<CollectiveKind> kind = symbolizeCollectiveKind(o.collective);
+  if (!kind || *kind == CollectiveKind::Copy ||
+      *kind == CollectiveKind::Barrier)
+    return fail("unknown --collective '" + o.collective +
+                "'; expected all_reduce, reduce_scatter, all_gather, "
+                "all_to_all, broadcast, reduce or sendrecv");
+  options.kind = *kind;
+  options.ranks = o.ranks;
+  options.json = o.json;
+  options.explain = o.explainTerms;
+  options.ncclOnly = o.ncclOnly;
+  if (llvm::Error e = parseSizeRange(o.sizes, options))
+    return fail(std::move(e));
+  if (llvm::Error e = parseDataType(o.dtype, options))
+    return fail(std::move(e));
+  if (!o.algorithm.empty()) {
+    options.algorithm = symbolizeAlgorithm(o.algorithm);
+    if (!options.algorithm)
+      return fail("unknown --algorithm '" + o.algorithm +
+                  "'; expected ring, tree, direct, halving_doubling, "
+                  "hierarchical or nvls");
+  }
+  if (!o.protocol.empty()) {
+    options.protocol = symbolizeProtocol(o.protocol);
+    if (!options.protocol)
+      return fail("unknown --protocol '" + o.protocol +
+                  "'; expected simple, ll or ll128");
+  }
+  llvm::Expected<CostParams> params = loadParams(o.params);
+  if (!params)
+    return fail(params.takeError());
+  llvm::Expected<std::unique_ptr<Topology>> topology = loadTopology(o.topology);
+  if (!topology)
+    return fail(topology.takeError());
+  if ((*topology)->getNumGPUs() == 0)
+    return fail("topology '" + o.topology + "' has no GPU");
+  CostModel model(**topology, *params);
+  llvm::Expected<std::vector<BenchRow>> rows = runBench(model, options);
+  if (!rows)
+    return fail(rows.takeError());
+  std::string error;
+  auto out = openOutputFile(o.output, &error);
+  if (!out)
+    return fail(error);
+  printBench(model, options, *rows, out->os());
+  out->keep();
+  if (!o.plot.empty()) {
+    auto svg = openOutputFile(o.plot, &error);
+    if (!svg)
+      return fail(error);
+    plotBench(options, *rows,
+              (stringifyCollectiveKind(options.kind) + " on " +
+               (*topology)->getName())
+                  .str(),
+              svg->os());
+    svg->keep();
+  }
+  return 0;
+}
+
+static int runCalibrateCommand(Options &o) {
+  if (o.data.empty())
+    return fail("calibrate needs --data=<points.csv> (bench/calibration/"
+                "points.csv holds the measured nccl-tests figures)");
+  llvm::Expected<CostParams> start =
+      o.params.empty() && o.fit ? getPriorCostParams() : loadParams(o.params);
+  if (!start)
+    return fail(start.takeError());
+  auto points = readMeasuredPoints(o.data);
+  if (!points)
+    return fail(points.takeError());
+  CostParams params = *start;
+  if (o.fit) {
+    std::vector<MeasuredPoint> fitPoints;
+    for (const MeasuredPoint &point : *points)
+      if (llvm::none_of(o.exclude, [&](const std::string &text) {
+            return StringRef(point.system).contains(text);
+          }))
+        fitPoints.push_back(point);
+    if (fitPoints.empty())
+      return fail("--exclude leaves no point to fit");
+    auto fitted = fitCostParams(fitPoints, params, o.iterations, &llvm::errs());
+    if (!fitted)
+      return fail(fitted.takeError());
+    params = *fitted;
+  }
+  auto results = evaluatePoints(*points, params);
+  if (!results)
+    return fail(results.takeError());
+  std::string error;
+  auto out = openOutputFile(o.output, &error);
+  if (!out)
+    return fail(error);
+  bool within = printCalibrationReport(*results, out->os(), o.points);
+  out->os() << (within ? "\nevery banded point is within its bound\n"
+                       : "\nsome points are outside their bounds\n");
+  out->keep();
+  if (!o.writeParams.empty()) {
+    auto file = openOutputFile(o.writeParams, &error);
+    if (!file)
+      return fail(error);
+    printCostParams(params, file->os());
+    file->keep();
+  }
+  return 0;
+}
+
+static int runRunCommand(Options &o) {
+  if (o.program.empty())
+    return fail("run needs a program: comm-sim run <program.mlir> "
+                "[--topology=<spec>]");
+  SimOptions options;
+  options.programPath = o.program;
+  options.topologySpec = o.topology;
+  options.entry = o.entry;
+  options.tracePath = o.trace;
+  options.traceRanks = o.traceRanks;
+  options.plotPath = o.plot;
+  options.json = o.json;
+  llvm::Expected<CostParams> params = loadParams(o.params);
+  if (!params)
+    return fail(params.takeError());
+  options.params = *params;
+  std::string error;
+  auto out = openOutputFile(o.output, &error);
+  if (!out)
+    return fail(error);
+  if (failed(runProgram(options, out->os())))
+    return 1;
+  out->keep();
+  return 0;
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  return mlir::comm::sim::runCommSim(argc, argv);
+  Options o;
+  cl::HideUnrelatedOptions(o.category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "comm-sim: predict and simulate communication on hardware you do not "
+      "have\n\n"
+      "  comm-sim bench --collective all_reduce --topology dgx-h100x2 "
+      "[--ranks N] [--sizes 8:8G] [--dtype f32] [--json] [--explain]\n"
+      "  comm-sim run prog.mlir --topology dgx-h100 [--trace out.json] "
+      "[--plot timeline.svg] [--json]\n"
+      "  comm-sim calibrate --data bench/calibration/points.csv [--fit] "
+      "[--write-params params.yaml]\n");
+  if (o.bench)
+    return runBenchCommand(o);
+  if (o.run)
+    return runRunCommand(o);
+  if (o.calibrate)
+    return runCalibrateCommand(o);
+  return fail("expected a command: bench, run or calibrate (see --help)");
 }

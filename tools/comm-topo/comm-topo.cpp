@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Analysis/Topology.h"
-#include "comm/Analysis/TopologyPrinter.h"
+#include "comm/Topology/Topology.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"

@@ -10,7 +10,7 @@
 #ifndef COMM_ANALYSIS_TOPOLOGYANALYSIS_H
 #define COMM_ANALYSIS_TOPOLOGYANALYSIS_H
 
-#include "comm/Analysis/Topology.h"
+#include "comm/Topology/Topology.h"
 #include "mlir/IR/Operation.h"
 
 #include <memory>

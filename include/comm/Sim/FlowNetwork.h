@@ -10,7 +10,7 @@
 #ifndef COMM_SIM_FLOWNETWORK_H
 #define COMM_SIM_FLOWNETWORK_H
 
-#include "comm/Analysis/Topology.h"
+#include "comm/Topology/Topology.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <vector>

@@ -12,7 +12,7 @@
 #ifndef COMM_SIM_SIMULATOR_H
 #define COMM_SIM_SIMULATOR_H
 
-#include "comm/Analysis/CostModel.h"
+#include "comm/CostModel/CostModel.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -23,42 +23,6 @@ namespace mlir {
 namespace comm {
 namespace sim {
 
-/// One flow of a phase: `bytes` from device `src` to `dst`.
-struct FlowSpec {
-  DeviceId src, dst;
-  double bytes;
-  /// The rate cap is this fraction of the path's effective bandwidth.
-  double protocolFactor = 1;
-  /// When set, the cap is this bandwidth (GB/s) instead (NVLS).
-  double fixedCapGBps = 0;
-  /// Rails (NIC indices) to leave and enter through, or -1 for the nearest.
-  int srcRail = -1, dstRail = -1;
-};
-
-struct PhaseSpec {
-  std::string name;
-  double latencyUs = 0;
-  std::vector<FlowSpec> flows;
-};
-
-/// The phases and flows of a collective as the chosen algorithm runs it.
-llvm::Expected<std::vector<PhaseSpec>>
-decomposeCollective(const CostModel &model, const CollectiveRequest &request,
-                    const Prediction &prediction);
-
-/// Effective bandwidth of a path (its slowest link at its efficiency).
-double getPathEffectiveBandwidth(const CostModel &model, const Path &path);
-
-struct SimOptions {
-  std::string programPath;
-  std::string topologySpec; ///< overrides the module's comm.topology
-  std::string entry;
-  std::string tracePath;
-  unsigned traceRanks = 64;
-  std::string plotPath;
-  bool json = false;
-  CostParams params;
-};
 
 struct LinkUse {
   uint64_t directedLink;
@@ -99,10 +63,6 @@ FailureOr<SimResult> simulateFunction(func::FuncOp function,
                                       const Topology &topology,
                                       const CostModel &model,
                                       unsigned traceRanks);
-
-/// comm-sim run: parses the program, simulates it, prints the report (or
-/// JSON), writes the trace and the plot.
-LogicalResult runProgram(const SimOptions &options, llvm::raw_ostream &os);
 
 /// Writes events as Chrome trace JSON.
 void writeChromeTrace(const SimResult &result, const Topology &topology,

@@ -1,7 +1,7 @@
 //===- CheckTopology.cpp - check a program against its topology -*- C++ -*-===//
 
 #include "comm/Analysis/TopologyAnalysis.h"
-#include "comm/Analysis/TopologyPrinter.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -1,6 +1,6 @@
-//===- TopologyLoad.cpp - find a topology by name or file ------*- C++ -*-===//
+//===- Load.cpp - find a topology by name or file ---------------*- C++ -*-===//
 
-#include "comm/Analysis/Topology.h"
+#include "comm/Topology/Topology.h"
 #include "comm/Support/InputChecks.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

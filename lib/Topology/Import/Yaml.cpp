@@ -1,4 +1,4 @@
-//===- TopologyYaml.cpp - comm's YAML topology format ----------*- C++ -*-===//
+//===- Yaml.cpp - comm's YAML topology format -------------------*- C++ -*-===//
 //
 // Reads and writes the format documented in docs/Topology.md with
 // llvm::yaml::IO. Syntax and type errors come from the YAML reader with
@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Analysis/Topology.h"
+#include "comm/Topology/Topology.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"

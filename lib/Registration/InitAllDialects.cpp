@@ -1,14 +1,9 @@
-//===- InitAll.cpp - register comm and its companions ----------*- C++ -*-===//
+//===- InitAllDialects.cpp - the dialects comm programs use -----*- C++ -*-===//
 
-#include "comm/Conversion/Passes.h"
-#include "comm/Dialect/Comm/IR/CommDialect.h"
-#include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "comm/InitAllDialects.h"
-#include "comm/InitAllPasses.h"
-#include "comm/Pipelines/Pipelines.h"
+#include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -17,7 +12,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Transforms/Passes.h"
 
 void mlir::comm::registerAllDialects(DialectRegistry &registry) {
   registry.insert<comm::CommDialect, arith::ArithDialect,
@@ -26,12 +20,4 @@ void mlir::comm::registerAllDialects(DialectRegistry &registry) {
                   scf::SCFDialect, shard::ShardDialect, tensor::TensorDialect>();
   // buffer-results-to-out-params hoists allocations through this interface.
   memref::registerAllocationOpInterfaceExternalModels(registry);
-}
-
-void mlir::comm::registerAllPasses() {
-  mlir::registerTransformsPasses();
-  mlir::bufferization::registerBufferResultsToOutParamsPass();
-  comm::registerCommPasses();
-  comm::registerCommConversionPasses();
-  comm::registerPipelines();
 }

@@ -1,9 +1,9 @@
 //===- TopologyPrinter.h - human-readable views of a topology ---*- C++ -*-===//
 
-#ifndef COMM_ANALYSIS_TOPOLOGYPRINTER_H
-#define COMM_ANALYSIS_TOPOLOGYPRINTER_H
+#ifndef COMM_TOPOLOGY_TOPOLOGYPRINTER_H
+#define COMM_TOPOLOGY_TOPOLOGYPRINTER_H
 
-#include "comm/Analysis/Topology.h"
+#include "comm/Topology/Topology.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir {
@@ -35,4 +35,4 @@ std::string formatBandwidth(double gbps);
 } // namespace comm
 } // namespace mlir
 
-#endif // COMM_ANALYSIS_TOPOLOGYPRINTER_H
+#endif // COMM_TOPOLOGY_TOPOLOGYPRINTER_H

@@ -1,6 +1,6 @@
 //===- Bench.cpp - nccl-tests style predictions ----------------*- C++ -*-===//
 
-#include "comm/Sim/Bench.h"
+#include "Bench.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"

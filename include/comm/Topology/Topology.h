@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef COMM_ANALYSIS_TOPOLOGY_H
-#define COMM_ANALYSIS_TOPOLOGY_H
+#ifndef COMM_TOPOLOGY_TOPOLOGY_H
+#define COMM_TOPOLOGY_TOPOLOGY_H
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -456,4 +456,4 @@ llvm::Expected<std::unique_ptr<Topology>> loadTopology(StringRef spec);
 } // namespace comm
 } // namespace mlir
 
-#endif // COMM_ANALYSIS_TOPOLOGY_H
+#endif // COMM_TOPOLOGY_TOPOLOGY_H

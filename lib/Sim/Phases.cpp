@@ -1,4 +1,4 @@
-//===- Decompose.cpp - collectives as phases of flows ----------*- C++ -*-===//
+//===- Phases.cpp - collectives as phases of flows --------------*- C++ -*-===//
 //
 // The simulator runs each collective as the algorithm the cost model chose:
 // a sequence of phases, each a fixed latency (its steps) followed by flows
@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Sim/Simulator.h"
+#include "comm/Sim/Phases.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -177,7 +177,7 @@ static double stepLatency(const CostParams &p, LinkClass cls,
 }
 
 llvm::Expected<std::vector<PhaseSpec>>
-mlir::comm::sim::decomposeCollective(const CostModel &model,
+mlir::comm::sim::getCollectivePhases(const CostModel &model,
                                      const CollectiveRequest &request,
                                      const Prediction &prediction) {
   const Topology &topology = model.getTopology();

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Analysis/CostModel.h"
-#include "comm/Analysis/TopologyPrinter.h"
+#include "comm/CostModel/CostModel.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"

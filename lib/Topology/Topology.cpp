@@ -1,6 +1,6 @@
 //===- Topology.cpp - hardware topology model ------------------*- C++ -*-===//
 
-#include "comm/Analysis/Topology.h"
+#include "comm/Topology/Topology.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

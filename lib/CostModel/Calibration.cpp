@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Sim/Calibration.h"
+#include "comm/CostModel/Calibration.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -21,7 +21,6 @@
 
 using namespace mlir;
 using namespace mlir::comm;
-using namespace mlir::comm::sim;
 
 static llvm::Error csvError(StringRef path, unsigned line, const Twine &msg) {
   return makeTopologyError(path, line, msg);
@@ -50,7 +49,7 @@ static SmallVector<std::string> splitCsv(StringRef line) {
 }
 
 llvm::Expected<std::vector<MeasuredPoint>>
-mlir::comm::sim::readMeasuredPoints(StringRef path) {
+mlir::comm::readMeasuredPoints(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return csvError(path, 0, "cannot read: " + buffer.getError().message());
@@ -104,7 +103,7 @@ mlir::comm::sim::readMeasuredPoints(StringRef path) {
   return points;
 }
 
-double mlir::comm::sim::getErrorBound(uint64_t bytes) {
+double mlir::comm::getErrorBound(uint64_t bytes) {
   if (bytes >= (uint64_t(64) << 20))
     return 0.15;
   if (bytes >= (uint64_t(1) << 20))
@@ -139,7 +138,7 @@ static TopologyCache &getCache() {
 }
 
 llvm::Expected<std::vector<PointResult>>
-mlir::comm::sim::evaluatePoints(ArrayRef<MeasuredPoint> points,
+mlir::comm::evaluatePoints(ArrayRef<MeasuredPoint> points,
                                 const CostParams &params) {
   std::map<const Topology *, std::unique_ptr<CostModel>> models;
   std::vector<PointResult> results;
@@ -183,7 +182,7 @@ static double median(std::vector<double> values) {
                            : (values[mid - 1] + values[mid]) / 2;
 }
 
-bool mlir::comm::sim::printCalibrationReport(ArrayRef<PointResult> results,
+bool mlir::comm::printCalibrationReport(ArrayRef<PointResult> results,
                                              llvm::raw_ostream &os,
                                              bool perPoint) {
   // (system, collective) -> band -> errors
@@ -367,7 +366,7 @@ static double objective(ArrayRef<MeasuredPoint> points, const CostParams &p) {
 }
 
 llvm::Expected<CostParams>
-mlir::comm::sim::fitCostParams(ArrayRef<MeasuredPoint> points,
+mlir::comm::fitCostParams(ArrayRef<MeasuredPoint> points,
                                const CostParams &start, unsigned iterations,
                                llvm::raw_ostream *progress) {
   constexpr unsigned D = ParamCodec::kSize;

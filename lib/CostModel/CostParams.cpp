@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Analysis/CostModel.h"
+#include "comm/CostModel/CostModel.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"

@@ -1,8 +1,9 @@
 //===- Run.cpp - comm-sim run ----------------------------------*- C++ -*-===//
 
 #include "comm/Analysis/TopologyAnalysis.h"
-#include "comm/Analysis/TopologyPrinter.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "comm/InitAllDialects.h"
+#include "Run.h"
 #include "comm/Sim/Simulator.h"
 #include "comm/Support/InputChecks.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -10,10 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef COMM_ANALYSIS_COSTMODEL_H
-#define COMM_ANALYSIS_COSTMODEL_H
+#ifndef COMM_COSTMODEL_COSTMODEL_H
+#define COMM_COSTMODEL_COSTMODEL_H
 
-#include "comm/Analysis/Topology.h"
+#include "comm/Topology/Topology.h"
 #include "comm/Dialect/Comm/IR/CommAttrs.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -231,4 +231,4 @@ private:
 } // namespace comm
 } // namespace mlir
 
-#endif // COMM_ANALYSIS_COSTMODEL_H
+#endif // COMM_COSTMODEL_COSTMODEL_H

@@ -1,9 +1,9 @@
 //===- Bench.h - nccl-tests style predictions -------------------*- C++ -*-===//
 
-#ifndef COMM_SIM_BENCH_H
-#define COMM_SIM_BENCH_H
+#ifndef COMM_TOOLS_COMMSIM_BENCH_H
+#define COMM_TOOLS_COMMSIM_BENCH_H
 
-#include "comm/Analysis/CostModel.h"
+#include "comm/CostModel/CostModel.h"
 
 namespace mlir {
 namespace comm {
@@ -56,4 +56,4 @@ void plotBench(const BenchOptions &options, ArrayRef<BenchRow> rows,
 } // namespace comm
 } // namespace mlir
 
-#endif // COMM_SIM_BENCH_H
+#endif // COMM_TOOLS_COMMSIM_BENCH_H

@@ -1,6 +1,6 @@
-//===- TopologyPrinter.cpp - human-readable views of a topology -*- C++ -*-===//
+//===- Printer.cpp - human-readable views of a topology ---------*- C++ -*-===//
 
-#include "comm/Analysis/TopologyPrinter.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"

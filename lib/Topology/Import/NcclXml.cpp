@@ -1,4 +1,4 @@
-//===- TopologyNcclXml.cpp - import NCCL topology XML ----------*- C++ -*-===//
+//===- NcclXml.cpp - import NCCL topology XML -------------------*- C++ -*-===//
 //
 // Reads what NCCL reads from NCCL_TOPO_FILE and writes with
 // NCCL_TOPO_DUMP_FILE (<system>, <cpu>, <pci>, <gpu>, <nvlink>, <c2c>,
@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Analysis/Topology.h"
+#include "comm/Topology/Topology.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringExtras.h"

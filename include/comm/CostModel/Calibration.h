@@ -1,13 +1,12 @@
 //===- Calibration.h - fit the cost model on measurements -------*- C++ -*-===//
 
-#ifndef COMM_SIM_CALIBRATION_H
-#define COMM_SIM_CALIBRATION_H
+#ifndef COMM_COSTMODEL_CALIBRATION_H
+#define COMM_COSTMODEL_CALIBRATION_H
 
-#include "comm/Analysis/CostModel.h"
+#include "comm/CostModel/CostModel.h"
 
 namespace mlir {
 namespace comm {
-namespace sim {
 
 /// One measured point: nccl-tests' bus bandwidth of a collective on a
 /// system, at one size.
@@ -54,8 +53,7 @@ llvm::Expected<CostParams> fitCostParams(ArrayRef<MeasuredPoint> points,
                                          unsigned iterations,
                                          llvm::raw_ostream *progress);
 
-} // namespace sim
 } // namespace comm
 } // namespace mlir
 
-#endif // COMM_SIM_CALIBRATION_H
+#endif // COMM_COSTMODEL_CALIBRATION_H

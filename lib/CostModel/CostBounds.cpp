@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Analysis/CostModel.h"
-#include "comm/Analysis/TopologyPrinter.h"
+#include "comm/CostModel/CostModel.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-//===- TopologyPresets.cpp - built-in machine topologies -------*- C++ -*-===//
+//===- Presets.cpp - built-in machine topologies ----------------*- C++ -*-===//
 //
 // The machines comm knows without a file. Every figure and its source is in
 // docs/Topology.md; bandwidths follow the conventions of Topology.h (usable
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Analysis/Topology.h"
+#include "comm/Topology/Topology.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
