@@ -57,7 +57,8 @@ static double timeSimulation(MLIRContext &context, StringRef source,
   for (unsigned r = 0; r < runs; ++r) {
     auto start = std::chrono::steady_clock::now();
     FailureOr<sim::SimResult> result =
-        sim::simulateFunction(function, topology, model, /*traceRanks=*/0);
+        sim::simulateFunction(function, topology, model, Backend::nccl,
+                              /*traceRanks=*/0);
     times.push_back(seconds(start));
     if (failed(result))
       exit(1);

@@ -77,6 +77,24 @@ def Comm_Algorithm : I32EnumAttr<"Algorithm",
   }];
 }
 
+def Comm_Backend : I32EnumAttr<"Backend",
+    "runtime backend a program is compiled for", [
+      I32EnumAttrCase<"mpi", 0>,
+      I32EnumAttrCase<"nccl", 1>,
+      I32EnumAttrCase<"verbs", 2>
+    ]> {
+  let cppNamespace = "::mlir::comm";
+  let genSpecializedAttr = 0;
+  let description = [{
+    The commrt backend that carries a compiled program's transfers:
+    `mpi` (host buffers), `nccl` (device buffers, NCCL), `verbs` (device or
+    host buffers by RDMA, point to point only). Which algorithms a plan may
+    name for each collective on each backend is one table
+    (`comm/Dialect/Comm/IR/CommAlgorithms.h`), read by the verifier, the cost
+    model, the simulator and the lowering, and tested against the runtime.
+  }];
+}
+
 def Comm_Protocol : I32EnumAttr<"Protocol",
     "wire protocol of a transfer", [
       I32EnumAttrCase<"simple", 0>,

@@ -34,10 +34,40 @@ def Comm_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
     InterfaceMethod<"The reduction applied, if any.",
       "std::optional<::mlir::comm::ReductionKind>", "getReduction", (ins),
       [{}], [{ return std::nullopt; }]>,
+    InterfaceMethod<"The root's position in its group (broadcast, reduce).",
+      "std::optional<int64_t>", "getRootPosition", (ins),
+      [{}], [{ return std::nullopt; }]>,
     InterfaceMethod<"The plan attached to the op, or null.",
       "::mlir::comm::PlanAttr", "getPlanAttr">,
     InterfaceMethod<"Attaches `plan` to the op.",
       "void", "setPlanAttr", (ins "::mlir::comm::PlanAttr":$plan)>,
+  ];
+}
+
+def Comm_PointToPointOpInterface : OpInterface<"PointToPointOpInterface"> {
+  let cppNamespace = "::mlir::comm";
+  let description = [{
+    Ops that move a tensor along `[source, target]` pairs of ranks
+    (`comm.send`, `comm.recv`, `comm.permute`): what the cost model, the
+    simulator and the topology check need to know of them. A send and the
+    recv that matches it name the same pair and tag.
+  }];
+  let methods = [
+    InterfaceMethod<"The pairs, flattened: source0, target0, source1, ...",
+      "::llvm::ArrayRef<int64_t>", "getSourceTargetPairs", (ins),
+      [{ return $_op.getPairs(); }]>,
+    InterfaceMethod<"The tensor type each pair moves.",
+      "::mlir::Type", "getTransferType", (ins),
+      [{
+        return $_op->getNumResults() ? $_op->getResult(0).getType()
+                                     : $_op->getOperand(0).getType();
+      }]>,
+    InterfaceMethod<"The tag that matches a send with its recv, if any.",
+      "std::optional<int64_t>", "getTransferTag", (ins),
+      [{ return $_op.getTransferTag(); }]>,
+    InterfaceMethod<"The plan attached to the op, or null.",
+      "::mlir::comm::PlanAttr", "getPlanAttr", (ins),
+      [{ return $_op.getPlanAttr(); }]>,
   ];
 }
 

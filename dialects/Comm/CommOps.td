@@ -188,6 +188,12 @@ def Comm_BroadcastOp : Comm_GroupedCollectiveOp<"broadcast",
     (`plan` $plan^)? attr-dict `:` type($input)
   }];
   let hasFolder = 1;
+  let extraClassDeclaration = groupedClassDeclaration # [{
+    /// CollectiveOpInterface: the root's position in its group.
+    std::optional<int64_t> getRootPosition() {
+      return static_cast<int64_t>(getRoot());
+    }
+  }];
 }
 
 def Comm_ReduceOp : Comm_GroupedCollectiveOp<"reduce",
@@ -217,11 +223,15 @@ def Comm_ReduceOp : Comm_GroupedCollectiveOp<"reduce",
     std::optional<::mlir::comm::ReductionKind> getReduction() {
       return getKind();
     }
+    /// CollectiveOpInterface: the root's position in its group.
+    std::optional<int64_t> getRootPosition() {
+      return static_cast<int64_t>(getRoot());
+    }
   }];
 }
 
 def Comm_PermuteOp : Comm_CollectiveOp<"permute",
-    [AllTypesMatch<["input", "result"]>]> {
+    [AllTypesMatch<["input", "result"]>, Comm_PointToPointOpInterface]> {
   let summary = "send each rank's tensor to another rank";
   let description = [{
     For every `[source, target]` pair, `target` receives the input of
@@ -247,6 +257,8 @@ def Comm_PermuteOp : Comm_CollectiveOp<"permute",
     ::mlir::comm::ReplicaGroupsAttr getReplicaGroups();
     /// Number of source/target pairs.
     int64_t getNumPairs() { return getPairs().size() / 2; }
+    /// PointToPointOpInterface: a permute matches no tag.
+    std::optional<int64_t> getTransferTag() { return std::nullopt; }
   }];
 }
 
@@ -272,7 +284,8 @@ def Comm_BarrierOp : Comm_GroupedCollectiveOp<"barrier"> {
 // Point to point
 //===----------------------------------------------------------------------===//
 
-def Comm_SendOp : Comm_Op<"send", [Comm_CommEffects]> {
+def Comm_SendOp : Comm_Op<"send",
+    [Comm_CommEffects, Comm_PointToPointOpInterface]> {
   let summary = "send a tensor to a peer rank";
   let description = [{
     For every `[source, target]` pair, rank `source` sends its `input` to
@@ -291,10 +304,17 @@ def Comm_SendOp : Comm_Op<"send", [Comm_CommEffects]> {
     $input `to` custom<Pairs>($pairs) `tag` $tag (`plan` $plan^)? attr-dict
     `:` type($input)
   }];
+  let extraClassDeclaration = [{
+    /// PointToPointOpInterface: the tag that matches sends with receives.
+    std::optional<int64_t> getTransferTag() {
+      return static_cast<int64_t>(getTag());
+    }
+  }];
   let hasVerifier = 1;
 }
 
-def Comm_RecvOp : Comm_Op<"recv", [Comm_CommEffects]> {
+def Comm_RecvOp : Comm_Op<"recv",
+    [Comm_CommEffects, Comm_PointToPointOpInterface]> {
   let summary = "receive a tensor from a peer rank";
   let description = [{
     For every `[source, target]` pair, rank `target` receives the tensor
@@ -312,6 +332,12 @@ def Comm_RecvOp : Comm_Op<"recv", [Comm_CommEffects]> {
   let assemblyFormat = [{
     `from` custom<Pairs>($pairs) `tag` $tag (`plan` $plan^)? attr-dict
     `:` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// PointToPointOpInterface: the tag that matches sends with receives.
+    std::optional<int64_t> getTransferTag() {
+      return static_cast<int64_t>(getTag());
+    }
   }];
   let hasVerifier = 1;
 }

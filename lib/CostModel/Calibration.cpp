@@ -152,7 +152,9 @@ mlir::comm::evaluatePoints(ArrayRef<MeasuredPoint> points,
     CollectiveRequest request;
     request.kind = point.kind;
     request.bytes = point.bytes;
-    request.ncclAlgorithmsOnly = true;
+    // nccl-tests measure NCCL's own choice.
+    request.backend = Backend::nccl;
+    request.native = true;
     SmallVector<int64_t, 8> group;
     for (uint64_t r = 0; r < point.ranks; ++r)
       group.push_back(r);

@@ -25,49 +25,6 @@ using namespace mlir::comm;
 
 static constexpr double kInf = std::numeric_limits<double>::infinity();
 
-StringRef mlir::comm::stringifyCollectiveKind(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllReduce:
-    return "all_reduce";
-  case CollectiveKind::ReduceScatter:
-    return "reduce_scatter";
-  case CollectiveKind::AllGather:
-    return "all_gather";
-  case CollectiveKind::AllToAll:
-    return "all_to_all";
-  case CollectiveKind::Broadcast:
-    return "broadcast";
-  case CollectiveKind::Reduce:
-    return "reduce";
-  case CollectiveKind::Permute:
-    return "permute";
-  case CollectiveKind::SendRecv:
-    return "sendrecv";
-  case CollectiveKind::Copy:
-    return "copy";
-  case CollectiveKind::Barrier:
-    return "barrier";
-  }
-  llvm_unreachable("unknown collective");
-}
-
-std::optional<CollectiveKind> mlir::comm::symbolizeCollectiveKind(StringRef name) {
-  std::string key = name.lower();
-  llvm::erase(key, '_');
-  return llvm::StringSwitch<std::optional<CollectiveKind>>(key)
-      .Case("allreduce", CollectiveKind::AllReduce)
-      .Case("reducescatter", CollectiveKind::ReduceScatter)
-      .Case("allgather", CollectiveKind::AllGather)
-      .Case("alltoall", CollectiveKind::AllToAll)
-      .Case("broadcast", CollectiveKind::Broadcast)
-      .Case("reduce", CollectiveKind::Reduce)
-      .Case("permute", CollectiveKind::Permute)
-      .Cases({"sendrecv", "send", "recv"}, CollectiveKind::SendRecv)
-      .Case("copy", CollectiveKind::Copy)
-      .Case("barrier", CollectiveKind::Barrier)
-      .Default(std::nullopt);
-}
-
 double mlir::comm::getBusBandwidthFactor(CollectiveKind kind, uint64_t n) {
   if (n <= 1)
     return 1.0;
@@ -90,7 +47,7 @@ double mlir::comm::getBusBandwidthFactor(CollectiveKind kind, uint64_t n) {
 CostModel::CostModel(const Topology &topology, const CostParams &params)
     : topology(topology), params(params) {}
 
-double CostModel::linkEfficiency(const Link &link) const {
+double CostModel::getLinkEfficiency(const Link &link) const {
   switch (link.kind) {
   case LinkKind::NVLink:
     return params.nvlinkEfficiency;
@@ -104,6 +61,21 @@ double CostModel::linkEfficiency(const Link &link) const {
         topology.getFabric().network)];
   }
   return 1.0;
+}
+
+double CostModel::getPathBandwidth(const Path &path) const {
+  // Between machines every hop runs at the network's pace (the NIC's DMA
+  // and the fabric's flow control set it), not at its own link's.
+  bool network = path.kind == PathKind::Net;
+  double netEff =
+      params.networkEfficiency[static_cast<unsigned>(topology.getFabric().network)];
+  double best = kInf;
+  for (const PathHop &hop : path.hops) {
+    const Link &link = *topology.getLink(hop.link).props;
+    best = std::min(best, link.bandwidthGBps *
+                              (network ? netEff : getLinkEfficiency(link)));
+  }
+  return best;
 }
 
 static LinkClass classOf(LinkKind kind) {
@@ -175,10 +147,10 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
           if (peer.kind == DeviceKind::NVSwitch && peer.reductionCapable)
             onReducingSwitch = true;
           nvlinkRaw += link.bandwidthGBps;
-          nvlink += link.bandwidthGBps * linkEfficiency(link);
+          nvlink += link.bandwidthGBps * getLinkEfficiency(link);
         } else if (link.kind == LinkKind::PCIe || link.kind == LinkKind::C2C) {
           otherRaw = std::max(otherRaw, link.bandwidthGBps);
-          other = std::max(other, link.bandwidthGBps * linkEfficiency(link));
+          other = std::max(other, link.bandwidthGBps * getLinkEfficiency(link));
         }
       }
       double bestRaw = nvlinkRaw > 0 ? nvlinkRaw : otherRaw;
@@ -206,7 +178,7 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
         LinkRef link = topology.getLink(h.link);
         unsigned count = uses[2 * h.link + h.reverse];
         double raw = link.props->bandwidthGBps / count;
-        double eff = raw * linkEfficiency(*link.props);
+        double eff = raw * getLinkEfficiency(*link.props);
         if (eff < shape.ringGBps) {
           shape.ringGBps = eff;
           shape.intraClass = classOf(link.props->kind);
@@ -326,6 +298,18 @@ llvm::Error CostModel::validate(const CollectiveRequest &request) const {
     return requestError(name + " of " + Twine(request.bytes) +
                         " bytes is not a whole number of " +
                         Twine(request.elementBytes) + "-byte elements");
+  if (request.backend) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    if (!isCarriedBy(request.kind, *request.backend))
+      describeNotCarried(name, *request.backend, os);
+    else if (request.algorithm &&
+             !isRealized(request.kind, *request.algorithm, *request.backend))
+      describeUnrealized(request.kind, name, *request.algorithm,
+                         *request.backend, os);
+    if (!message.empty())
+      return requestError(message);
+  }
   switch (request.kind) {
   case CollectiveKind::Copy:
     return checkRank(request.copyRank);
@@ -378,37 +362,17 @@ llvm::Error CostModel::validate(const CollectiveRequest &request) const {
 // Predictions
 //===----------------------------------------------------------------------===//
 
-SmallVector<Algorithm> CostModel::getAlgorithms(CollectiveKind kind,
-                                                bool ncclOnly) {
-  using A = Algorithm;
-  switch (kind) {
-  case CollectiveKind::AllReduce:
-    if (ncclOnly)
-      return {A::ring, A::tree, A::nvls};
-    return {A::ring, A::tree, A::nvls, A::hierarchical, A::direct,
-            A::halving_doubling};
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::AllGather:
-    if (ncclOnly)
-      return {A::ring, A::nvls};
-    return {A::ring, A::nvls, A::hierarchical, A::direct, A::halving_doubling};
-  case CollectiveKind::AllToAll:
-    if (ncclOnly)
-      return {A::direct};
-    return {A::direct, A::hierarchical};
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Reduce:
-    if (ncclOnly)
-      return {A::ring};
-    return {A::ring, A::tree, A::direct, A::halving_doubling, A::hierarchical};
-  case CollectiveKind::Barrier:
-    return {A::halving_doubling, A::ring, A::tree, A::direct};
-  case CollectiveKind::Permute:
-  case CollectiveKind::SendRecv:
-  case CollectiveKind::Copy:
-    return {A::direct};
-  }
-  return {};
+ArrayRef<Algorithm>
+CostModel::getSearchedAlgorithms(const CollectiveRequest &request) {
+  if (!request.backend)
+    return getApplicableAlgorithms(request.kind);
+  if (request.native)
+    return getNativeAlgorithms(request.kind, *request.backend);
+  ArrayRef<Algorithm> realized =
+      getRealizedAlgorithms(request.kind, *request.backend);
+  // What takes no algorithm (a barrier) runs as the backend's own.
+  return realized.empty() ? getNativeAlgorithms(request.kind, *request.backend)
+                          : realized;
 }
 
 static unsigned ceilLog2(uint64_t n) {
@@ -449,9 +413,7 @@ CostModel::predictWith(const CollectiveRequest &request,
   const double S = request.bytes;
   unsigned a = static_cast<unsigned>(algorithm);
   unsigned pr = static_cast<unsigned>(protocol);
-  double protocolFactor = protocol == Protocol::simple ? 1.0
-                          : protocol == Protocol::ll   ? P.llBandwidth
-                                                       : P.ll128Bandwidth;
+  double protocolFactor = P.getProtocolBandwidth(protocol);
   auto step = [&](LinkClass cls) {
     return P.stepLatencyUs[static_cast<unsigned>(cls)][pr];
   };
@@ -835,9 +797,7 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
   p.bytes = request.bytes;
   p.ranks = 2;
   TermBuilder b{p};
-  double protocolFactor = protocol == Protocol::simple ? 1.0
-                          : protocol == Protocol::ll   ? params.llBandwidth
-                                                       : params.ll128Bandwidth;
+  double protocolFactor = params.getProtocolBandwidth(protocol);
   SmallVector<Path> paths;
   for (auto [src, dst] : request.pairs)
     paths.push_back(topology.getGPUPath(src, dst));
@@ -855,7 +815,7 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
     for (const PathHop &hop : path.hops) {
       LinkRef link = topology.getLink(hop.link);
       unsigned count = uses[2 * hop.link + hop.reverse];
-      double share = link.props->bandwidthGBps * linkEfficiency(*link.props) /
+      double share = link.props->bandwidthGBps * getLinkEfficiency(*link.props) /
                      count;
       if (share < bw) {
         bw = share;
@@ -941,7 +901,7 @@ Prediction CostModel::predictCopy(const CollectiveRequest &request) const {
       for (const PathHop &hop : path.hops) {
         LinkRef link = topology.getLink(hop.link);
         eff = std::min(eff, link.props->bandwidthGBps *
-                                linkEfficiency(*link.props));
+                                getLinkEfficiency(*link.props));
       }
       if (eff > bw) {
         bw = eff;
@@ -981,8 +941,8 @@ CostModel::predictAll(const CollectiveRequest &request) const {
     // are computed once (the shape cache).
     SmallVector<Algorithm> algorithms =
         request.algorithm ? SmallVector<Algorithm>{*request.algorithm}
-                          : getAlgorithms(request.kind,
-                                          request.ncclAlgorithmsOnly);
+                          : SmallVector<Algorithm>(
+                                getSearchedAlgorithms(request));
     SmallVector<GroupShape> shapes;
     for (const auto &group : request.groups) {
       shapes.push_back(getGroupShape(group));

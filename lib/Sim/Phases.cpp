@@ -19,25 +19,6 @@ using namespace mlir;
 using namespace mlir::comm;
 using namespace mlir::comm::sim;
 
-double mlir::comm::sim::getPathEffectiveBandwidth(const CostModel &model,
-                                                  const Path &path) {
-  const CostParams &p = model.getParams();
-  const Topology &topology = model.getTopology();
-  bool network = path.kind == PathKind::Net;
-  double netEff = p.networkEfficiency[static_cast<unsigned>(
-      topology.getFabric().network)];
-  double best = std::numeric_limits<double>::infinity();
-  for (const PathHop &hop : path.hops) {
-    const Link &link = *topology.getLink(hop.link).props;
-    double eff = network ? netEff
-                 : link.kind == LinkKind::NVLink ? p.nvlinkEfficiency
-                 : link.kind == LinkKind::C2C    ? p.c2cEfficiency
-                                                 : p.pcieEfficiency;
-    best = std::min(best, link.bandwidthGBps * eff);
-  }
-  return best;
-}
-
 namespace {
 /// Ranks of a group arranged by machine.
 struct GroupLayout {
@@ -184,9 +165,7 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
   const CostParams &P = model.getParams();
   const double S = request.bytes;
   Protocol protocol = prediction.protocol;
-  double factor = protocol == Protocol::simple ? 1.0
-                  : protocol == Protocol::ll   ? P.llBandwidth
-                                               : P.ll128Bandwidth;
+  double factor = P.getProtocolBandwidth(protocol);
   std::vector<PhaseSpec> phases;
   auto unsupported = [&](StringRef why) {
     return llvm::createStringError(

@@ -1,6 +1,7 @@
 //===- Simulator.cpp - discrete-event simulation of comm programs -*- C++ -*-===//
 
 #include "comm/Sim/Simulator.h"
+#include "comm/Analysis/CollectiveCost.h"
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/InitAllDialects.h"
@@ -87,13 +88,6 @@ static uint64_t tensorBytes(Type type) {
          ((tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8);
 }
 
-static unsigned elementBytesOf(Type type) {
-  auto tensor = dyn_cast_or_null<RankedTensorType>(type);
-  if (!tensor || !tensor.getElementType().isIntOrFloat())
-    return 1;
-  return std::max(1u, (tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8);
-}
-
 /// Flattens the entry function into instructions, unrolling scf.for loops
 /// with constant bounds and inlining calls.
 class Flattener {
@@ -118,30 +112,13 @@ private:
       tooLarge = true;
     return instrs.size() - 1;
   }
-  void setGroups(Instr &instr, ReplicaGroupsAttr groups) {
+  /// Records which group each rank of the world belongs to.
+  void setGroups(Instr &instr) {
     instr.groupOfRank.assign(worldSize, -1);
-    for (int64_t g = 0, e = groups.getNumGroups(); g < e; ++g) {
-      SmallVector<int64_t, 8> ranks(groups.getGroup(g));
-      for (int64_t rank : ranks)
+    for (auto [index, group] : llvm::enumerate(instr.request.groups))
+      for (int64_t rank : group)
         if (rank >= 0 && static_cast<uint64_t>(rank) < worldSize)
-          instr.groupOfRank[rank] = g;
-      instr.request.groups.push_back(std::move(ranks));
-    }
-  }
-  static void applyPlan(Instr &instr, PlanAttr plan) {
-    if (!plan)
-      return;
-    instr.request.algorithm = plan.getAlgorithm();
-    instr.request.protocol = plan.getProtocol();
-    // A narrower wire precision moves proportionally fewer bytes.
-    if (auto precision = dyn_cast_or_null<FloatType>(plan.getPrecision())) {
-      unsigned wire = std::max(1u, precision.getWidth() / 8);
-      CollectiveRequest &request = instr.request;
-      if (request.elementBytes > wire) {
-        request.bytes = request.bytes / request.elementBytes * wire;
-        request.elementBytes = wire;
-      }
-    }
+          instr.groupOfRank[rank] = static_cast<int32_t>(index);
   }
 
   static constexpr size_t kMaxInstrs = 20'000'000;
@@ -178,97 +155,17 @@ LogicalResult Flattener::flattenOp(Operation *op, unsigned depth,
   Instr instr;
   instr.op = op;
   instr.name = op->getName().stripDialect().str();
-  CollectiveRequest &request = instr.request;
 
-  auto collective = [&](CollectiveKind kind, uint64_t bytes, Type type,
-                        ReplicaGroupsAttr groups, PlanAttr plan) {
-    instr.kind = InstrKind::Collective;
-    request.kind = kind;
-    request.bytes = bytes;
-    request.elementBytes = elementBytesOf(type);
-    setGroups(instr, groups);
-    applyPlan(instr, plan);
-    out.push_back(add(std::move(instr)));
-    return success();
-  };
-
-  if (auto op2 = dyn_cast<AllReduceOp>(op))
-    return collective(CollectiveKind::AllReduce,
-                      tensorBytes(op2.getInput().getType()),
-                      op2.getInput().getType(), op2.getGroups(),
-                      op2.getPlanAttr());
-  if (auto op2 = dyn_cast<ReduceScatterOp>(op))
-    return collective(CollectiveKind::ReduceScatter,
-                      tensorBytes(op2.getInput().getType()),
-                      op2.getInput().getType(), op2.getGroups(),
-                      op2.getPlanAttr());
-  if (auto op2 = dyn_cast<AllGatherOp>(op))
-    return collective(CollectiveKind::AllGather, tensorBytes(op2.getType()),
-                      op2.getType(), op2.getGroups(), op2.getPlanAttr());
-  if (auto op2 = dyn_cast<AllToAllOp>(op))
-    return collective(CollectiveKind::AllToAll,
-                      tensorBytes(op2.getInput().getType()),
-                      op2.getInput().getType(), op2.getGroups(),
-                      op2.getPlanAttr());
-  if (auto op2 = dyn_cast<BroadcastOp>(op)) {
-    request.root = op2.getRoot();
-    return collective(CollectiveKind::Broadcast,
-                      tensorBytes(op2.getInput().getType()),
-                      op2.getInput().getType(), op2.getGroups(),
-                      op2.getPlanAttr());
-  }
-  if (auto op2 = dyn_cast<ReduceOp>(op)) {
-    request.root = op2.getRoot();
-    return collective(CollectiveKind::Reduce,
-                      tensorBytes(op2.getInput().getType()),
-                      op2.getInput().getType(), op2.getGroups(),
-                      op2.getPlanAttr());
-  }
-  if (auto op2 = dyn_cast<BarrierOp>(op)) {
-    request.bytes = 1;
-    request.elementBytes = 1;
-    return collective(CollectiveKind::Barrier, 1, Type(), op2.getGroups(),
-                      op2.getPlanAttr());
-  }
-  if (auto op2 = dyn_cast<PermuteOp>(op)) {
-    ArrayRef<int64_t> pairs = op2.getPairs();
-    for (size_t i = 0; i + 1 < pairs.size(); i += 2)
-      request.pairs.push_back({pairs[i], pairs[i + 1]});
-    // Every rank that sends or receives takes part.
-    SmallVector<int64_t, 8> members(pairs);
-    llvm::sort(members);
-    members.erase(llvm::unique(members), members.end());
-    auto groups = ReplicaGroupsAttr::get(op->getContext(), members,
-                                         members.size());
-    return collective(CollectiveKind::Permute,
-                      tensorBytes(op2.getInput().getType()),
-                      op2.getInput().getType(), groups, op2.getPlanAttr());
-  }
-  if (isa<SendOp, RecvOp>(op)) {
-    bool send = isa<SendOp>(op);
-    ArrayRef<int64_t> pairs =
-        send ? cast<SendOp>(op).getPairs() : cast<RecvOp>(op).getPairs();
-    for (size_t i = 0; i + 1 < pairs.size(); i += 2)
-      request.pairs.push_back({pairs[i], pairs[i + 1]});
-    Type type = send ? cast<SendOp>(op).getInput().getType()
-                     : cast<RecvOp>(op).getType();
-    request.kind = CollectiveKind::SendRecv;
-    request.bytes = tensorBytes(type);
-    request.elementBytes = elementBytesOf(type);
-    instr.tag = send ? cast<SendOp>(op).getTag() : cast<RecvOp>(op).getTag();
-    instr.kind = send ? InstrKind::Send : InstrKind::Recv;
-    applyPlan(instr, send ? cast<SendOp>(op).getPlanAttr()
-                          : cast<RecvOp>(op).getPlanAttr());
-    out.push_back(add(std::move(instr)));
-    return success();
-  }
-  if (auto copy = dyn_cast<CopyOp>(op)) {
-    instr.kind = InstrKind::Collective;
-    request.kind = CollectiveKind::Copy;
-    request.bytes = tensorBytes(copy.getType());
-    request.elementBytes = elementBytesOf(copy.getType());
-    request.copySource = copy.getSrc();
-    request.copyTarget = copy.getDst();
+  if (std::optional<CollectiveRequest> request = getCollectiveRequest(op)) {
+    instr.request = std::move(*request);
+    if (isa<SendOp, RecvOp>(op)) {
+      instr.kind = isa<SendOp>(op) ? InstrKind::Send : InstrKind::Recv;
+      instr.tag =
+          cast<PointToPointOpInterface>(op).getTransferTag().value_or(0);
+    } else {
+      instr.kind = InstrKind::Collective;
+      setGroups(instr);
+    }
     out.push_back(add(std::move(instr)));
     return success();
   }
@@ -407,9 +304,9 @@ class Simulation {
 public:
   Simulation(const Flattener &program, ArrayRef<unsigned> mainList,
              const Topology &topology, const CostModel &model,
-             uint64_t worldSize, unsigned traceRanks)
+             Backend backend, uint64_t worldSize, unsigned traceRanks)
       : program(program), mainList(mainList), topology(topology),
-        model(model), network(topology), ranks(worldSize),
+        model(model), backend(backend), network(topology), ranks(worldSize),
         traceRanks(traceRanks) {}
 
   LogicalResult run();
@@ -435,6 +332,7 @@ private:
   ArrayRef<unsigned> mainList;
   const Topology &topology;
   const CostModel &model;
+  Backend backend;
   FlowNetwork network;
   std::vector<RankState> ranks;
   unsigned traceRanks;
@@ -535,6 +433,10 @@ LogicalResult Simulation::launch(uint64_t key, Instance &instance) {
         instance.instr->groupOfRank[instance.participants.front().rank];
     request.groups = {request.groups[group]};
   }
+  // What the lowering runs: the plan's algorithm, or the backend's own
+  // choice when the plan names none.
+  request.backend = backend;
+  request.native = !request.algorithm;
   llvm::Expected<Prediction> prediction = model.predict(request);
   if (!prediction) {
     instance.instr->op->emitError()
@@ -764,7 +666,7 @@ LogicalResult Simulation::run() {
           continue;
         double cap = flow.fixedCapGBps > 0
                          ? flow.fixedCapGBps
-                         : getPathEffectiveBandwidth(model, path) *
+                         : model.getPathBandwidth(path) *
                                flow.protocolFactor;
         network.addFlow(path, flow.bytes, cap, key);
         if (traceRanks)
@@ -831,40 +733,24 @@ LogicalResult Simulation::run() {
 FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,
                                                        const Topology &topology,
                                                        const CostModel &model,
+                                                       Backend backend,
                                                        unsigned traceRanks) {
-  uint64_t world = topology.getNumGPUs();
-  if (std::optional<int64_t> declared = getWorldSize(function)) {
-    if (static_cast<uint64_t>(*declared) > world) {
-      function.emitError() << "comm.world_size is " << *declared
-                           << " but topology '" << topology.getName()
-                           << "' has " << world << " GPUs";
-      return failure();
-    }
-    world = *declared;
-  }
-  Flattener flattener(topology, world);
+  FailureOr<ProgramRanks> world =
+      getProgramRanks(function, topology, topology.getName());
+  if (failed(world))
+    return failure();
+  Flattener flattener(topology, world->ranks);
   std::vector<unsigned> mainList;
   if (failed(flattener.flattenFunction(function, 0, mainList)))
     return failure();
   // Every rank named must exist.
-  for (const Instr &instr : flattener.instrs) {
-    for (const auto &group : instr.request.groups)
-      for (int64_t rank : group)
-        if (rank < 0 || static_cast<uint64_t>(rank) >= world) {
-          instr.op->emitError() << "rank " << rank << " is beyond the "
-                                << world << " ranks of the simulation";
-          return failure();
-        }
-    for (auto [src, dst] : instr.request.pairs)
-      if (std::max(src, dst) >= static_cast<int64_t>(world)) {
-        instr.op->emitError() << "rank " << std::max(src, dst)
-                              << " is beyond the " << world
-                              << " ranks of the simulation";
-        return failure();
-      }
-  }
-  Simulation simulation(flattener, mainList, topology, model, world,
-                        traceRanks);
+  for (const Instr &instr : flattener.instrs)
+    if (instr.kind != InstrKind::Compute && instr.kind != InstrKind::Start &&
+        instr.kind != InstrKind::Wait &&
+        failed(checkRanks(instr.op, instr.request, *world)))
+      return failure();
+  Simulation simulation(flattener, mainList, topology, model, backend,
+                        world->ranks, traceRanks);
   if (failed(simulation.run()))
     return failure();
   return std::move(simulation.result);

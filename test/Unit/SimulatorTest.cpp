@@ -26,7 +26,7 @@ struct Fixture {
       return failure();
     CostModel model(topology);
     return simulateFunction(*module->getOps<func::FuncOp>().begin(), topology,
-                            model, 0);
+                            model, Backend::nccl, 0);
   }
   OwningOpRef<ModuleOp> module;
 };

@@ -124,7 +124,8 @@ mlir::comm::sim::runBench(const CostModel &model, const BenchOptions &options) {
   request.elementBytes = options.elementBytes;
   request.algorithm = options.algorithm;
   request.protocol = options.protocol;
-  request.ncclAlgorithmsOnly = options.ncclOnly;
+  request.backend = options.backend;
+  request.native = options.native;
   SmallVector<int64_t, 8> group;
   for (uint64_t r = 0; r < ranks; ++r)
     group.push_back(r);
@@ -185,8 +186,9 @@ void mlir::comm::sim::printBench(const CostModel &model,
   os << "# comm-sim bench: " << stringifyCollectiveKind(options.kind) << " on "
      << topology.getName() << ", " << ranks << " ranks ("
      << topology.getNumNodes() << " node(s)), " << options.typeName
-     << ", predicted by the cost model"
-     << (options.ncclOnly ? " (NCCL's algorithms)" : "") << "\n";
+     << ", " << stringifyBackend(options.backend) << " backend"
+     << (options.native ? " (its own choice)" : "")
+     << ", predicted by the cost model\n";
   os << llvm::formatv("# {0,12} {1,12} {2,8} {3,12} {4,10} {5,10} "
                       "{6,-22} {7,12} {8,8}\n",
                       "size(B)", "count", "type", "time(us)", "algbw(GB/s)",

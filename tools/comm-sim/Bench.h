@@ -18,7 +18,10 @@ struct BenchOptions {
   std::string typeName = "float";
   std::optional<Algorithm> algorithm;
   std::optional<Protocol> protocol;
-  bool ncclOnly = false;
+  /// The backend the collective runs on, and whether to search its own
+  /// choice (no plan) instead of what a plan may name.
+  Backend backend = Backend::nccl;
+  bool native = false;
   bool json = false;
   bool explain = false;
 };

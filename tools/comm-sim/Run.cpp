@@ -72,7 +72,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
       options.tracePath.empty() && options.plotPath.empty() ? 0
                                                             : options.traceRanks;
   FailureOr<SimResult> result =
-      simulateFunction(entry, **topology, model, traceRanks);
+      simulateFunction(entry, **topology, model, options.backend, traceRanks);
   if (failed(result))
     return failure();
 

@@ -20,6 +20,9 @@ struct SimOptions {
   unsigned traceRanks = 64;
   std::string plotPath;
   bool json = false;
+  /// The backend plans are checked against and plan-less collectives run
+  /// as (its own choice of algorithm).
+  Backend backend = Backend::nccl;
   CostParams params;
 };
 

@@ -13,6 +13,7 @@
 #include "Run.h"
 #include "comm/CostModel/Calibration.h"
 #include "comm/CostModel/CostModel.h"
+#include "comm/Pipelines/CompileOptions.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -83,8 +84,20 @@ struct Options {
                                 cl::desc("Fix the protocol (simple, ll, "
                                          "ll128)"),
                                 cl::sub(bench), cl::cat(category)};
+  cl::opt<Backend> backend{
+      "backend",
+      cl::desc("The runtime backend the collective runs on: the search "
+               "covers the algorithms a plan may name there (default nccl)"),
+      BackendValues(), cl::init(Backend::nccl), cl::sub(bench), cl::sub(run),
+      cl::cat(category)};
+  cl::opt<bool> native{
+      "native",
+      cl::desc("Search what the backend's own collective chooses among when "
+               "no plan names an algorithm, instead of what a plan may name"),
+      cl::sub(bench), cl::cat(category)};
   cl::opt<bool> ncclOnly{"nccl",
-                         cl::desc("Only the algorithms NCCL implements"),
+                         cl::desc("NCCL's own choice, what nccl-tests "
+                                  "measure: --backend=nccl --native"),
                          cl::sub(bench), cl::cat(category)};
   cl::opt<bool> explainTerms{"explain",
                              cl::desc("Print the terms of every prediction"),
@@ -174,7 +187,12 @@ static int runBenchCommand(Options &o) {
   options.ranks = o.ranks;
   options.json = o.json;
   options.explain = o.explainTerms;
-  options.ncclOnly = o.ncclOnly;
+  options.backend = o.ncclOnly ? Backend::nccl : o.backend.getValue();
+  options.native = o.native || o.ncclOnly;
+  if (o.ncclOnly && o.backend.getNumOccurrences() &&
+      o.backend != Backend::nccl)
+    return fail("--nccl measures the nccl backend; it contradicts --backend=" +
+                stringifyBackend(o.backend));
   if (llvm::Error e = parseSizeRange(o.sizes, options))
     return fail(std::move(e));
   if (llvm::Error e = parseDataType(o.dtype, options))
@@ -283,6 +301,7 @@ static int runRunCommand(Options &o) {
   options.traceRanks = o.traceRanks;
   options.plotPath = o.plot;
   options.json = o.json;
+  options.backend = o.backend;
   llvm::Expected<CostParams> params = loadParams(o.params);
   if (!params)
     return fail(params.takeError());

@@ -14,7 +14,7 @@
 #define COMM_COSTMODEL_COSTMODEL_H
 
 #include "comm/Topology/Topology.h"
-#include "comm/Dialect/Comm/IR/CommAttrs.h"
+#include "comm/Dialect/Comm/IR/CommAlgorithms.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <array>
@@ -23,22 +23,6 @@
 namespace mlir {
 namespace comm {
 
-enum class CollectiveKind : uint8_t {
-  AllReduce,
-  ReduceScatter,
-  AllGather,
-  AllToAll,
-  Broadcast,
-  Reduce,
-  Permute,
-  SendRecv,
-  Copy,
-  Barrier,
-};
-
-StringRef stringifyCollectiveKind(CollectiveKind kind);
-/// Accepts the dialect's op names (all_reduce) and nccl-tests' (allreduce).
-std::optional<CollectiveKind> symbolizeCollectiveKind(StringRef name);
 /// nccl-tests' bus bandwidth factor: busbw = algbw x factor.
 double getBusBandwidthFactor(CollectiveKind kind, uint64_t ranks);
 
@@ -80,6 +64,19 @@ struct CostParams {
   double perPeerLatencyUs = 0.3;
   /// Pageable host memory moves at this fraction of pinned bandwidth.
   double pageableEfficiency = 0.5;
+
+  /// The fraction of Simple's bandwidth `protocol` sustains.
+  double getProtocolBandwidth(Protocol protocol) const {
+    switch (protocol) {
+    case Protocol::simple:
+      return 1.0;
+    case Protocol::ll:
+      return llBandwidth;
+    case Protocol::ll128:
+      return ll128Bandwidth;
+    }
+    return 1.0;
+  }
 };
 
 /// The fitted defaults.
@@ -111,8 +108,14 @@ struct CollectiveRequest {
   /// Fixed decisions (from a #comm.plan); unset ones are searched.
   std::optional<Algorithm> algorithm;
   std::optional<Protocol> protocol;
-  /// Only the algorithms NCCL implements (to compare with nccl-tests).
-  bool ncclAlgorithmsOnly = false;
+  /// The runtime backend the collective runs on. When set, the search
+  /// covers what the backend realizes when a plan names the algorithm
+  /// (getRealizedAlgorithms), or with `native`, what the backend's own
+  /// collective chooses among when no plan names one (getNativeAlgorithms:
+  /// NCCL's own choice, to compare with nccl-tests). Unset: every algorithm
+  /// comm knows.
+  std::optional<Backend> backend;
+  bool native = false;
 };
 
 /// A named part of a predicted time.
@@ -195,9 +198,16 @@ public:
   /// Every applicable (algorithm, protocol), fastest first.
   llvm::Expected<SmallVector<Prediction, 4>>
   predictAll(const CollectiveRequest &request) const;
-  /// The algorithms the model knows for `kind` (NCCL's only when asked).
-  static SmallVector<Algorithm> getAlgorithms(CollectiveKind kind,
-                                              bool ncclOnly);
+  /// The algorithms the search covers for `request` (see
+  /// CollectiveRequest::backend), from the one algorithm table.
+  static ArrayRef<Algorithm> getSearchedAlgorithms(
+      const CollectiveRequest &request);
+
+  /// Fraction of a link's bandwidth a transfer sustains at large sizes.
+  double getLinkEfficiency(const Link &link) const;
+  /// Bandwidth a transfer sustains along `path`: its slowest link at that
+  /// link's efficiency (a path between machines at the network's).
+  double getPathBandwidth(const Path &path) const;
 
   /// The physical lower bound of `request` (time in us) and what sets it.
   std::pair<double, std::string> getLowerBound(const CollectiveRequest &request,
@@ -220,7 +230,6 @@ private:
   Prediction predictPointToPoint(const CollectiveRequest &request,
                                  Protocol protocol) const;
   Prediction predictCopy(const CollectiveRequest &request) const;
-  double linkEfficiency(const Link &link) const;
 
   const Topology &topology;
   CostParams params;

@@ -41,9 +41,6 @@ llvm::Expected<std::vector<PhaseSpec>>
 getCollectivePhases(const CostModel &model, const CollectiveRequest &request,
                     const Prediction &prediction);
 
-/// Effective bandwidth of a path (its slowest link at its efficiency).
-double getPathEffectiveBandwidth(const CostModel &model, const Path &path);
-
 } // namespace sim
 } // namespace comm
 } // namespace mlir

@@ -57,11 +57,13 @@ struct SimResult {
   std::vector<LinkInterval> linkIntervals;
 };
 
-/// Simulates `function` of `module` on `topology`. Errors are emitted at
-/// the offending op.
+/// Simulates `function` on `topology` as compiled for `backend`: each
+/// collective runs its plan's algorithm, or the backend's own choice when
+/// its plan names none; a plan the backend cannot run is an error. Errors
+/// are emitted at the offending op.
 FailureOr<SimResult> simulateFunction(func::FuncOp function,
                                       const Topology &topology,
-                                      const CostModel &model,
+                                      const CostModel &model, Backend backend,
                                       unsigned traceRanks);
 
 /// Writes events as Chrome trace JSON.

@@ -55,29 +55,6 @@ StringRef mlir::comm::getTransferName(Operation *op) {
   return name;
 }
 
-ArrayRef<Algorithm> mlir::comm::getApplicableAlgorithms(StringRef opName) {
-  using A = Algorithm;
-  static const A allReduce[] = {A::ring,         A::tree, A::direct,
-                                A::halving_doubling, A::hierarchical,
-                                A::nvls};
-  static const A scatterGather[] = {A::ring, A::direct, A::halving_doubling,
-                                    A::hierarchical, A::nvls};
-  static const A allToAll[] = {A::direct, A::hierarchical};
-  static const A rooted[] = {A::ring, A::tree, A::direct, A::halving_doubling,
-                             A::hierarchical};
-  static const A barrier[] = {A::ring, A::tree, A::direct,
-                              A::halving_doubling};
-  static const A pointToPoint[] = {A::direct};
-  return llvm::StringSwitch<ArrayRef<A>>(opName)
-      .Case("all_reduce", allReduce)
-      .Cases({"reduce_scatter", "all_gather"}, scatterGather)
-      .Case("all_to_all", allToAll)
-      .Cases({"broadcast", "reduce"}, rooted)
-      .Case("barrier", barrier)
-      .Cases({"permute", "send", "recv"}, pointToPoint)
-      .Default({});
-}
-
 //===----------------------------------------------------------------------===//
 // ReplicaGroupsAttr
 //===----------------------------------------------------------------------===//

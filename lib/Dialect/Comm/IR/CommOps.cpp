@@ -1,6 +1,7 @@
 //===- CommOps.cpp - comm dialect operations -------------------*- C++ -*-===//
 
 #include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Dialect/Comm/IR/CommAlgorithms.h"
 #include "CommVerifiers.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -131,9 +132,10 @@ LogicalResult mlir::comm::detail::verifyTransfer(Operation *op,
   if (!plan)
     return success();
   // The bufferized ops take the plans of the ops they come from.
-  StringRef opName = getTransferName(op);
   if (std::optional<Algorithm> algorithm = plan.getAlgorithm()) {
-    ArrayRef<Algorithm> applicable = getApplicableAlgorithms(opName);
+    std::optional<CollectiveKind> kind = getCollectiveKind(op);
+    ArrayRef<Algorithm> applicable =
+        kind ? getApplicableAlgorithms(*kind) : ArrayRef<Algorithm>();
     if (applicable.empty())
       return op->emitOpError()
              << "takes no algorithm, but its plan names '"

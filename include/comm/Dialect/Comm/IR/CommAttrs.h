@@ -21,9 +21,6 @@ namespace comm {
 /// Bitwise reductions need integers, `avg` needs floating point.
 bool isValidReduction(ReductionKind kind, Type elementType);
 
-/// The algorithms that apply to the op named `opName` (e.g. "all_reduce").
-ArrayRef<Algorithm> getApplicableAlgorithms(StringRef opName);
-
 /// The name of a comm op without the dialect and the "buffer." prefix:
 /// "all_reduce" for both comm.all_reduce and comm.buffer.all_reduce.
 StringRef getTransferName(Operation *op);

@@ -1,0 +1,56 @@
+//===- CollectiveCost.h - from an op to a cost-model request ----*- C++ -*-===//
+//
+// The one bridge between the IR and the cost model, as CIRCT's
+// SchedulingAnalysis bridges its IR and its scheduling problems: what an op
+// moves, between which ranks, with which of its plan's decisions fixed. The
+// simulator, comm-check-topology and the planning passes read ops through
+// it, so they agree on what every op costs and which ranks it names.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMM_ANALYSIS_COLLECTIVECOST_H
+#define COMM_ANALYSIS_COLLECTIVECOST_H
+
+#include "comm/CostModel/CostModel.h"
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+
+namespace mlir {
+namespace comm {
+
+/// The cost-model request of `op`: a collective (its groups, element type,
+/// the size nccl-tests reports and its root), a point-to-point op (its
+/// pairs; a permute also its members as one group) or a copy (its memory
+/// spaces), with what its #comm.plan fixes: the algorithm, the protocol and
+/// the wire precision (a narrower type moves proportionally fewer bytes).
+/// Groups and pairs are as written; the backend is left to the caller.
+/// std::nullopt for ops that move nothing between ranks or memories.
+std::optional<CollectiveRequest> getCollectiveRequest(Operation *op);
+
+/// The ranks a program runs on, and what bounds them.
+struct ProgramRanks {
+  uint64_t ranks = 0;
+  /// Set when the program declares comm.world_size (else: every GPU).
+  bool declared = false;
+  std::string topologyName;
+  uint64_t gpus = 0;
+};
+
+/// The ranks of the program around `op` on `topology`: its
+/// comm.world_size, else every GPU. Fails, with an error at the op that
+/// declares it, when the program declares more ranks than the topology has
+/// GPUs. `topologyName` names the topology in messages.
+FailureOr<ProgramRanks> getProgramRanks(Operation *op,
+                                        const Topology &topology,
+                                        StringRef topologyName);
+
+/// Checks that every rank `request` names (of `op`) is one of `ranks`;
+/// emits an error at `op` naming the first that is not.
+LogicalResult checkRanks(Operation *op, const CollectiveRequest &request,
+                         const ProgramRanks &ranks);
+
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_ANALYSIS_COLLECTIVECOST_H

@@ -1,0 +1,84 @@
+//===- CommAlgorithms.h - which algorithm runs where ------------*- C++ -*-===//
+//
+// The one table of collective algorithms: for every kind of collective, the
+// algorithms comm knows (the verifier accepts them in a #comm.plan and the
+// cost model has a formula for each), the ones each runtime backend realizes
+// when a plan names them, and the ones a backend's own collective chooses
+// among when no plan names one. The verifier, the cost model, the simulator
+// and the lowering read it; a lit test holds the runtime to it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMM_DIALECT_COMM_IR_COMMALGORITHMS_H
+#define COMM_DIALECT_COMM_IR_COMMALGORITHMS_H
+
+#include "comm/Dialect/Comm/IR/CommAttrs.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+namespace mlir {
+class Operation;
+namespace comm {
+
+/// What an op moves, as the cost model and the algorithm table see it.
+enum class CollectiveKind : uint8_t {
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  AllToAll,
+  Broadcast,
+  Reduce,
+  Permute,
+  SendRecv,
+  Copy,
+  Barrier,
+};
+constexpr unsigned kNumCollectiveKinds = 10;
+
+/// "all_reduce", ..., "sendrecv", "copy", "barrier".
+StringRef stringifyCollectiveKind(CollectiveKind kind);
+/// Accepts the dialect's op names (all_reduce, send, recv) and nccl-tests'
+/// (allreduce, sendrecv).
+std::optional<CollectiveKind> symbolizeCollectiveKind(StringRef name);
+/// The kind of a comm op on tensors or buffers, or std::nullopt for ops
+/// that move nothing between ranks or memories.
+std::optional<CollectiveKind> getCollectiveKind(Operation *op);
+
+/// Every algorithm comm knows for `kind`: what a #comm.plan may name (the
+/// verifier's list) and what the cost model has a formula for.
+ArrayRef<Algorithm> getApplicableAlgorithms(CollectiveKind kind);
+
+/// The algorithms `backend` runs when a plan names them (the runtime's
+/// commrt_collective_planned schedules, NCCL's NVLS, the backend's own
+/// point to point). Empty when a plan cannot name an algorithm there.
+ArrayRef<Algorithm> getRealizedAlgorithms(CollectiveKind kind,
+                                          Backend backend);
+bool isRealized(CollectiveKind kind, Algorithm algorithm, Backend backend);
+
+/// The algorithms the backend's own collective chooses among when no plan
+/// names one (NCCL's ring, tree and NVLS; for mpi, whose choice comm does
+/// not model, the schedules it realizes).
+ArrayRef<Algorithm> getNativeAlgorithms(CollectiveKind kind, Backend backend);
+
+/// Whether `backend` can run `kind` at all (verbs carries point to point
+/// only).
+bool isCarriedBy(CollectiveKind kind, Backend backend);
+
+/// Writes why `algorithm` cannot run `kind` on `backend` ("plan algorithm
+/// 'hierarchical' of comm.all_to_all is not realized on the mpi backend
+/// (expected direct)"), for the diagnostics of every component that checks
+/// it. `opName` is the op's name without the dialect ("send").
+void describeUnrealized(CollectiveKind kind, StringRef opName,
+                        Algorithm algorithm, Backend backend,
+                        llvm::raw_ostream &os);
+/// Writes why `backend` cannot run `kind` at all ("comm.all_reduce cannot
+/// run on the verbs backend, which carries point to point only (send, recv,
+/// permute)").
+void describeNotCarried(StringRef opName, Backend backend,
+                        llvm::raw_ostream &os);
+
+} // namespace comm
+} // namespace mlir
+
+#endif // COMM_DIALECT_COMM_IR_COMMALGORITHMS_H

@@ -1,0 +1,140 @@
+//===- CollectiveCost.cpp - from an op to a cost-model request --*- C++ -*-===//
+
+#include "comm/Analysis/CollectiveCost.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+
+/// Bytes of one element of a statically shaped tensor or buffer (sub-byte
+/// elements take a byte each, as the runtime stores them).
+static unsigned getElementBytes(Type type) {
+  auto shaped = dyn_cast_or_null<ShapedType>(type);
+  if (!shaped || !shaped.getElementType().isIntOrFloat())
+    return 1;
+  return std::max(1u,
+                  (shaped.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+static uint64_t getTotalBytes(Type type) {
+  auto shaped = dyn_cast_or_null<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() ||
+      !shaped.getElementType().isIntOrFloat())
+    return 0;
+  return shaped.getNumElements() * getElementBytes(type);
+}
+
+/// Fixes in `request` what `plan` decides.
+static void applyPlan(CollectiveRequest &request, PlanAttr plan) {
+  if (!plan)
+    return;
+  request.algorithm = plan.getAlgorithm();
+  request.protocol = plan.getProtocol();
+  // A narrower wire precision moves proportionally fewer bytes.
+  if (auto precision = dyn_cast_or_null<FloatType>(plan.getPrecision())) {
+    unsigned wire = std::max(1u, precision.getWidth() / 8);
+    if (request.elementBytes > wire) {
+      request.bytes = request.bytes / request.elementBytes * wire;
+      request.elementBytes = wire;
+    }
+  }
+}
+
+static void addPairs(CollectiveRequest &request, ArrayRef<int64_t> flat) {
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    request.pairs.push_back({flat[i], flat[i + 1]});
+}
+
+std::optional<CollectiveRequest> mlir::comm::getCollectiveRequest(
+    Operation *op) {
+  std::optional<CollectiveKind> kind = getCollectiveKind(op);
+  if (!kind)
+    return std::nullopt;
+  CollectiveRequest request;
+  request.kind = *kind;
+  PlanAttr plan;
+
+  if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
+    ReplicaGroupsAttr groups = collective.getReplicaGroups();
+    for (int64_t g = 0, e = groups.getNumGroups(); g < e; ++g)
+      request.groups.push_back(SmallVector<int64_t, 8>(groups.getGroup(g)));
+    Type element = collective.getCommElementType();
+    request.elementBytes =
+        element && element.isIntOrFloat()
+            ? std::max(1u, (element.getIntOrFloatBitWidth() + 7) / 8)
+            : 1;
+    // The size nccl-tests reports: the larger of what a rank hands in and
+    // gets back (all_gather's output, reduce_scatter's input).
+    request.bytes = std::max(collective.getBytesSentPerRank(),
+                             collective.getBytesReceivedPerRank());
+    if (std::optional<int64_t> root = collective.getRootPosition())
+      request.root = *root;
+    plan = collective.getPlanAttr();
+  }
+  if (auto p2p = dyn_cast<PointToPointOpInterface>(op)) {
+    addPairs(request, p2p.getSourceTargetPairs());
+    Type type = p2p.getTransferType();
+    request.elementBytes = getElementBytes(type);
+    request.bytes = getTotalBytes(type);
+    plan = p2p.getPlanAttr();
+  }
+  if (auto copy = dyn_cast<CopyOp>(op)) {
+    request.elementBytes = getElementBytes(copy.getType());
+    request.bytes = getTotalBytes(copy.getType());
+    request.copySource = copy.getSrc();
+    request.copyTarget = copy.getDst();
+    // The lowering moves a copy in its own type: no plan field applies.
+    return request;
+  }
+  applyPlan(request, plan);
+  return request;
+}
+
+FailureOr<ProgramRanks> mlir::comm::getProgramRanks(Operation *op,
+                                                    const Topology &topology,
+                                                    StringRef topologyName) {
+  ProgramRanks ranks;
+  ranks.gpus = topology.getNumGPUs();
+  ranks.ranks = ranks.gpus;
+  ranks.topologyName = topologyName.str();
+  for (Operation *scope = op; scope; scope = scope->getParentOp()) {
+    auto size = scope->getAttrOfType<IntegerAttr>(
+        CommDialect::getWorldSizeAttrName());
+    if (!size)
+      continue;
+    if (size.getInt() < 0 || static_cast<uint64_t>(size.getInt()) > ranks.gpus)
+      return scope->emitError()
+             << "comm.world_size is " << size.getInt() << " but topology '"
+             << topologyName << "' has " << ranks.gpus << " GPUs";
+    ranks.ranks = size.getInt();
+    ranks.declared = true;
+    break;
+  }
+  return ranks;
+}
+
+LogicalResult mlir::comm::checkRanks(Operation *op,
+                                     const CollectiveRequest &request,
+                                     const ProgramRanks &ranks) {
+  auto check = [&](int64_t rank) -> LogicalResult {
+    if (rank >= 0 && static_cast<uint64_t>(rank) < ranks.ranks)
+      return success();
+    InFlightDiagnostic diag = op->emitError() << "rank " << rank;
+    if (ranks.declared)
+      diag << " is beyond comm.world_size " << ranks.ranks;
+    else
+      diag << " is not a GPU of topology '" << ranks.topologyName << "' ("
+           << ranks.gpus << " GPUs";
+    diag << (ranks.declared ? " (" : ", ") << "ranks 0-" << ranks.ranks - 1
+         << ")";
+    return diag;
+  };
+  for (const auto &group : request.groups)
+    for (int64_t rank : group)
+      if (failed(check(rank)))
+        return failure();
+  for (auto [source, target] : request.pairs)
+    if (failed(check(source)) || failed(check(target)))
+      return failure();
+  return success();
+}
