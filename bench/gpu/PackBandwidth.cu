@@ -1,7 +1,7 @@
 //===- PackBandwidth.cu - generated pack kernels against D2D ---*- CUDA -*-===//
 //
 // On a GPU machine: the pack/unpack kernels of commrt_gen_cuda.cuh (what
-// comm-translate --comm-to-cuda output runs) against cudaMemcpy
+// comm-compile --target cuda-nccl output runs) against cudaMemcpy
 // device-to-device of the same bytes. 256 f32 tensors of 16 KiB-1 MiB
 // (seeded), about 128 MiB in all. Bandwidth counts bytes read + written.
 // Target (issue 5): pack+cast >= 80% of the measured D2D copy bandwidth.

@@ -36,6 +36,9 @@ def Comm_Dialect : Dialect {
     - `comm.topology` (string): the hardware the program targets: a preset
       (`dgx-h100`), a cluster of a preset (`dgx-h100x4`), an NCCL topology
       XML file or a comm YAML file (see docs/Topology.md).
+    - `comm.target` (string): what `convert-comm-to-emitc` lowered the
+      module for (`cpu-mpi`, `cuda-nccl`, `cuda-verbs`); the C++ translator
+      reads it.
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
@@ -48,6 +51,10 @@ def Comm_Dialect : Dialect {
     /// Name of the module attribute that names the target topology.
     static constexpr ::llvm::StringLiteral getTopologyAttrName() {
       return ::llvm::StringLiteral("comm.topology");
+    }
+    /// Name of the module attribute the lowering records its target in.
+    static constexpr ::llvm::StringLiteral getTargetAttrName() {
+      return ::llvm::StringLiteral("comm.target");
     }
     /// Name of the attribute comm-bufferize puts on the allocation of a
     /// buffer that lives in another memory space than the target's default

@@ -11,7 +11,7 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
     Expects the output of `comm-bufferize` and `buffer-results-to-out-params`
     (the `comm-lower-to-emitc` pipeline runs all three): functions on
     memrefs without results. The result is EmitC that MLIR's C++ translator
-    prints (`comm-translate --comm-to-cpp`, `--comm-to-cuda`):
+    prints (`comm-translate --comm-to-cpp`):
 
     - every `comm.buffer.*` op becomes a call of the helpers in
       `runtime/include/commrt_gen.h`, which call the `commrt_*` C ABI, check
@@ -34,15 +34,18 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
     to that type, is reduced in it and converted back), `stream` (the CUDA
     stream the transfer is ordered on), and `algorithm`, `channels` and
     `chunk_bytes` (the runtime runs the collective as that schedule over its
-    point-to-point transfers, `commrt_collective_planned`; an algorithm the
-    runtime does not realize for the op is an error). `protocol` and `route`
-    are not realized (NCCL has no per-call protocol; routes are for a
+    point-to-point transfers, `commrt_collective_planned`). `protocol` and
+    `route` are not realized (NCCL has no per-call protocol; routes are for a
     planning pass rewriting copies).
 
-    The `backend` option names the runtime backend the program will run on
-    (default: mpi for the cpu target, nccl for cuda). On `verbs`, which
-    carries point to point only, a collective is an error at compile time
-    rather than at run time; `nvls` needs `nccl`.
+    The `target` option names what is generated and which runtime backend
+    it calls: `cpu-mpi` (C++, host buffers), `cuda-nccl` (CUDA C++, device
+    buffers, generated kernels) or `cuda-verbs` (CUDA C++, point to point
+    by RDMA). What the backend cannot run is an error at compile time
+    rather than at run time: a collective on `cuda-verbs`, or a plan that
+    names an algorithm the backend does not realize (the one algorithm
+    table, `comm/Dialect/Comm/IR/CommAlgorithms.h`; `nvls` needs
+    `cuda-nccl`). The module records the target in `comm.target`.
 
     ```mlir
     comm.buffer.all_reduce %a, %b {groups = #comm.groups<[[0, 1, 2, 3]]>,
@@ -52,12 +55,10 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "cpu (host buffers, the mpi backend) or cuda (device buffers, "
-           "nccl or verbs)">,
-    Option<"backend", "backend", "std::string", /*default=*/"\"\"",
-           "mpi, nccl or verbs: the runtime backend the program runs on "
-           "(empty: mpi for cpu, nccl for cuda)">,
+    Option<"target", "target", "::mlir::comm::Target",
+           /*default=*/"::mlir::comm::Target::cpu_mpi",
+           "what is generated and which runtime backend it calls",
+           "::mlir::comm::TargetValues()">,
   ];
   let dependentDialects = ["::mlir::emitc::EmitCDialect"];
 }

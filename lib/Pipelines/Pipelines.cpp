@@ -27,8 +27,19 @@ void mlir::comm::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   ConvertCommToEmitCOptions convert;
   convert.target = options.target;
-  convert.backend = options.backend;
   pm.addPass(createConvertCommToEmitC(convert));
+}
+
+void mlir::comm::buildCompilePipeline(OpPassManager &pm,
+                                      const CompileOptions &options) {
+  if (!options.topology.empty()) {
+    PlanningPipelineOptions planning;
+    planning.topology = options.topology;
+    buildPlanningPipeline(pm, planning);
+  }
+  LoweringPipelineOptions lowering;
+  lowering.target = options.target;
+  buildLoweringPipeline(pm, lowering);
 }
 
 void mlir::comm::registerPipelines() {

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Conversion/CommToEmitC.h"
+#include "comm/Conversion/CommToEmitC/CommToEmitC.h"
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
 #include "comm/Pipelines/Pipelines.h"
@@ -19,6 +19,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -45,7 +47,8 @@ static cl::opt<std::string>
     outputFilename("o",
                    cl::desc("output: an executable (default a.out), an "
                             "object (.o), a static library and header (.a), "
-                            "or the generated source (.cpp, .cu)"),
+                            "the generated source (.cpp, .cu) or the "
+                            "lowered EmitC module (.mlir)"),
                    cl::value_desc("file"), cl::init("a.out"),
                    cl::cat(category));
 static cl::opt<std::string> topology(
@@ -54,13 +57,11 @@ static cl::opt<std::string> topology(
              "YAML) the program is planned and checked for; default: the "
              "module's comm.topology attribute, or no planning"),
     cl::value_desc("preset|file"), cl::cat(category));
-static cl::opt<std::string>
-    target("target",
-           cl::desc("cpu-mpi (host buffers, MPI; default), cuda-nccl "
-                    "(device buffers, NCCL, generated CUDA kernels) or "
-                    "cuda-verbs (device buffers by GPUDirect RDMA; point to "
-                    "point only: send, recv, permute)"),
-           cl::init("cpu-mpi"), cl::cat(category));
+static cl::opt<Target> target("target",
+                              cl::desc("what is generated and which runtime "
+                                       "backend it calls (default cpu-mpi)"),
+                              TargetValues(), cl::init(Target::cpu_mpi),
+                              cl::cat(category));
 static cl::opt<bool> withHarness(
     "emit-harness",
     cl::desc("link a main() that fills deterministic inputs on every rank, "
@@ -102,7 +103,7 @@ static cl::opt<std::string> runtimeLib("runtime-lib",
                                        cl::cat(category));
 
 namespace {
-enum class OutputKind { Executable, Object, Library, Source };
+enum class OutputKind { Executable, Object, Library, Source, Mlir };
 
 /// The steps of one compilation, with their temporary folder.
 class Driver {
@@ -120,6 +121,8 @@ private:
     return 1;
   }
   OwningOpRef<ModuleOp> parse(StringRef filename);
+  LogicalResult compile(ModuleOp module, const CompileOptions &options,
+                        std::pair<double, double> *tolerances = nullptr);
   LogicalResult writeFile(StringRef path,
                           function_ref<LogicalResult(raw_ostream &)> body);
   LogicalResult execute(ArrayRef<std::string> command);
@@ -136,9 +139,19 @@ private:
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics{sourceMgr, &context};
   SmallString<256> tempDir;
-  CodeTarget codeTarget = CodeTarget::Cpu;
-  /// The runtime backend of --target: "mpi", "nccl" or "verbs".
-  StringRef backend = "mpi";
+};
+
+/// Reads the tolerances of the planned program's wire precisions just
+/// before lowering erases its plans.
+struct ToleranceProbe : public PassInstrumentation {
+  explicit ToleranceProbe(std::pair<double, double> &tolerances)
+      : tolerances(tolerances) {}
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (pass->getArgument() == "comm-bufferize")
+      if (auto module = dyn_cast<ModuleOp>(op))
+        tolerances = defaultTolerances(module);
+  }
+  std::pair<double, double> &tolerances;
 };
 } // namespace
 
@@ -154,6 +167,24 @@ OwningOpRef<ModuleOp> Driver::parse(StringRef filename) {
   llvm::SourceMgr fileMgr;
   fileMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   return parseSourceFile<ModuleOp>(fileMgr, &context);
+}
+
+/// Plans (when options name a topology) and lowers `module` on one
+/// PassManager; -v prints the pipeline it runs.
+LogicalResult Driver::compile(ModuleOp module, const CompileOptions &options,
+                              std::pair<double, double> *tolerances) {
+  PassManager pm(&context, ModuleOp::getOperationName());
+  buildCompilePipeline(pm, options);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  if (verbose) {
+    llvm::errs() << "comm-compile: running (comm-opt --pass-pipeline='";
+    pm.printAsTextualPipeline(llvm::errs());
+    llvm::errs() << "' replays it)\n";
+  }
+  if (tolerances)
+    pm.addInstrumentation(std::make_unique<ToleranceProbe>(*tolerances));
+  return pm.run(module);
 }
 
 LogicalResult
@@ -243,24 +274,20 @@ LogicalResult Driver::compileSource(StringRef source, StringRef object,
 
 /// The C declaration of an entry point, for the library's header.
 static void declareEntry(const EntryPoint &entry, raw_ostream &os) {
-  auto cName = [](Type type) {
-    if (auto shaped = dyn_cast<ShapedType>(type))
-      return getCTypeName(shaped.getElementType());
-    return getCTypeName(type);
-  };
   os << "/// @" << entry.name << ":";
   for (auto [index, t] : llvm::enumerate(entry.inputs))
     os << " arg" << index << " " << t;
   for (auto [index, t] : llvm::enumerate(entry.results))
     os << ", result " << index << " " << t;
-  os << "\nint32_t " << entry.name << "(commrt_context *ctx";
-  size_t index = 0;
-  for (Type t : entry.inputs)
-    os << ", " << cName(t) << (isa<ShapedType>(t) ? " *" : " ") << "arg"
-       << index++;
-  for (Type t : entry.results)
-    os << ", " << cName(t) << " *result" << index++ - entry.inputs.size();
-  os << ");\n";
+  SmallVector<Type> parameters(entry.inputs.begin(), entry.inputs.end());
+  llvm::append_range(parameters, entry.results);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < entry.inputs.size(); ++i)
+    names.push_back("arg" + std::to_string(i));
+  for (size_t i = 0; i < entry.results.size(); ++i)
+    names.push_back("result" + std::to_string(i));
+  os << "\n" << getEntryPointPrototype(entry.name, parameters, names)
+     << ";\n";
 }
 
 int Driver::run() {
@@ -269,17 +296,7 @@ int Driver::run() {
   context.appendDialectRegistry(registry);
   context.printOpOnDiagnostic(false);
   context.loadAllAvailableDialects();
-
-  if (target == "cpu-mpi") {
-    codeTarget = CodeTarget::Cpu;
-    backend = "mpi";
-  } else if (target == "cuda-nccl" || target == "cuda-verbs") {
-    codeTarget = CodeTarget::Cuda;
-    backend = target == "cuda-nccl" ? "nccl" : "verbs";
-  } else
-    return error("unknown --target '" + target +
-                 "' (expected cpu-mpi, cuda-nccl or cuda-verbs)");
-  bool cuda = codeTarget == CodeTarget::Cuda;
+  bool cuda = isCudaTarget(target);
 
   OutputKind kind = OutputKind::Executable;
   StringRef extension = llvm::sys::path::extension(outputFilename);
@@ -289,6 +306,8 @@ int Driver::run() {
     kind = OutputKind::Library;
   else if (extension == ".cpp" || extension == ".cu" || extension == ".cc")
     kind = OutputKind::Source;
+  else if (extension == ".mlir")
+    kind = OutputKind::Mlir;
   if (withHarness && kind != OutputKind::Executable)
     return error("--emit-harness makes an executable; -o '" + outputFilename +
                  "' names an object, library or source");
@@ -313,38 +332,43 @@ int Driver::run() {
     makeReference(*reference, "comm_ref_");
   }
 
-  std::string topologySpec = topology;
-  if (topologySpec.empty())
+  CompileOptions options;
+  options.target = target;
+  options.topology = topology;
+  if (options.topology.empty())
     if (auto attr = (*module)->getAttrOfType<StringAttr>("comm.topology"))
-      topologySpec = attr.getValue().str();
-  if (!topologySpec.empty()) {
-    step("planning for topology " + topologySpec + " (comm-plan)");
-    PassManager pm(&context);
-    PlanningPipelineOptions options;
-    options.topology = topologySpec;
-    buildPlanningPipeline(pm, options);
-    if (failed(pm.run(*module)))
-      return 1;
-  } else {
+      options.topology = attr.getValue().str();
+  if (options.topology.empty())
     step("no --topology and no comm.topology attribute: planning skipped");
-  }
 
+  // Planning keeps the signatures: the entry points are the program's.
   FailureOr<std::vector<EntryPoint>> entries =
       collectEntryPoints(*module, kind == OutputKind::Executable);
   if (failed(entries))
     return 1;
-  auto [rtol, atol] = defaultTolerances(*module);
+  std::pair<double, double> tolerances{1e-5, 1e-6};
+  step((options.topology.empty() ? "lowering for "
+                                 : "planning for " + options.topology +
+                                       " and lowering for ") +
+       stringifyTarget(target));
+  if (failed(compile(*module, options, &tolerances)))
+    return 1;
 
-  if (kind == OutputKind::Source) {
-    step("lowering to " + StringRef(cuda ? "CUDA" : "C++"));
+  if (kind == OutputKind::Mlir)
     return failed(writeFile(outputFilename,
                             [&](raw_ostream &os) {
-                              return translateCommToCpp(*module, os, codeTarget,
-                                                        backend);
+                              module->print(os);
+                              return success();
                             }))
                ? 1
                : 0;
-  }
+  if (kind == OutputKind::Source)
+    return failed(writeFile(outputFilename,
+                            [&](raw_ostream &os) {
+                              return translateCommToCpp(*module, os);
+                            }))
+               ? 1
+               : 0;
 
   if (std::error_code ec =
           llvm::sys::fs::createUniqueDirectory("comm-compile", tempDir))
@@ -359,9 +383,8 @@ int Driver::run() {
 
   std::string ext = cuda ? ".cu" : ".cpp";
   std::string programSource = temp("program" + ext);
-  step("lowering " + inputFilename + " to " + (cuda ? "CUDA" : "C++"));
   if (failed(writeFile(programSource, [&](raw_ostream &os) {
-        return translateCommToCpp(*module, os, codeTarget, backend);
+        return translateCommToCpp(*module, os);
       })))
     return 1;
   std::vector<std::string> objects;
@@ -393,7 +416,7 @@ int Driver::run() {
         c = '_';
     if (failed(writeFile(header, [&](raw_ostream &os) {
           os << "/* Generated by comm-compile from " << inputFilename
-             << " (target " << target << ").\n"
+             << " (target " << stringifyTarget(target) << ").\n"
              << " * Link with -L" << runtimeLib << " -lcommrt. Buffers are "
              << (cuda ? "device memory" : "host memory")
              << "; each call returns a commrt_status\n"
@@ -415,18 +438,19 @@ int Driver::run() {
 
   // An executable: the harness main, with the reference when checking.
   HarnessOptions harness;
-  harness.target = codeTarget;
-  harness.rtol = rtol;
-  harness.atol = atol;
+  harness.target = target;
+  std::tie(harness.rtol, harness.atol) = tolerances;
   harness.programName = llvm::sys::path::filename(inputFilename).str();
-  harness.targetName = target;
-  harness.backend = "COMMRT_BACKEND_" + backend.upper();
   if (withHarness) {
     harness.referencePrefix = "comm_ref_";
+    step("lowering the reference for " + stringifyTarget(target));
+    CompileOptions referenceOptions;
+    referenceOptions.target = target;
+    if (failed(compile(*reference, referenceOptions)))
+      return 1;
     std::string referenceSource = temp("reference" + ext);
-    step("lowering the reference to " + StringRef(cuda ? "CUDA" : "C++"));
     if (failed(writeFile(referenceSource, [&](raw_ostream &os) {
-          return translateCommToCpp(*reference, os, codeTarget, backend);
+          return translateCommToCpp(*reference, os);
         })))
       return 1;
     objects.push_back(temp("reference.o"));
@@ -470,17 +494,20 @@ int Driver::run() {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   registerAllPasses();
+  registerPassManagerCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
       "comm-compile: compile a comm program ahead of time\n\n"
-      "Plans the program for --topology, lowers it to C++ (cpu-mpi) or CUDA\n"
-      "(cuda-nccl, cuda-verbs) calling the commrt runtime, compiles it and\n"
-      "links it with libcommrt. -o picks what is written: an executable\n"
+      "Plans the program for --topology and lowers it to C++ (cpu-mpi) or\n"
+      "CUDA (cuda-nccl, cuda-verbs) calling the commrt runtime, on one pass\n"
+      "pipeline (comm-plan, then comm-lower-to-emitc; -v prints it, and\n"
+      "MLIR's --mlir-print-ir-after-all shows every step), then compiles\n"
+      "the result and links it with libcommrt. -o picks what is written: an executable\n"
       "(a harness main that runs every public function; with --emit-harness\n"
       "it also checks the results), an object (.o), a static library plus a\n"
       "header with one C entry point per public function (.a), or the\n"
-      "generated source (.cpp/.cu).\n\n"
+      "generated source (.cpp/.cu), or the lowered EmitC module (.mlir).\n\n"
       "  comm-compile step.mlir --topology dgx-h100x4 --target cpu-mpi \\\n"
       "      --emit-harness -o step && mpirun -np 4 ./step\n");
   Driver driver;

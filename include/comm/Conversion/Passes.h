@@ -3,6 +3,7 @@
 #ifndef COMM_CONVERSION_PASSES_H
 #define COMM_CONVERSION_PASSES_H
 
+#include "comm/Pipelines/CompileOptions.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

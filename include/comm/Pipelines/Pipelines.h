@@ -1,14 +1,16 @@
 //===- Pipelines.h - the pass pipelines of comm -----------------*- C++ -*-===//
 //
-// The pipelines comm-opt registers and comm-translate and comm-compile run:
-// planning (passes that decide how each transfer happens, all optional) and
-// lowering (tensors to buffers to EmitC calls of the runtime).
+// The pipelines comm-opt registers and comm-compile runs on one
+// PassManager: planning (passes that decide how each transfer happens, all
+// optional) and lowering (tensors to buffers to EmitC calls of the
+// runtime). Translation to C++ only prints the result.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COMM_PIPELINES_PIPELINES_H
 #define COMM_PIPELINES_PIPELINES_H
 
+#include "comm/Pipelines/CompileOptions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -25,16 +27,10 @@ struct PlanningPipelineOptions
 
 struct LoweringPipelineOptions
     : public PassPipelineOptions<LoweringPipelineOptions> {
-  PassOptions::Option<std::string> target{
+  PassOptions::Option<Target> target{
       *this, "target",
-      llvm::cl::desc("cpu (host buffers, mpi backend) or cuda (device "
-                     "buffers, nccl/verbs backends)"),
-      llvm::cl::init("cpu")};
-  PassOptions::Option<std::string> backend{
-      *this, "backend",
-      llvm::cl::desc("mpi, nccl or verbs: the runtime backend the program "
-                     "runs on (empty: mpi for cpu, nccl for cuda)"),
-      llvm::cl::init("")};
+      llvm::cl::desc("what is generated and which runtime backend it calls"),
+      llvm::cl::init(Target::cpu_mpi), TargetValues()};
 };
 
 /// Checks the program against the topology and simplifies it; the planning
@@ -45,6 +41,10 @@ void buildPlanningPipeline(OpPassManager &pm,
 /// comm-bufferize, buffer-results-to-out-params, convert-comm-to-emitc.
 void buildLoweringPipeline(OpPassManager &pm,
                            const LoweringPipelineOptions &options);
+
+/// What comm-compile runs on one PassManager before it prints the result:
+/// the planning pipeline when a topology is given, then the lowering.
+void buildCompilePipeline(OpPassManager &pm, const CompileOptions &options);
 
 /// Registers `comm-plan` and `comm-lower-to-emitc` with the pass registry.
 void registerPipelines();

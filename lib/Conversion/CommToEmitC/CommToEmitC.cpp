@@ -1,16 +1,13 @@
-//===- CommToEmitC.cpp - bufferized comm to EmitC calls ---------*- C++ -*-===//
+//===- CommToEmitC.cpp - comm buffer ops to EmitC calls ---------*- C++ -*-===//
 //
-// Lowers a bufferized comm program (comm-bufferize, then
-// buffer-results-to-out-params) to EmitC: every comm.buffer.* op becomes a
+// The patterns of convert-comm-to-emitc: every comm.buffer.* op becomes a
 // call of the helpers in commrt_gen.h, which call the commrt C ABI; memref
-// allocations go through the runtime; func, scf and arith go through the
-// upstream EmitC conversions. Each public function gets an `extern "C"`
-// entry point taking the commrt_context first.
+// allocations go through the runtime. The pass that drives them, with the
+// upstream func, scf and arith conversions, is in CommToEmitCPass.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Conversion/CommToEmitC.h"
-#include "comm/Conversion/Passes.h"
+#include "comm/Conversion/CommToEmitC/CommToEmitC.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "mlir/Conversion/ArithToEmitC/ArithToEmitC.h"
 #include "mlir/Conversion/FuncToEmitC/FuncToEmitC.h"
@@ -27,18 +24,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
-namespace mlir {
-namespace comm {
-#define GEN_PASS_DEF_CONVERTCOMMTOEMITC
-#include "comm/Conversion/Passes.h.inc"
-} // namespace comm
-} // namespace mlir
-
 using namespace mlir;
 using namespace mlir::comm;
-
-/// The prefix of the generated function that holds a comm function's body.
-static constexpr llvm::StringLiteral kImplPrefix = "comm_impl_";
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -99,52 +86,38 @@ std::string mlir::comm::getCTypeName(Type type) {
   return "";
 }
 
-static bool isSupportedBuffer(MemRefType type) {
+bool mlir::comm::isLowerableBuffer(MemRefType type) {
   return type.hasStaticShape() && type.getLayout().isIdentity() &&
          !getCommrtDtypeName(type.getElementType()).empty();
 }
 
+void mlir::comm::populateCommToEmitCTypeConversions(TypeConverter &converter) {
+  converter.addConversion([](Type type) { return type; });
+  populateEmitCSizeTTypeConversions(converter);
+  converter.addConversion([](MemRefType type) -> std::optional<Type> {
+    if (!isLowerableBuffer(type))
+      return std::nullopt;
+    return emitc::PointerType::get(cElementType(type.getElementType()));
+  });
+  converter.addConversion([](TokenType token) -> Type {
+    return emitc::PointerType::get(
+        emitc::OpaqueType::get(token.getContext(), "commgen::Async"));
+  });
+  auto cast = [](OpBuilder &builder, Type type, ValueRange inputs,
+                 Location loc) -> Value {
+    return UnrealizedConversionCastOp::create(builder, loc, type, inputs)
+        .getResult(0);
+  };
+  converter.addSourceMaterialization(cast);
+  converter.addTargetMaterialization(cast);
+}
+
 namespace {
-class CommTypeConverter : public TypeConverter {
-public:
-  explicit CommTypeConverter(MLIRContext *ctx) {
-    addConversion([](Type type) { return type; });
-    populateEmitCSizeTTypeConversions(*this);
-    addConversion([](MemRefType type) -> std::optional<Type> {
-      if (!isSupportedBuffer(type))
-        return std::nullopt;
-      return emitc::PointerType::get(cElementType(type.getElementType()));
-    });
-    addConversion([ctx](TokenType) -> Type {
-      return emitc::PointerType::get(
-          emitc::OpaqueType::get(ctx, "commgen::Async"));
-    });
-    auto cast = [](OpBuilder &builder, Type type, ValueRange inputs,
-                   Location loc) -> Value {
-      return UnrealizedConversionCastOp::create(builder, loc, type, inputs)
-          .getResult(0);
-    };
-    addSourceMaterialization(cast);
-    addTargetMaterialization(cast);
-  }
-};
-
-/// What the patterns share: the target's default memory space and the
-/// comm.start each op of an async body belonged to.
-struct LoweringState {
-  StringRef defaultSpace;
-  /// Ops moved out of a comm.start body -> the async handle of that start.
-  llvm::DenseMap<Operation *, Value> asyncOf;
-  /// comm.start -> its async handle.
-  llvm::DenseMap<Operation *, Value> startHandle;
-  bool cuda = false;
-};
-
 /// Builds the argument list of a helper call: literals and operand indices.
 class CallBuilder {
 public:
   CallBuilder(ConversionPatternRewriter &rewriter, Operation *op,
-              const LoweringState &state)
+              const CommToEmitCState &state)
       : rewriter(rewriter), op(op), state(state) {}
 
   CallBuilder &operand(Value value) {
@@ -215,7 +188,7 @@ public:
 private:
   ConversionPatternRewriter &rewriter;
   Operation *op;
-  const LoweringState &state;
+  const CommToEmitCState &state;
   SmallVector<Attribute> args;
   SmallVector<Value> operands;
 };
@@ -294,7 +267,7 @@ StringRef spaceOf(MemorySpace space) {
 /// The memory space of a buffer: the one comm-bufferize recorded on its
 /// allocation, or the target's default. On the cpu target every buffer is
 /// host memory.
-StringRef spaceOfBuffer(Value buffer, const LoweringState &state) {
+StringRef spaceOfBuffer(Value buffer, const CommToEmitCState &state) {
   if (!state.cuda)
     return "COMMRT_HOST";
   if (Operation *def = buffer.getDefiningOp())
@@ -314,9 +287,9 @@ int64_t outerElements(ArrayRef<int64_t> shape, int64_t dim) {
 
 template <typename Op> struct CommPattern : public OpConversionPattern<Op> {
   CommPattern(const TypeConverter &converter, MLIRContext *ctx,
-              const LoweringState &state)
+              const CommToEmitCState &state)
       : OpConversionPattern<Op>(converter, ctx), state(state) {}
-  const LoweringState &state;
+  const CommToEmitCState &state;
 };
 
 struct AllReduceLowering : CommPattern<BufferAllReduceOp> {
@@ -594,7 +567,7 @@ struct MemrefCopyLowering : CommPattern<memref::CopyOp> {
 
 /// The pieces of a pack or unpack, one `commrt_piece` value each.
 SmallVector<Value> buildPieces(ConversionPatternRewriter &rewriter,
-                               Operation *op, const LoweringState &state,
+                               Operation *op, const CommToEmitCState &state,
                                ValueRange original, ValueRange converted,
                                ArrayRef<int64_t> offsets) {
   SmallVector<Value> pieces;
@@ -678,13 +651,6 @@ struct CombineLowering : CommPattern<BufferCombineOp> {
   }
 };
 
-/// The C identifier of the user function implementing a comm.compute.
-std::string computeSymbol(StringRef name) {
-  std::string symbol = "comm_compute_";
-  for (char c : name)
-    symbol += llvm::isAlnum(c) ? c : '_';
-  return symbol;
-}
 
 struct ComputeLowering : CommPattern<BufferComputeOp> {
   using CommPattern::CommPattern;
@@ -708,7 +674,7 @@ struct ComputeLowering : CommPattern<BufferComputeOp> {
     CallBuilder call(rewriter, op, state);
     call.async()
         .literal(quoteCString(op.getName()))
-        .literal(computeSymbol(op.getName()))
+        .literal(getComputeSymbol(op.getName()))
         .real(op.getTimeUsAttr() ? op.getTimeUsAttr().getValueAsDouble() : 0.0)
         .integer(op.getInputs().size())
         .location();
@@ -800,141 +766,77 @@ struct DeallocLowering : CommPattern<memref::DeallocOp> {
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// The pass
+// Public entry points
 //===----------------------------------------------------------------------===//
 
-/// What the module is lowered for: the code target and the runtime backend
-/// its program will run on.
-struct LoweringFor {
-  bool cuda = false;
-  /// "mpi", "nccl" or "verbs".
-  StringRef backend;
-};
-
-/// The algorithms the runtime runs for the buffer op named \p name (its
-/// name without the dialect and "buffer." prefixes), as a list for the
-/// message.
-static StringRef realizedAlgorithms(StringRef name, bool nccl) {
-  if (name == "all_reduce")
-    return nccl ? "ring, tree, direct, halving_doubling, hierarchical, nvls"
-                : "ring, tree, direct, halving_doubling, hierarchical";
-  if (name == "reduce_scatter" || name == "all_gather")
-    return "ring, direct, halving_doubling, hierarchical";
-  if (name == "broadcast" || name == "reduce")
-    return "ring, tree, direct, halving_doubling, hierarchical";
-  if (name == "all_to_all" || name == "permute" || name == "send" ||
-      name == "recv")
-    return "direct";
-  return "";
+std::string mlir::comm::getComputeSymbol(StringRef name) {
+  std::string symbol = "comm_compute_";
+  for (char c : name)
+    symbol += llvm::isAlnum(c) ? c : '_';
+  return symbol;
 }
 
-/// Checks that \p op can run on the backend: verbs carries point to point
-/// only, so a collective there is an error now rather than at run time.
-static LogicalResult checkBackend(Operation *op, const LoweringFor &lowering) {
-  if (lowering.backend != "verbs" ||
-      !isa<BufferAllReduceOp, BufferReduceScatterOp, BufferAllGatherOp,
-           BufferAllToAllOp, BufferBroadcastOp, BufferReduceOp, BarrierOp>(op))
-    return success();
-  StringRef name = getTransferName(op);
-  return op->emitError()
-         << "comm." << name
-         << " cannot run on the verbs backend, which carries point to point "
-            "only (send, recv, permute); compile for "
-         << (lowering.cuda ? "cuda-nccl" : "cpu-mpi")
-         << ", or write the collective as sends and receives";
-}
-
-/// Checks that the plan of \p op names an algorithm the lowering realizes.
-static LogicalResult checkAlgorithm(Operation *op,
-                                    const LoweringFor &lowering) {
-  auto plan = op->getAttrOfType<PlanAttr>("plan");
-  if (!plan || !plan.getAlgorithm())
-    return success();
-  StringRef name = getTransferName(op);
-  StringRef algorithm = stringifyAlgorithm(*plan.getAlgorithm());
-  bool nccl = lowering.backend == "nccl";
-  StringRef realized = realizedAlgorithms(name, nccl);
-  SmallVector<StringRef> list;
-  realized.split(list, ", ");
-  if (llvm::is_contained(list, algorithm)) {
-    if (plan.getChannels() && *plan.getChannels() > 64)
-      return op->emitError()
-             << "plan channels = " << *plan.getChannels()
-             << " exceeds the 64 channels the runtime's schedules run";
-    return success();
+std::string mlir::comm::getEntryPointPrototype(StringRef name,
+                                               ArrayRef<Type> parameters,
+                                               ArrayRef<std::string> names) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "int32_t " << name << "(commrt_context *ctx";
+  for (auto [index, type] : llvm::enumerate(parameters)) {
+    os << ", ";
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      os << getCTypeName(shaped.getElementType()) << " *";
+    else
+      os << getCTypeName(type) << " ";
+    if (index < names.size())
+      os << names[index];
+    else
+      os << "arg" << index;
   }
-  InFlightDiagnostic diag = op->emitError()
-                            << "plan algorithm '" << algorithm << "' of comm."
-                            << name << " is not realized on the "
-                            << lowering.backend << " backend";
-  if (realized.empty())
-    diag << "; it takes no algorithm";
-  else
-    diag << " (expected " << realized << ")";
-  if (algorithm == "nvls" &&
-      realizedAlgorithms(name, /*nccl=*/true).ends_with("nvls"))
-    diag << "; NVLink SHARP needs the nccl backend (the cuda target)";
-  return diag;
+  os << ")";
+  return text;
 }
 
-/// Checks that the module is in the form this pass lowers, with a located
-/// error for the first thing that is not.
-static LogicalResult checkInput(ModuleOp module, const LoweringFor &lowering) {
-  WalkResult result = module.walk([&](Operation *op) -> WalkResult {
-    if (failed(checkAlgorithm(op, lowering)) ||
-        failed(checkBackend(op, lowering)))
-      return WalkResult::interrupt();
-    if (isa<AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp, BroadcastOp,
-            ReduceOp, PermuteOp, SendOp, RecvOp, CopyOp, PackOp, UnpackOp,
-            ComputeOp>(op))
-      return op->emitError()
-             << "convert-comm-to-emitc expects buffers; run comm-bufferize "
-                "first";
-    if (auto function = dyn_cast<func::FuncOp>(op)) {
-      if (function.getNumResults() != 0)
-        return op->emitError()
-               << "convert-comm-to-emitc expects functions without results; "
-                  "run buffer-results-to-out-params first";
-      for (Type type : function.getArgumentTypes()) {
-        auto memref = dyn_cast<MemRefType>(type);
-        if (memref && !isSupportedBuffer(memref))
-          return op->emitError()
-                 << "argument of type " << type
-                 << " cannot be lowered: buffers need a static shape, the "
-                    "identity layout and an element type commrt knows (f32, "
-                    "f64, f16, bf16, i8, i32, i64)";
-        if (!memref && getCTypeName(type).empty())
-          return op->emitError() << "argument of type " << type
-                                 << " cannot be passed to a C entry point";
+void mlir::comm::populateCommToEmitCPatterns(const TypeConverter &converter,
+                                             RewritePatternSet &patterns,
+                                             const CommToEmitCState &state) {
+  patterns.add<AllReduceLowering, ReduceScatterLowering, AllGatherLowering,
+               AllToAllLowering, BroadcastLowering, ReduceLowering,
+               PermuteLowering, SendLowering, RecvLowering, CopyLowering,
+               MemrefCopyLowering, PackLowering, UnpackLowering,
+               CombineLowering, ComputeLowering, BarrierLowering,
+               StartLowering, WaitLowering, AllocLowering, DeallocLowering>(
+      converter, patterns.getContext(), state);
+}
+
+void mlir::comm::prepareCommToEmitCAsyncBodies(ModuleOp module,
+                                               CommToEmitCState &state) {
+  MLIRContext *ctx = module.getContext();
+  Type handleType =
+      emitc::PointerType::get(emitc::OpaqueType::get(ctx, "commgen::Async"));
+  SmallVector<StartOp> starts;
+  module.walk([&](StartOp start) { starts.push_back(start); });
+  for (StartOp start : starts) {
+    OpBuilder builder(start);
+    Value handle =
+        emitc::CallOpaqueOp::create(builder, start.getLoc(), handleType,
+                                    "commgen::start", ValueRange())
+            .getResult(0);
+    state.startHandle[start] = handle;
+    Block &body = start.getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (isa<YieldOp>(op)) {
+        op.erase();
+        continue;
       }
+      op.walk([&](Operation *inner) { state.asyncOf[inner] = handle; });
+      op.moveBefore(start);
     }
-    for (Value result : op->getResults())
-      if (auto memref = dyn_cast<MemRefType>(result.getType());
-          memref && !isSupportedBuffer(memref))
-        return op->emitError()
-               << "buffer of type " << memref
-               << " cannot be lowered: buffers need a static shape, the "
-                  "identity layout and an element type commrt knows (f32, "
-                  "f64, f16, bf16, i8, i32, i64)";
-    if (auto start = dyn_cast<StartOp>(op)) {
-      if (start.getToken().use_empty())
-        return op->emitError()
-               << "the token of this comm.start is never waited for; its "
-                  "transfers would never complete";
-      if (start.getYield() && !start.getYield().getValues().empty())
-        return op->emitError()
-               << "convert-comm-to-emitc expects the bufferized comm.start, "
-                  "which yields nothing; run comm-bufferize first";
-    }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
+  }
 }
 
-/// The X-macro lists that tell commrt_gen_cuda.cuh which kernels to compile:
-/// the (piece, buffer) type pairs of the packs and unpacks, the (type, op)
-/// pairs of the combines (see the header).
-static std::string kernelLists(ModuleOp module) {
+
+std::string mlir::comm::getCudaKernelLists(ModuleOp module) {
   // A handful of entries each: keep them in first-use order.
   using List = SmallVector<std::string>;
   List packs, unpacks, combines;
@@ -971,186 +873,3 @@ static std::string kernelLists(ModuleOp module) {
   return text;
 }
 
-/// Moves the ops of every comm.start body in front of it, after a call that
-/// creates the start's async handle, and records which ops it issues.
-static void hoistAsyncBodies(ModuleOp module, LoweringState &state) {
-  MLIRContext *ctx = module.getContext();
-  Type handleType =
-      emitc::PointerType::get(emitc::OpaqueType::get(ctx, "commgen::Async"));
-  SmallVector<StartOp> starts;
-  module.walk([&](StartOp start) { starts.push_back(start); });
-  for (StartOp start : starts) {
-    OpBuilder builder(start);
-    Value handle =
-        emitc::CallOpaqueOp::create(builder, start.getLoc(), handleType,
-                                    "commgen::start", ValueRange())
-            .getResult(0);
-    state.startHandle[start] = handle;
-    Block &body = start.getBody().front();
-    for (Operation &op : llvm::make_early_inc_range(body)) {
-      if (isa<YieldOp>(op)) {
-        op.erase();
-        continue;
-      }
-      op.walk([&](Operation *inner) { state.asyncOf[inner] = handle; });
-      op.moveBefore(start);
-    }
-  }
-}
-
-/// Renames every function with a body to comm_impl_<name> and returns the
-/// public ones, which get C entry points under their own names.
-static SmallVector<func::FuncOp> renameBodies(ModuleOp module) {
-  SmallVector<func::FuncOp> entries;
-  SymbolTable symbols(module);
-  for (auto function :
-       llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-    if (function.isExternal())
-      continue;
-    if (function.isPublic())
-      entries.push_back(function);
-    std::string name = (kImplPrefix + function.getSymName()).str();
-    if (failed(symbols.rename(function,
-                              StringAttr::get(module.getContext(), name))))
-      function.emitError() << "cannot rename to " << name;
-  }
-  return entries;
-}
-
-/// The `extern "C"` entry point of a public function.
-static std::string entryPoint(StringRef name, FunctionType type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "/// Entry point of @" << name
-     << ". Returns COMMRT_SUCCESS or the status of the first failure; "
-        "comm_last_error() says what failed.\n";
-  os << "extern \"C\" int32_t " << name << "(commrt_context *ctx";
-  for (auto [index, input] : llvm::enumerate(type.getInputs())) {
-    os << ", ";
-    if (auto memref = dyn_cast<MemRefType>(input))
-      os << getCTypeName(memref.getElementType()) << " *";
-    else
-      os << getCTypeName(input) << " ";
-    os << "arg" << index;
-  }
-  os << ") {\n  return commgen::entry(ctx, \"" << name << "\", [&]() {\n    "
-     << kImplPrefix << name << "(";
-  for (size_t index = 0; index < type.getNumInputs(); ++index)
-    os << (index ? ", " : "") << "arg" << index;
-  os << ");\n  });\n}";
-  return text;
-}
-
-namespace {
-struct ConvertCommToEmitCPass
-    : public comm::impl::ConvertCommToEmitCBase<ConvertCommToEmitCPass> {
-  using ConvertCommToEmitCBase::ConvertCommToEmitCBase;
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    if (target != "cpu" && target != "cuda") {
-      module.emitError() << "convert-comm-to-emitc: unknown target '" << target
-                         << "' (expected cpu or cuda)";
-      return signalPassFailure();
-    }
-    LoweringFor lowering;
-    lowering.cuda = target == "cuda";
-    lowering.backend = backend;
-    if (lowering.backend.empty())
-      lowering.backend = lowering.cuda ? "nccl" : "mpi";
-    if (lowering.backend != "mpi" && lowering.backend != "nccl" &&
-        lowering.backend != "verbs") {
-      module.emitError() << "convert-comm-to-emitc: unknown backend '"
-                         << lowering.backend
-                         << "' (expected mpi, nccl or verbs)";
-      return signalPassFailure();
-    }
-    if ((lowering.backend == "mpi" && lowering.cuda) ||
-        (lowering.backend == "nccl" && !lowering.cuda)) {
-      module.emitError()
-          << "convert-comm-to-emitc: the " << lowering.backend
-          << " backend carries "
-          << (lowering.cuda ? "host buffers, not the device buffers of the "
-                              "cuda target"
-                            : "device buffers, not the host buffers of the "
-                              "cpu target");
-      return signalPassFailure();
-    }
-    if (failed(checkInput(module, lowering)))
-      return signalPassFailure();
-
-    LoweringState state;
-    state.cuda = lowering.cuda;
-    std::string kernels = state.cuda ? kernelLists(module) : "";
-    state.defaultSpace = state.cuda ? "COMMRT_HBM" : "COMMRT_HOST";
-    hoistAsyncBodies(module, state);
-
-    // Entry points are emitted after the functions, so remember them now.
-    SmallVector<std::pair<std::string, FunctionType>> entries;
-    for (func::FuncOp function : renameBodies(module))
-      entries.push_back(
-          {function.getSymName().drop_front(kImplPrefix.size()).str(),
-           function.getFunctionType()});
-    llvm::StringSet<> computeNames;
-    module.walk([&](BufferComputeOp op) { computeNames.insert(op.getName()); });
-
-    CommTypeConverter converter(ctx);
-    ConversionTarget conversionTarget(*ctx);
-    conversionTarget.addLegalDialect<emitc::EmitCDialect>();
-    conversionTarget.addIllegalDialect<CommDialect, memref::MemRefDialect,
-                                       func::FuncDialect, scf::SCFDialect,
-                                       arith::ArithDialect>();
-    conversionTarget.addLegalOp<ModuleOp>();
-
-    RewritePatternSet patterns(ctx);
-    patterns.add<AllReduceLowering, ReduceScatterLowering, AllGatherLowering,
-                 AllToAllLowering, BroadcastLowering, ReduceLowering,
-                 PermuteLowering, SendLowering, RecvLowering, CopyLowering,
-                 MemrefCopyLowering, PackLowering, UnpackLowering,
-                 CombineLowering, ComputeLowering, BarrierLowering,
-                 StartLowering, WaitLowering, AllocLowering, DeallocLowering>(
-        converter, ctx, state);
-    populateFuncToEmitCPatterns(converter, patterns);
-    populateArithToEmitCPatterns(converter, patterns);
-    populateSCFToEmitCConversionPatterns(patterns, converter);
-    if (failed(
-            applyFullConversion(module, conversionTarget, std::move(patterns))))
-      return signalPassFailure();
-
-    // Bodies are internal; the C entry points below are the interface.
-    for (auto function : module.getOps<emitc::FuncOp>())
-      if (!function.isExternal())
-        function.setSpecifiersAttr(
-            ArrayAttr::get(ctx, {StringAttr::get(ctx, "static")}));
-
-    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-    if (state.cuda)
-      emitc::VerbatimOp::create(builder, module.getLoc(),
-                                builder.getStringAttr(kernels));
-    emitc::IncludeOp::create(builder, module.getLoc(),
-                             builder.getStringAttr(state.cuda
-                                                       ? "commrt_gen_cuda.cuh"
-                                                       : "commrt_gen.h"),
-                             UnitAttr());
-    for (const auto &name : computeNames)
-      emitc::VerbatimOp::create(
-          builder, module.getLoc(),
-          builder.getStringAttr("extern \"C\" __attribute__((weak)) void " +
-                                computeSymbol(name.getKey()) +
-                                "(const comm_compute_args *);"));
-    builder.setInsertionPointToEnd(module.getBody());
-    for (auto &[name, type] : entries)
-      emitc::VerbatimOp::create(builder, module.getLoc(),
-                                builder.getStringAttr(entryPoint(name, type)));
-    if (!entries.empty())
-      emitc::VerbatimOp::create(
-          builder, module.getLoc(),
-          builder.getStringAttr(
-              "/// The message of the last failed entry point call.\n"
-              "extern \"C\" __attribute__((weak)) const char "
-              "*comm_last_error(void) {\n  return "
-              "commgen::lastErrorStorage().c_str();\n}"));
-  }
-};
-} // namespace

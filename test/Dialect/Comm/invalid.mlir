@@ -78,7 +78,7 @@ module attributes {comm.world_size = 0 : i64} {
 
 // -----
 
-// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size', 'comm.topology' or 'comm.space'}}
+// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size', 'comm.topology', 'comm.target' or 'comm.space'}}
 module attributes {comm.topolgy = "dgx-h100"} {
 }
 

@@ -1,15 +1,15 @@
 //===- CommToCpp.h - comm programs to C++ and CUDA --------------*- C++ -*-===//
 //
-// The back end of comm: lowers a module (comm on tensors, on buffers, or
-// already EmitC) to EmitC and prints it as C++ (cpu target) or CUDA C++
-// (cuda target) through MLIR's EmitC translator; and writes the harness that
-// runs, checks and times the entry points.
+// The back end of comm: prints a module lowered to EmitC as C++ or CUDA C++
+// through MLIR's EmitC translator, and writes the harness that runs, checks
+// and times the entry points.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COMM_TARGET_CPP_COMMTOCPP_H
 #define COMM_TARGET_CPP_COMMTOCPP_H
 
+#include "comm/Pipelines/CompileOptions.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -19,14 +19,11 @@
 namespace mlir {
 namespace comm {
 
-enum class CodeTarget { Cpu, Cuda };
-
-/// Lowers `module` in place (whatever of comm-bufferize,
-/// buffer-results-to-out-params and convert-comm-to-emitc it still needs)
-/// and prints it for the runtime `backend` ("mpi", "nccl", "verbs"; empty:
-/// the target's default). Errors are reported on the module's context.
-LogicalResult translateCommToCpp(ModuleOp module, raw_ostream &os,
-                                 CodeTarget target, StringRef backend = "");
+/// Prints `module`, lowered by convert-comm-to-emitc (the
+/// comm-lower-to-emitc pipeline), as C++ or CUDA C++ for the target it
+/// records in comm.target, through MLIR's EmitC translator. Lowering is the
+/// pipelines' job: an op that is not EmitC is a located error.
+LogicalResult translateCommToCpp(ModuleOp module, raw_ostream &os);
 
 /// One C entry point of a compiled program: its buffers in C order (inputs,
 /// then results as out-parameters).
@@ -43,17 +40,13 @@ FailureOr<std::vector<EntryPoint>> collectEntryPoints(ModuleOp module,
                                                       bool forHarness);
 
 struct HarnessOptions {
-  CodeTarget target = CodeTarget::Cpu;
+  Target target = Target::cpu_mpi;
   /// Prefix of the reference entry points (empty: no check).
   std::string referencePrefix;
   /// Default tolerances of floating-point results, from the precisions the
   /// program sends in.
   double rtol = 1e-5, atol = 1e-6;
   std::string programName;
-  /// The --target of comm-compile, and the commrt_backend enumerator the
-  /// harness asks the runtime for.
-  std::string targetName = "cpu-mpi";
-  std::string backend = "COMMRT_BACKEND_MPI";
 };
 
 /// Writes the C++ of a main() that fills deterministic inputs on every
@@ -71,8 +64,7 @@ void makeReference(ModuleOp module, StringRef prefix);
 /// data in, as tolerances (rtol, atol) for checking its results.
 std::pair<double, double> defaultTolerances(ModuleOp module);
 
-/// Registers --comm-to-cpp and --comm-to-cuda with mlir-translate's
-/// registry.
+/// Registers --comm-to-cpp with mlir-translate's registry.
 void registerCommTranslations();
 
 } // namespace comm

@@ -37,6 +37,15 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (attr.getName() == getTargetAttrName()) {
+    auto target = dyn_cast<StringAttr>(attr.getValue());
+    if (!target || target.getValue().empty() || !isa<ModuleOp>(op))
+      return op->emitError() << "'" << getTargetAttrName()
+                             << "' must be a non-empty string on a module, "
+                                "got "
+                             << attr.getValue();
+    return success();
+  }
   if (attr.getName() == getSpaceAttrName()) {
     if (!isa<MemorySpaceAttr>(attr.getValue()))
       return op->emitError() << "'" << getSpaceAttrName()
@@ -53,6 +62,7 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
                          << attr.getName().getValue() << "' on "
                          << op->getName() << "; expected '"
                          << getWorldSizeAttrName() << "', '"
-                         << getTopologyAttrName() << "' or '"
+                         << getTopologyAttrName() << "', '"
+                         << getTargetAttrName() << "' or '"
                          << getSpaceAttrName() << "'";
 }

@@ -1,12 +1,12 @@
 // RUN: comm-opt %s --comm-lower-to-emitc -split-input-file | FileCheck %s
-// RUN: comm-opt %s --comm-lower-to-emitc="target=cuda" -split-input-file | FileCheck %s --check-prefix=CUDA
+// RUN: comm-opt %s --comm-lower-to-emitc="target=cuda-nccl" -split-input-file | FileCheck %s --check-prefix=CUDA
 
 // A fused step: results become out-parameters written in place, temporary
 // buffers go through the runtime allocator, plans become arguments.
 // CHECK: emitc.include "commrt_gen.h"
 // CHECK-LABEL: emitc.func @comm_impl_step(
 // CHECK-SAME: %[[A:.*]]: !emitc.ptr<f32>, %[[B:.*]]: !emitc.ptr<f32>, %[[X:.*]]: !emitc.ptr<f32>, %[[Y:.*]]: !emitc.ptr<f32>) attributes {specifiers = ["static"]}
-// CHECK: %[[P:.*]] = call_opaque "commgen::alloc"() {args = [128, #emitc.opaque<"COMMRT_F32">, #emitc.opaque<"COMMRT_HOST">, #emitc.opaque<"\22{{.*}}comm-to-emitc.mlir:{{[0-9]+}}:{{[0-9]+}}\22">], template_args = [f32]}
+// CHECK: %[[P:.*]] = call_opaque "commgen::alloc"() {args = [128, #emitc.opaque<"COMMRT_F32">, #emitc.opaque<"COMMRT_HOST">, #emitc.opaque<"\22{{.*}}comm-lower-to-emitc.mlir:{{[0-9]+}}:{{[0-9]+}}\22">], template_args = [f32]}
 // CHECK: %[[PA:.*]] = call_opaque "commgen::piece"(%[[A]]) {args = [0 : index, 64, 0, #emitc.opaque<"COMMRT_F32">]}
 // CHECK: call_opaque "commgen::pack"(%[[P]], %[[PA]], %{{.*}}) {args = [#emitc.opaque<"nullptr">, 0 : index, #emitc.opaque<"COMMRT_F32">, 128,
 // CHECK: call_opaque "commgen::all_reduce"(%[[P]], %[[R:.*]]) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"COMMGEN_RANKS(2, 0, 1, 2, 3)">, 0 : index, 1 : index, 128, #emitc.opaque<"COMMRT_F32">, #emitc.opaque<"COMMRT_BF16">, #emitc.opaque<"COMMRT_SUM">, #emitc.opaque<"commgen::Plan{COMMRT_ALGORITHM_DEFAULT, 0, 0}">, #emitc.opaque<"COMMRT_HOST">, 3,

@@ -1,0 +1,248 @@
+//===- CommToEmitCPass.cpp - the convert-comm-to-emitc pass -----*- C++ -*-===//
+//
+// Lowers a bufferized comm program (comm-bufferize, then
+// buffer-results-to-out-params) to EmitC with the patterns of
+// CommToEmitC.cpp and the upstream func, scf and arith conversions. Checks
+// first that the program can run on the target's backend (the one algorithm
+// table), then gives each public function an `extern "C"` entry point
+// taking the commrt_context first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Conversion/CommToEmitC/CommToEmitC.h"
+#include "comm/Conversion/Passes.h"
+#include "comm/Dialect/Comm/IR/CommAlgorithms.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "mlir/Conversion/ArithToEmitC/ArithToEmitC.h"
+#include "mlir/Conversion/FuncToEmitC/FuncToEmitC.h"
+#include "mlir/Conversion/SCFToEmitC/SCFToEmitC.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir {
+namespace comm {
+#define GEN_PASS_DEF_CONVERTCOMMTOEMITC
+#include "comm/Conversion/Passes.h.inc"
+} // namespace comm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::comm;
+
+/// The prefix of the generated function that holds a comm function's body.
+static constexpr llvm::StringLiteral kImplPrefix = "comm_impl_";
+
+/// Checks that \p op can run on the target's backend at all: verbs carries
+/// point to point only, so a collective there is an error now rather than
+/// at run time.
+static LogicalResult checkBackend(Operation *op, Target target) {
+  std::optional<CollectiveKind> kind = getCollectiveKind(op);
+  Backend backend = getBackend(target);
+  if (!kind || isCarriedBy(*kind, backend))
+    return success();
+  InFlightDiagnostic diag = op->emitError();
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  describeNotCarried(getTransferName(op), backend, os);
+  return diag << message << "; compile for "
+              << (isCudaTarget(target) ? "cuda-nccl" : "cpu-mpi")
+              << ", or write the collective as sends and receives";
+}
+
+/// Checks that the plan of \p op names an algorithm the target's backend
+/// realizes, with channels its schedules run.
+static LogicalResult checkPlan(Operation *op, Target target) {
+  auto plan = op->getAttrOfType<PlanAttr>("plan");
+  std::optional<CollectiveKind> kind = getCollectiveKind(op);
+  if (!plan || !plan.getAlgorithm() || !kind)
+    return success();
+  Backend backend = getBackend(target);
+  if (!isRealized(*kind, *plan.getAlgorithm(), backend)) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    describeUnrealized(*kind, getTransferName(op), *plan.getAlgorithm(),
+                       backend, os);
+    return op->emitError() << message;
+  }
+  if (plan.getChannels() && *plan.getChannels() > 64)
+    return op->emitError()
+           << "plan channels = " << *plan.getChannels()
+           << " exceeds the 64 channels the runtime's schedules run";
+  return success();
+}
+
+/// Checks that the module is in the form this pass lowers, with a located
+/// error for the first thing that is not.
+static LogicalResult checkInput(ModuleOp module, Target target) {
+  WalkResult result = module.walk([&](Operation *op) -> WalkResult {
+    if (failed(checkBackend(op, target)) || failed(checkPlan(op, target)))
+      return WalkResult::interrupt();
+    if (isa<AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp, BroadcastOp,
+            ReduceOp, PermuteOp, SendOp, RecvOp, CopyOp, PackOp, UnpackOp,
+            ComputeOp>(op))
+      return op->emitError()
+             << "convert-comm-to-emitc expects buffers; run comm-bufferize "
+                "first";
+    if (auto function = dyn_cast<func::FuncOp>(op)) {
+      if (function.getNumResults() != 0)
+        return op->emitError()
+               << "convert-comm-to-emitc expects functions without results; "
+                  "run buffer-results-to-out-params first";
+      for (Type type : function.getArgumentTypes()) {
+        auto memref = dyn_cast<MemRefType>(type);
+        if (memref && !isLowerableBuffer(memref))
+          return op->emitError()
+                 << "argument of type " << type
+                 << " cannot be lowered: buffers need a static shape, the "
+                    "identity layout and an element type commrt knows (f32, "
+                    "f64, f16, bf16, i8, i32, i64)";
+        if (!memref && getCTypeName(type).empty())
+          return op->emitError() << "argument of type " << type
+                                 << " cannot be passed to a C entry point";
+      }
+    }
+    for (Value result : op->getResults())
+      if (auto memref = dyn_cast<MemRefType>(result.getType());
+          memref && !isLowerableBuffer(memref))
+        return op->emitError()
+               << "buffer of type " << memref
+               << " cannot be lowered: buffers need a static shape, the "
+                  "identity layout and an element type commrt knows (f32, "
+                  "f64, f16, bf16, i8, i32, i64)";
+    if (auto start = dyn_cast<StartOp>(op)) {
+      if (start.getToken().use_empty())
+        return op->emitError()
+               << "the token of this comm.start is never waited for; its "
+                  "transfers would never complete";
+      if (start.getYield() && !start.getYield().getValues().empty())
+        return op->emitError()
+               << "convert-comm-to-emitc expects the bufferized comm.start, "
+                  "which yields nothing; run comm-bufferize first";
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// Renames every function with a body to comm_impl_<name> and returns the
+/// public ones, which get C entry points under their own names.
+static SmallVector<func::FuncOp> renameBodies(ModuleOp module) {
+  SmallVector<func::FuncOp> entries;
+  SymbolTable symbols(module);
+  for (auto function :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    if (function.isExternal())
+      continue;
+    if (function.isPublic())
+      entries.push_back(function);
+    std::string name = (kImplPrefix + function.getSymName()).str();
+    if (failed(symbols.rename(function,
+                              StringAttr::get(module.getContext(), name))))
+      function.emitError() << "cannot rename to " << name;
+  }
+  return entries;
+}
+
+/// The `extern "C"` entry point of a public function.
+static std::string entryPoint(StringRef name, FunctionType type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "/// Entry point of @" << name
+     << ". Returns COMMRT_SUCCESS or the status of the first failure; "
+        "comm_last_error() says what failed.\n";
+  os << "extern \"C\" " << getEntryPointPrototype(name, type.getInputs());
+  os << " {\n  return commgen::entry(ctx, \"" << name << "\", [&]() {\n    "
+     << kImplPrefix << name << "(";
+  for (size_t index = 0; index < type.getNumInputs(); ++index)
+    os << (index ? ", " : "") << "arg" << index;
+  os << ");\n  });\n}";
+  return text;
+}
+
+namespace {
+struct ConvertCommToEmitCPass
+    : public comm::impl::ConvertCommToEmitCBase<ConvertCommToEmitCPass> {
+  using ConvertCommToEmitCBase::ConvertCommToEmitCBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    if (failed(checkInput(module, target)))
+      return signalPassFailure();
+
+    CommToEmitCState state(target);
+    std::string kernels = state.cuda ? getCudaKernelLists(module) : "";
+    prepareCommToEmitCAsyncBodies(module, state);
+
+    // Entry points are emitted after the functions, so remember them now.
+    SmallVector<std::pair<std::string, FunctionType>> entries;
+    for (func::FuncOp function : renameBodies(module))
+      entries.push_back(
+          {function.getSymName().drop_front(kImplPrefix.size()).str(),
+           function.getFunctionType()});
+    llvm::StringSet<> computeNames;
+    module.walk([&](BufferComputeOp op) { computeNames.insert(op.getName()); });
+
+    TypeConverter converter;
+    populateCommToEmitCTypeConversions(converter);
+    ConversionTarget conversionTarget(*ctx);
+    conversionTarget.addLegalDialect<emitc::EmitCDialect>();
+    conversionTarget.addIllegalDialect<CommDialect, memref::MemRefDialect,
+                                       func::FuncDialect, scf::SCFDialect,
+                                       arith::ArithDialect>();
+    conversionTarget.addLegalOp<ModuleOp>();
+
+    RewritePatternSet patterns(ctx);
+    populateCommToEmitCPatterns(converter, patterns, state);
+    populateFuncToEmitCPatterns(converter, patterns);
+    populateArithToEmitCPatterns(converter, patterns);
+    populateSCFToEmitCConversionPatterns(patterns, converter);
+    if (failed(
+            applyFullConversion(module, conversionTarget, std::move(patterns))))
+      return signalPassFailure();
+
+    // Bodies are internal; the C entry points below are the interface.
+    for (auto function : module.getOps<emitc::FuncOp>())
+      if (!function.isExternal())
+        function.setSpecifiersAttr(
+            ArrayAttr::get(ctx, {StringAttr::get(ctx, "static")}));
+
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    if (state.cuda)
+      emitc::VerbatimOp::create(builder, module.getLoc(),
+                                builder.getStringAttr(kernels));
+    emitc::IncludeOp::create(builder, module.getLoc(),
+                             builder.getStringAttr(state.cuda
+                                                       ? "commrt_gen_cuda.cuh"
+                                                       : "commrt_gen.h"),
+                             UnitAttr());
+    for (const auto &name : computeNames)
+      emitc::VerbatimOp::create(
+          builder, module.getLoc(),
+          builder.getStringAttr("extern \"C\" __attribute__((weak)) void " +
+                                getComputeSymbol(name.getKey()) +
+                                "(const comm_compute_args *);"));
+    builder.setInsertionPointToEnd(module.getBody());
+    for (auto &[name, type] : entries)
+      emitc::VerbatimOp::create(builder, module.getLoc(),
+                                builder.getStringAttr(entryPoint(name, type)));
+    if (!entries.empty())
+      emitc::VerbatimOp::create(
+          builder, module.getLoc(),
+          builder.getStringAttr(
+              "/// The message of the last failed entry point call.\n"
+              "extern \"C\" __attribute__((weak)) const char "
+              "*comm_last_error(void) {\n  return "
+              "commgen::lastErrorStorage().c_str();\n}"));
+    // What the program was lowered for, for the translator and the harness.
+    module->setAttr(CommDialect::getTargetAttrName(),
+                    StringAttr::get(ctx, stringifyTarget(target)));
+  }
+};
+} // namespace

@@ -1,0 +1,27 @@
+// RUN: comm-opt %s --comm-plan="topology=dgx-h100" -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: comm-opt %s --comm-plan="topology=dgx-h100" --dump-pass-pipeline -split-input-file -verify-diagnostics -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+
+// The planning pipeline as it stands: the program is checked against the
+// topology and simplified. The planning passes (fusion, precision,
+// algorithm selection, scheduling) are not written yet.
+// PIPELINE: builtin.module(
+// PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
+// PIPELINE-NEXT: canonicalize{
+
+// CHECK-LABEL: func.func @step
+// CHECK-NEXT: comm.all_reduce sum %{{.*}} over {{\[\[}}0, 1, 2, 3, 4, 5, 6, 7]]
+// CHECK-NEXT: return
+func.func @step(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  // A barrier of one rank is a no-op: canonicalization removes it.
+  comm.barrier over [[0], [1], [2], [3], [4], [5], [6], [7]]
+  %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
+
+// -----
+
+func.func @beyond(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  // expected-error @+1 {{rank 8 is not a GPU of topology 'dgx-h100' (8 GPUs, ranks 0-7)}}
+  %0 = comm.all_reduce sum %x over [[0, 8]] : tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
