@@ -11,7 +11,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test", ".xml", ".yaml", ".json"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.comm_obj_root, "test")
-config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+config.excludes = ["Inputs", "lib", "CMakeLists.txt", "README.md", "lit.cfg.py",
                    "lit.site.cfg.py", "CostModelTest.cpp",
                    "FlowNetworkTest.cpp", "SimulatorTest.cpp"]
 

@@ -16,10 +16,15 @@
 
 using namespace mlir;
 
+namespace mlir::comm::test {
+void registerTestModelChoicePass();
+} // namespace mlir::comm::test
+
 int main(int argc, char **argv) {
   DialectRegistry registry;
   comm::registerAllDialects(registry);
   comm::registerAllPasses();
+  comm::test::registerTestModelChoicePass();
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv,
       "comm-opt: parse, verify and transform comm IR (passes and pipelines "

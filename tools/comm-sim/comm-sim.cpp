@@ -16,6 +16,7 @@
 #include "comm/Pipelines/CompileOptions.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -33,6 +34,10 @@ struct Options {
                        "Predict a collective over a range of sizes, as an "
                        "nccl-tests style table"};
   cl::SubCommand run{"run", "Simulate a whole comm program on a topology"};
+  cl::SubCommand algorithms{
+      "algorithms",
+      "Print the algorithm table: what a plan may name for each collective "
+      "on each backend, and what the backend's own collective picks"};
   cl::SubCommand calibrate{
       "calibrate",
       "Fit the cost model on measured figures and report the fit error"};
@@ -58,7 +63,8 @@ struct Options {
                             cl::sub(run), cl::cat(category)};
   cl::opt<std::string> output{"o", cl::desc("Output file"), cl::init("-"),
                               cl::sub(bench), cl::sub(run),
-                              cl::sub(calibrate), cl::cat(category)};
+                              cl::sub(algorithms), cl::sub(calibrate),
+                              cl::cat(category)};
 
   // bench.
   cl::opt<std::string> collective{
@@ -90,6 +96,10 @@ struct Options {
                "covers the algorithms a plan may name there (default nccl)"),
       BackendValues(), cl::init(Backend::nccl), cl::sub(bench), cl::sub(run),
       cl::cat(category)};
+  cl::list<Backend> tableBackends{
+      "backend",
+      cl::desc("Only these backends (default: all)"), BackendValues(),
+      cl::CommaSeparated, cl::sub(algorithms), cl::cat(category)};
   cl::opt<bool> native{
       "native",
       cl::desc("Search what the backend's own collective chooses among when "
@@ -289,6 +299,51 @@ static int runCalibrateCommand(Options &o) {
   return 0;
 }
 
+static int runAlgorithmsCommand(Options &o) {
+  SmallVector<Backend> backends(o.tableBackends.begin(),
+                                o.tableBackends.end());
+  if (backends.empty())
+    for (uint32_t i = 0; i <= getMaxEnumValForBackend(); ++i)
+      backends.push_back(static_cast<Backend>(i));
+  std::string error;
+  auto out = openOutputFile(o.output, &error);
+  if (!out)
+    return fail(error);
+  raw_ostream &os = out->os();
+  os << "# The one algorithm table (lib/Dialect/Comm/IR/CommAlgorithms.cpp).\n"
+        "# realized: what a #comm.plan may name on the backend; native: what "
+        "the\n# backend's own collective picks among when no plan names one; "
+        "-: none.\n";
+  os << llvm::formatv("{0,-15} {1,-8} {2,-52} {3}\n", "# collective",
+                      "backend", "realized", "native");
+  auto list = [](ArrayRef<Algorithm> algorithms) {
+    if (algorithms.empty())
+      return std::string("-");
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::interleave(
+        algorithms, os, [&](Algorithm a) { os << stringifyAlgorithm(a); },
+        ",");
+    return text;
+  };
+  for (unsigned k = 0; k < kNumCollectiveKinds; ++k) {
+    auto kind = static_cast<CollectiveKind>(k);
+    if (kind == CollectiveKind::Copy)
+      continue;
+    for (Backend backend : backends) {
+      if (!isCarriedBy(kind, backend))
+        continue;
+      os << llvm::formatv("{0,-15} {1,-8} {2,-52} {3}\n",
+                          stringifyCollectiveKind(kind),
+                          stringifyBackend(backend),
+                          list(getRealizedAlgorithms(kind, backend)),
+                          list(getNativeAlgorithms(kind, backend)));
+    }
+  }
+  out->keep();
+  return 0;
+}
+
 static int runRunCommand(Options &o) {
   if (o.program.empty())
     return fail("run needs a program: comm-sim run <program.mlir> "
@@ -328,13 +383,17 @@ int main(int argc, char **argv) {
       "[--ranks N] [--sizes 8:8G] [--dtype f32] [--json] [--explain]\n"
       "  comm-sim run prog.mlir --topology dgx-h100 [--trace out.json] "
       "[--plot timeline.svg] [--json]\n"
+      "  comm-sim algorithms [--backend mpi,nccl]\n"
       "  comm-sim calibrate --data bench/calibration/points.csv [--fit] "
       "[--write-params params.yaml]\n");
   if (o.bench)
     return runBenchCommand(o);
   if (o.run)
     return runRunCommand(o);
+  if (o.algorithms)
+    return runAlgorithmsCommand(o);
   if (o.calibrate)
     return runCalibrateCommand(o);
-  return fail("expected a command: bench, run or calibrate (see --help)");
+  return fail(
+      "expected a command: bench, run, algorithms or calibrate (see --help)");
 }
