@@ -17,8 +17,8 @@ planned="$COMM_ROOT/examples/grad_step.mlir"
 reference="$COMM_ROOT/examples/grad_step.ref.mlir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-comm_log "1. the machine: comm-topo matrix -t dgx-h100"
-"$bin/comm-topo" matrix -t dgx-h100
+comm_log "1. the machine: comm-topo matrix --topology dgx-h100"
+"$bin/comm-topo" matrix --topology dgx-h100
 
 comm_log "2. the plan: comm-opt --comm-plan=\"topology=dgx-h100\" examples/grad_step.mlir"
 "$bin/comm-opt" --mlir-print-op-on-diagnostic=false \

@@ -48,7 +48,9 @@ struct Options {
       cl::desc("A preset (dgx-h100), a cluster (dgx-h100x4), an NCCL XML "
                "or comm YAML file (file.yaml:N for N machines of it)"),
       cl::value_desc("spec"), cl::sub(bench), cl::sub(run), cl::cat(category)};
-  cl::alias topologyAlias{"t", cl::aliasopt(topology),
+  // A long alias: a one-letter option would make LLVM read a mistyped long
+  // option (--tarce) as a group of one-letter flags.
+  cl::alias topologyAlias{"topo", cl::aliasopt(topology),
                           cl::desc("Alias for --topology")};
   cl::opt<std::string> params{
       "params", cl::desc("Cost model parameters (YAML, as calibrate writes)"),

@@ -19,51 +19,61 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("comm-topo options");
 
-static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<command>"), cl::cat(category));
-static cl::list<std::string> arguments(cl::Positional, cl::desc("[args...]"),
-                                       cl::cat(category));
-static cl::opt<std::string>
-    topologySpec("topology",
-                 cl::desc("A preset (dgx-h100), a cluster of a preset "
-                          "(dgx-h100x4), an NCCL topology XML file or a comm "
-                          "YAML file"),
-                 cl::value_desc("preset|file"), cl::cat(category));
-static cl::alias topologyAlias("t", cl::aliasopt(topologySpec),
+static cl::SubCommand showCommand(
+    "show", "Devices, links, fabric and what the source did not describe");
+static cl::SubCommand matrixCommand(
+    "matrix", "nvidia-smi-topo-style matrix of path kinds and bottleneck "
+              "bandwidths between the GPUs and NICs of one machine");
+static cl::SubCommand pathCommand(
+    "path", "The path from device A to device B, hop by hop (bottleneck, "
+            "latency); with several pairs, also the links they share");
+static cl::SubCommand exportCommand(
+    "export", "Write the topology in another format (--format yaml|dot)");
+static cl::SubCommand dotCommand(
+    "dot", "Write a Graphviz picture (same as export --format dot)");
+static cl::SubCommand presetsCommand("presets", "List the built-in presets");
+static cl::SubCommand roundtripCommand(
+    "roundtrip", "Export to YAML, import it again and check that the result "
+                 "describes the same hardware");
+
+static cl::opt<std::string> topologySpec(
+    "topology",
+    cl::desc("A preset (dgx-h100), a cluster of a preset (dgx-h100x4), an "
+             "NCCL topology XML file or a comm YAML file"),
+    cl::value_desc("preset|file"), cl::sub(showCommand), cl::sub(matrixCommand),
+    cl::sub(pathCommand), cl::sub(exportCommand), cl::sub(dotCommand),
+    cl::sub(roundtripCommand), cl::cat(category));
+// A long alias: a one-letter option would make LLVM read a mistyped long
+// option (--tpology) as a group of one-letter flags.
+static cl::alias topologyAlias("topo", cl::aliasopt(topologySpec),
                                cl::desc("Alias for --topology"));
+static cl::list<std::string> devices(cl::Positional,
+                                     cl::desc("<device> <device> ..."),
+                                     cl::sub(pathCommand), cl::cat(category));
 static cl::opt<std::string> format("format",
-                                   cl::desc("export format: yaml or dot"),
-                                   cl::init("yaml"), cl::cat(category));
-static cl::opt<std::string> outputFile("o", cl::desc("Output file"),
-                                       cl::value_desc("file"), cl::init("-"),
-                                       cl::cat(category));
+                                   cl::desc("Export format: yaml or dot"),
+                                   cl::init("yaml"), cl::sub(exportCommand),
+                                   cl::cat(category));
+static cl::opt<std::string> outputFile(
+    "o", cl::desc("Output file"), cl::value_desc("file"), cl::init("-"),
+    cl::sub(showCommand), cl::sub(matrixCommand), cl::sub(pathCommand),
+    cl::sub(exportCommand), cl::sub(dotCommand), cl::sub(roundtripCommand),
+    cl::cat(category));
 static cl::opt<uint64_t> nodeIndex("node",
-                                   cl::desc("Machine of a cluster for "
-                                            "'matrix' (default 0)"),
-                                   cl::init(0), cl::cat(category));
+                                   cl::desc("Machine of a cluster (default 0)"),
+                                   cl::init(0), cl::sub(matrixCommand),
+                                   cl::cat(category));
 
 static const char *const kOverview = R"(comm-topo: inspect the hardware topologies comm plans for
-
-commands:
-  show            devices, links, fabric and what the source did not describe
-  matrix          nvidia-smi-topo-style matrix of path kinds and bottleneck
-                  bandwidths between the GPUs and NICs of one machine
-  path A B [C D]  the path from device A to device B, hop by hop (bottleneck,
-                  latency); with several pairs, also the links they share
-  export          write the topology in another format (--format yaml|dot)
-  dot             write a Graphviz picture (same as export --format dot)
-  presets         list the built-in presets
-  roundtrip       export to YAML, import it again and check that the result
-                  describes the same hardware (a self-check of the format)
 
 devices are named gpu0, nic3, cpu1, pcie2, nvswitch; in a cluster n5.gpu3
 (machine 5) and leaf.r2.g0 / core for fabric switches.
 
 examples:
-  comm-topo show -t dgx-h100
-  comm-topo matrix -t topo.xml
-  comm-topo path -t dgx-h100x4 n0.gpu0 n3.gpu7
-  comm-topo export -t topo.xml --format yaml -o topo.yaml
+  comm-topo show --topology dgx-h100
+  comm-topo matrix --topology topo.xml
+  comm-topo path --topology dgx-h100x4 n0.gpu0 n3.gpu7
+  comm-topo export --topology topo.xml --format yaml -o topo.yaml
 )";
 
 static int fail(const Twine &message) {
@@ -71,7 +81,21 @@ static int fail(const Twine &message) {
   return 1;
 }
 
+/// The name of the command given, or "" for none.
+static StringRef getCommand() {
+  for (cl::SubCommand *sub :
+       {&showCommand, &matrixCommand, &pathCommand, &exportCommand,
+        &dotCommand, &presetsCommand, &roundtripCommand})
+    if (*sub)
+      return sub->getName();
+  return "";
+}
+
 static int run() {
+  StringRef command = getCommand();
+  if (command.empty())
+    return fail("expected a command: show, matrix, path, export, dot, "
+                "roundtrip or presets (see --help)");
   if (command == "presets") {
     for (StringRef name : getTopologyPresetNames())
       llvm::outs() << llvm::left_justify(name, 12) << "  "
@@ -80,12 +104,6 @@ static int run() {
                     "rail-optimized fabric (e.g. dgx-h100x4)\n";
     return 0;
   }
-  static const StringRef known[] = {"show", "matrix",   "path",
-                                    "export", "dot", "roundtrip"};
-  if (!llvm::is_contained(known, StringRef(command)))
-    return fail("unknown command '" + command +
-                "'; expected show, matrix, path, export, dot, roundtrip or "
-                "presets (see --help)");
   if (topologySpec.empty())
     return fail("'" + command +
                 "' needs --topology=<preset|file> (see 'comm-topo presets')");
@@ -110,26 +128,22 @@ static int run() {
                 "' needs a topology");
 
   if (command == "show") {
-    if (!arguments.empty())
-      return fail("'show' takes no arguments");
     printTopologySummary(topology, os);
   } else if (command == "matrix") {
-    if (!arguments.empty())
-      return fail("'matrix' takes no arguments (use --node for a cluster)");
     if (nodeIndex >= topology.getNumNodes())
       return fail("--node " + Twine(nodeIndex) + " is not a machine of '" +
                   topologySpec + "', which has " +
                   Twine(topology.getNumNodes()));
     printTopologyMatrix(topology, nodeIndex, os);
   } else if (command == "path") {
-    if (arguments.empty() || arguments.size() % 2 != 0)
+    if (devices.empty() || devices.size() % 2 != 0)
       return fail("'path' takes pairs of devices: path A B [C D ...]");
     SmallVector<Path> paths;
-    for (size_t i = 0; i < arguments.size(); i += 2) {
-      std::optional<DeviceId> src = topology.lookupDevice(arguments[i]);
-      std::optional<DeviceId> dst = topology.lookupDevice(arguments[i + 1]);
-      for (auto [name, id] : {std::pair{arguments[i], src},
-                              std::pair{arguments[i + 1], dst}})
+    for (size_t i = 0; i < devices.size(); i += 2) {
+      std::optional<DeviceId> src = topology.lookupDevice(devices[i]);
+      std::optional<DeviceId> dst = topology.lookupDevice(devices[i + 1]);
+      for (auto [name, id] : {std::pair{devices[i], src},
+                              std::pair{devices[i + 1], dst}})
         if (!id)
           return fail("no device '" + name + "' in '" + topologySpec +
                       "' (devices are named like gpu0, nic1, cpu0; in a "
