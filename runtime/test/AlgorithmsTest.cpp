@@ -293,20 +293,12 @@ public:
 } // namespace
 
 int main(int argc, char **argv) {
-  commrt_options opts;
-  commrt_options_default(&opts);
-  opts.backend = COMMRT_BACKEND_MPI;
-  opts.timeout_ms = 60000;
-  opts.on_error = COMMRT_ON_ERROR_RETURN;
-  commrt_context *ctx = nullptr;
-  if (commrt_init(&argc, &argv, &opts, &ctx) != COMMRT_SUCCESS) {
-    std::fprintf(stderr, "commrt_init: %s\n", commrt_last_error());
+  int64_t s = 0;
+  const commrt_error_policy returnErrors = COMMRT_ON_ERROR_RETURN;
+  commrt_context *ctx =
+      test::initMpiTest(&argc, &argv, 60000, &s, &returnErrors);
+  if (!ctx)
     return 1;
-  }
-  int64_t r, s;
-  commrt_rank(ctx, &r);
-  commrt_world_size(ctx, &s);
-  test::rank = static_cast<int>(r);
   int size = static_cast<int>(s);
 
   std::vector<Group> groups;

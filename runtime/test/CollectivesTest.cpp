@@ -524,19 +524,10 @@ private:
 } // namespace
 
 int main(int argc, char **argv) {
-  commrt_options opts;
-  commrt_options_default(&opts);
-  opts.backend = COMMRT_BACKEND_MPI;
-  opts.timeout_ms = 30000;
-  commrt_context *ctx = nullptr;
-  if (commrt_init(&argc, &argv, &opts, &ctx) != COMMRT_SUCCESS) {
-    std::fprintf(stderr, "commrt_init: %s\n", commrt_last_error());
+  int64_t s = 0;
+  commrt_context *ctx = test::initMpiTest(&argc, &argv, 30000, &s);
+  if (!ctx)
     return 1;
-  }
-  int64_t r, s;
-  commrt_rank(ctx, &r);
-  commrt_world_size(ctx, &s);
-  test::rank = static_cast<int>(r);
   worldSize = static_cast<int>(s);
   if (worldSize != 4) {
     std::fprintf(stderr, "run this test with 4 ranks (got %d)\n", worldSize);

@@ -185,18 +185,11 @@ void sizeMismatch() {
 } // namespace
 
 int main(int argc, char **argv) {
-  commrt_options opts;
-  commrt_options_default(&opts);
-  opts.backend = COMMRT_BACKEND_MPI;
-  opts.timeout_ms = 30000;
-  if (commrt_init(&argc, &argv, &opts, &ctx) != COMMRT_SUCCESS) {
-    std::fprintf(stderr, "commrt_init: %s\n", commrt_last_error());
+  int64_t s = 0;
+  ctx = test::initMpiTest(&argc, &argv, 30000, &s);
+  if (!ctx)
     return 1;
-  }
-  int64_t r, s;
-  commrt_rank(ctx, &r);
-  commrt_world_size(ctx, &s);
-  me = test::rank = static_cast<int>(r);
+  me = test::rank;
   size = static_cast<int>(s);
   if (size != 4) {
     std::fprintf(stderr, "run this test with 4 ranks (got %d)\n", size);

@@ -194,6 +194,30 @@ inline void store(unsigned char *p, commrt_dtype type, double v) {
   }
 }
 
+/// Starts commrt on the mpi backend for a multi-rank test and sets
+/// test::rank. Returns the context and the world size, or nullptr after
+/// saying why. `onError` overrides the default error policy when given.
+inline commrt_context *initMpiTest(int *argc, char ***argv, int64_t timeoutMs,
+                                   int64_t *worldSize,
+                                   const commrt_error_policy *onError = nullptr) {
+  commrt_options opts;
+  commrt_options_default(&opts);
+  opts.backend = COMMRT_BACKEND_MPI;
+  opts.timeout_ms = timeoutMs;
+  if (onError)
+    opts.on_error = *onError;
+  commrt_context *ctx = nullptr;
+  if (commrt_init(argc, argv, &opts, &ctx) != COMMRT_SUCCESS) {
+    std::fprintf(stderr, "commrt_init: %s\n", commrt_last_error());
+    return nullptr;
+  }
+  int64_t r;
+  commrt_rank(ctx, &r);
+  commrt_world_size(ctx, worldSize);
+  rank = static_cast<int>(r);
+  return ctx;
+}
+
 } // namespace test
 
 #define CHECK(cond) ::test::report((cond), __FILE__, __LINE__, #cond)
