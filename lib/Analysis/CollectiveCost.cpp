@@ -45,8 +45,8 @@ static void addPairs(CollectiveRequest &request, ArrayRef<int64_t> flat) {
     request.pairs.push_back({flat[i], flat[i + 1]});
 }
 
-std::optional<CollectiveRequest> mlir::comm::getCollectiveRequest(
-    Operation *op) {
+std::optional<CollectiveRequest>
+mlir::comm::getCollectiveRequest(Operation *op) {
   std::optional<CollectiveKind> kind = getCollectiveKind(op);
   if (!kind)
     return std::nullopt;
@@ -98,8 +98,8 @@ FailureOr<ProgramRanks> mlir::comm::getProgramRanks(Operation *op,
   ranks.ranks = ranks.gpus;
   ranks.topologyName = topologyName.str();
   for (Operation *scope = op; scope; scope = scope->getParentOp()) {
-    auto size = scope->getAttrOfType<IntegerAttr>(
-        CommDialect::getWorldSizeAttrName());
+    auto size =
+        scope->getAttrOfType<IntegerAttr>(CommDialect::getWorldSizeAttrName());
     if (!size)
       continue;
     if (size.getInt() < 0 || static_cast<uint64_t>(size.getInt()) > ranks.gpus)

@@ -58,9 +58,9 @@ mlir::comm::readMeasuredPoints(StringRef path) {
   std::vector<MeasuredPoint> points;
   SmallVector<StringRef> lines;
   (*buffer)->getBuffer().split(lines, '\n');
-  static const char *const header[] = {"system", "topology", "collective",
-                                       "ranks",  "size_bytes",
-                                       "busbw_GBps", "source"};
+  static const char *const header[] = {"system", "topology",   "collective",
+                                       "ranks",  "size_bytes", "busbw_GBps",
+                                       "source"};
   for (auto [index, raw] : llvm::enumerate(lines)) {
     unsigned lineNo = index + 1;
     StringRef line = raw.trim();
@@ -139,7 +139,7 @@ static TopologyCache &getCache() {
 
 llvm::Expected<std::vector<PointResult>>
 mlir::comm::evaluatePoints(ArrayRef<MeasuredPoint> points,
-                                const CostParams &params) {
+                           const CostParams &params) {
   std::map<const Topology *, std::unique_ptr<CostModel>> models;
   std::vector<PointResult> results;
   for (const MeasuredPoint &point : points) {
@@ -180,13 +180,11 @@ static double median(std::vector<double> values) {
     return 0;
   std::sort(values.begin(), values.end());
   size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid]
-                           : (values[mid - 1] + values[mid]) / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
 bool mlir::comm::printCalibrationReport(ArrayRef<PointResult> results,
-                                             llvm::raw_ostream &os,
-                                             bool perPoint) {
+                                        llvm::raw_ostream &os, bool perPoint) {
   // (system, collective) -> band -> errors
   std::map<std::pair<std::string, std::string>,
            std::array<std::vector<double>, 3>>
@@ -204,8 +202,8 @@ bool mlir::comm::printCalibrationReport(ArrayRef<PointResult> results,
     if (bound > 0 && std::fabs(r.relativeError) > bound)
       allWithin = false;
   }
-  os << llvm::formatv("{0,-28} {1,-11} {2,-22} {3,-22} {4,-18} {5}\n",
-                      "system", "collective", ">= 64 MiB (bound 15%)",
+  os << llvm::formatv("{0,-28} {1,-11} {2,-22} {3,-22} {4,-18} {5}\n", "system",
+                      "collective", ">= 64 MiB (bound 15%)",
                       "1-64 MiB (bound 35%)", "< 1 MiB (no bound)", "");
   os << llvm::formatv("{0,-28} {1,-11} {2,-22} {3,-22} {4,-18}\n", "", "",
                       "n  median  max", "n  median  max", "n  median  max");
@@ -231,8 +229,7 @@ bool mlir::comm::printCalibrationReport(ArrayRef<PointResult> results,
   if (perPoint) {
     os << "\n";
     os << llvm::formatv("{0,-28} {1,14} {2,10} {3,10} {4,8}  {5}\n", "system",
-                        "size", "measured", "predicted", "error",
-                        "algorithm");
+                        "size", "measured", "predicted", "error", "algorithm");
     for (const PointResult &r : results)
       os << llvm::formatv("{0,-28} {1,14} {2,10:F2} {3,10:F2} {4,8:P1}  {5}\n",
                           r.point->system, r.point->bytes,
@@ -256,25 +253,25 @@ struct ParamCodec {
   };
   static constexpr unsigned kSize = 18;
   static constexpr Range kRanges[kSize] = {
-      {0.5, 1.0},   // 0 NVLink efficiency
-      {0.5, 1.0},   // 1 InfiniBand efficiency
-      {0.4, 1.0},   // 2 EFA efficiency
-      {0.4, 1.0},   // 3 NVLS efficiency
-      {0.5, 1.0},   // 4 tree efficiency
-      {0.05, 0.5},  // 5 LL bandwidth (LL moves 4 data bytes per 8)
-      {0.0, 1.0},   // 6 LL128 bandwidth, as a fraction of the way from LL's
-                    //   to 120/128 (LL128 moves 120 data bytes per 128)
-      {2, 100},     // 7 base latency, Simple
-      {2, 100},     // 8 base latency, LL
-      {2, 100},     // 9 base latency, LL128
-      {0.1, 30},    // 10 NVLink step, Simple
-      {0.05, 10},   // 11 NVLink step, LL
-      {0.05, 10},   // 12 NVLink step, LL128
-      {0.5, 100},   // 13 network step, Simple
-      {0.2, 30},    // 14 network step, LL
-      {0.2, 30},    // 15 network step, LL128
-      {5, 200},     // 16 NVLS launch
-      {1, 500},     // 17 NVLS tree level across machines
+      {0.5, 1.0},  // 0 NVLink efficiency
+      {0.5, 1.0},  // 1 InfiniBand efficiency
+      {0.4, 1.0},  // 2 EFA efficiency
+      {0.4, 1.0},  // 3 NVLS efficiency
+      {0.5, 1.0},  // 4 tree efficiency
+      {0.05, 0.5}, // 5 LL bandwidth (LL moves 4 data bytes per 8)
+      {0.0, 1.0},  // 6 LL128 bandwidth, as a fraction of the way from LL's
+                   //   to 120/128 (LL128 moves 120 data bytes per 128)
+      {2, 100},    // 7 base latency, Simple
+      {2, 100},    // 8 base latency, LL
+      {2, 100},    // 9 base latency, LL128
+      {0.1, 30},   // 10 NVLink step, Simple
+      {0.05, 10},  // 11 NVLink step, LL
+      {0.05, 10},  // 12 NVLink step, LL128
+      {0.5, 100},  // 13 network step, Simple
+      {0.2, 30},   // 14 network step, LL
+      {0.2, 30},   // 15 network step, LL128
+      {5, 200},    // 16 NVLS launch
+      {1, 500},    // 17 NVLS tree level across machines
   };
   static double logistic(double x) { return 1 / (1 + std::exp(-x)); }
   static double toValue(unsigned i, double x) {
@@ -319,8 +316,7 @@ struct ParamCodec {
     return v;
   }
 
-  static CostParams decode(const std::array<double, kSize> &v,
-                           CostParams p) {
+  static CostParams decode(const std::array<double, kSize> &v, CostParams p) {
     unsigned nvl = static_cast<unsigned>(LinkClass::NVLink);
     unsigned net = static_cast<unsigned>(LinkClass::Network);
     auto at = [&](unsigned i) { return toValue(i, v[i]); };
@@ -369,8 +365,8 @@ static double objective(ArrayRef<MeasuredPoint> points, const CostParams &p) {
 
 llvm::Expected<CostParams>
 mlir::comm::fitCostParams(ArrayRef<MeasuredPoint> points,
-                               const CostParams &start, unsigned iterations,
-                               llvm::raw_ostream *progress) {
+                          const CostParams &start, unsigned iterations,
+                          llvm::raw_ostream *progress) {
   constexpr unsigned D = ParamCodec::kSize;
   using Vec = std::array<double, D>;
   if (auto check = evaluatePoints(points, start); !check)
@@ -436,16 +432,16 @@ mlir::comm::fitCostParams(ArrayRef<MeasuredPoint> points,
         } else {
           for (unsigned i = 1; i <= D; ++i) {
             for (unsigned k = 0; k < D; ++k)
-              simplex[idx[i]][k] = simplex[idx[0]][k] +
-                                   0.5 * (simplex[idx[i]][k] -
-                                          simplex[idx[0]][k]);
+              simplex[idx[i]][k] =
+                  simplex[idx[0]][k] +
+                  0.5 * (simplex[idx[i]][k] - simplex[idx[0]][k]);
             values[idx[i]] = f(simplex[idx[i]]);
           }
         }
       }
     }
-    unsigned argmin = std::min_element(values.begin(), values.end()) -
-                      values.begin();
+    unsigned argmin =
+        std::min_element(values.begin(), values.end()) - values.begin();
     if (values[argmin] < bestValue) {
       bestValue = values[argmin];
       best = simplex[argmin];

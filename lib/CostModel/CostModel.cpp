@@ -57,8 +57,8 @@ double CostModel::getLinkEfficiency(const Link &link) const {
   case LinkKind::C2C:
     return params.c2cEfficiency;
   case LinkKind::Network:
-    return params.networkEfficiency[static_cast<unsigned>(
-        topology.getFabric().network)];
+    return params
+        .networkEfficiency[static_cast<unsigned>(topology.getFabric().network)];
   }
   return 1.0;
 }
@@ -67,8 +67,8 @@ double CostModel::getPathBandwidth(const Path &path) const {
   // Between machines every hop runs at the network's pace (the NIC's DMA
   // and the fabric's flow control set it), not at its own link's.
   bool network = path.kind == PathKind::Net;
-  double netEff =
-      params.networkEfficiency[static_cast<unsigned>(topology.getFabric().network)];
+  double netEff = params.networkEfficiency[static_cast<unsigned>(
+      topology.getFabric().network)];
   double best = kInf;
   for (const PathHop &hop : path.hops) {
     const Link &link = *topology.getLink(hop.link).props;
@@ -166,9 +166,10 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
     // A ring through the local GPUs in index order.
     SmallVector<Path, 8> hops;
     for (unsigned i = 0; i < locals.size(); ++i)
-      hops.push_back(topology.getPath(
-          topology.getGPU(node * perNodeGPUs + locals[i]),
-          topology.getGPU(node * perNodeGPUs + locals[(i + 1) % locals.size()])));
+      hops.push_back(
+          topology.getPath(topology.getGPU(node * perNodeGPUs + locals[i]),
+                           topology.getGPU(node * perNodeGPUs +
+                                           locals[(i + 1) % locals.size()])));
     llvm::DenseMap<uint64_t, unsigned> uses;
     for (const Path &hop : hops)
       for (const PathHop &h : hop.hops)
@@ -184,13 +185,14 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
           shape.intraClass = classOf(link.props->kind);
           shape.ringBottleneck =
               describeLinkRef(topology, h.link) +
-              (count > 1 ? llvm::formatv(" shared by {0} ring hops", count).str()
-                         : std::string());
+              (count > 1
+                   ? llvm::formatv(" shared by {0} ring hops", count).str()
+                   : std::string());
         }
         shape.ringRawGBps = std::min(shape.ringRawGBps, raw);
       }
-      shape.intraHopLatencyUs = std::max(shape.intraHopLatencyUs,
-                                         hop.latencyUs);
+      shape.intraHopLatencyUs =
+          std::max(shape.intraHopLatencyUs, hop.latencyUs);
     }
   }
   if (shape.perNode < 2)
@@ -220,8 +222,8 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
         }
       if (usable.empty())
         for (unsigned local : locals)
-          if (auto nic = topology.getNearestNIC(
-                  topology.getGPU(local) % machine.getNumDevices()))
+          if (auto nic = topology.getNearestNIC(topology.getGPU(local) %
+                                                machine.getNumDevices()))
             usable.insert(*nic);
       for (unsigned nic : usable) {
         double port = machine.getDevice(nic).speedGbit / 8.0;
@@ -287,8 +289,8 @@ llvm::Error CostModel::validate(const CollectiveRequest &request) const {
     if (rank < 0 || static_cast<uint64_t>(rank) >= gpus)
       return requestError("rank " + Twine(rank) + " is beyond the " +
                           Twine(gpus) + " GPUs of topology '" +
-                          topology.getName() + "' (ranks 0-" +
-                          Twine(gpus - 1) + ")");
+                          topology.getName() + "' (ranks 0-" + Twine(gpus - 1) +
+                          ")");
     return llvm::Error::success();
   };
   StringRef name = stringifyCollectiveKind(request.kind);
@@ -525,7 +527,8 @@ CostModel::predictWith(const CollectiveRequest &request,
                         formatBandwidth(nvlsBw));
         p.bottleneck = "the GPU's NVLink into the reducing NVSwitch";
       }
-      p.busBandwidthGBps = 2 * (n - 1) / n * S / (std::max(intraUs, netUs) * 1e3);
+      p.busBandwidthGBps =
+          2 * (n - 1) / n * S / (std::max(intraUs, netUs) * 1e3);
       break;
     }
     case Algorithm::hierarchical: {
@@ -537,8 +540,7 @@ CostModel::predictWith(const CollectiveRequest &request,
       steps(2 * (g - 1), intra, "intra-node ring");
       steps(2 * (N - 1), LinkClass::Network, "inter-node ring");
       b.bandwidth("reduce_scatter in the node", (g - 1) / g * S, intraBw);
-      b.bandwidth("all_reduce across nodes", 2 * (N - 1) / N * S / g,
-                  perGpuNet,
+      b.bandwidth("all_reduce across nodes", 2 * (N - 1) / N * S / g, perGpuNet,
                   "each GPU's shard over its share of " +
                       shape.networkBottleneck);
       b.bandwidth("all_gather in the node", (g - 1) / g * S, intraBw);
@@ -550,10 +552,10 @@ CostModel::predictWith(const CollectiveRequest &request,
     case Algorithm::direct: {
       if (protocol == Protocol::ll128)
         return std::nullopt;
-      double bw = (multiNode ? std::min(shape.injectGBps,
-                                        shape.nodeNetworkGBps / g)
-                             : shape.injectGBps) *
-                  protocolFactor;
+      double bw =
+          (multiNode ? std::min(shape.injectGBps, shape.nodeNetworkGBps / g)
+                     : shape.injectGBps) *
+          protocolFactor;
       base("");
       steps(1, multiNode ? LinkClass::Network : intra, "exchange");
       b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs,
@@ -608,8 +610,7 @@ CostModel::predictWith(const CollectiveRequest &request,
       double bw = shape.injectRawGBps * P.nvlsEfficiency;
       b.latency("base latency", P.nvlsLatencyUs, "NVLink SHARP launch");
       b.bandwidth("bandwidth", (n - 1) / n * S, bw,
-                  "multicast / in-switch reduction at " +
-                      formatBandwidth(bw));
+                  "multicast / in-switch reduction at " + formatBandwidth(bw));
       p.busBandwidthGBps = bw;
       p.bottleneck = "the GPU's NVLink into the NVSwitch";
       break;
@@ -633,10 +634,10 @@ CostModel::predictWith(const CollectiveRequest &request,
     case Algorithm::direct: {
       if (protocol == Protocol::ll128)
         return std::nullopt;
-      double bw = (multiNode ? std::min(shape.injectGBps,
-                                        shape.nodeNetworkGBps / g)
-                             : shape.injectGBps) *
-                  protocolFactor;
+      double bw =
+          (multiNode ? std::min(shape.injectGBps, shape.nodeNetworkGBps / g)
+                     : shape.injectGBps) *
+          protocolFactor;
       base("");
       steps(1, multiNode ? LinkClass::Network : intra, "exchange");
       b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs);
@@ -649,8 +650,7 @@ CostModel::predictWith(const CollectiveRequest &request,
       double levels = ceilLog2(static_cast<uint64_t>(n));
       double bus = ringBus * protocolFactor;
       base("");
-      steps(levels, multiNode ? LinkClass::Network : intra,
-            "halving/doubling");
+      steps(levels, multiNode ? LinkClass::Network : intra, "halving/doubling");
       b.bandwidth("bandwidth", (n - 1) / n * S, bus, ringBottleneck);
       p.busBandwidthGBps = bus;
       p.bottleneck = ringBottleneck;
@@ -666,8 +666,8 @@ CostModel::predictWith(const CollectiveRequest &request,
       return std::nullopt;
     double intraBw = shape.injectGBps * protocolFactor;
     double netBw = multiNode ? shape.nodeNetworkGBps * protocolFactor : kInf;
-    double offNode = (n - g) / n * S;   // per GPU
-    double onNode = (g - 1) / n * S;    // per GPU
+    double offNode = (n - g) / n * S; // per GPU
+    double onNode = (g - 1) / n * S;  // per GPU
     base("");
     if (algorithm == Algorithm::direct) {
       steps(1, multiNode ? LinkClass::Network : intra, "exchange");
@@ -815,8 +815,8 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
     for (const PathHop &hop : path.hops) {
       LinkRef link = topology.getLink(hop.link);
       unsigned count = uses[2 * hop.link + hop.reverse];
-      double share = link.props->bandwidthGBps * getLinkEfficiency(*link.props) /
-                     count;
+      double share =
+          link.props->bandwidthGBps * getLinkEfficiency(*link.props) / count;
       if (share < bw) {
         bw = share;
         limit = describeLinkRef(topology, hop.link) +
@@ -834,10 +834,11 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
     worstLatency = std::max(worstLatency, path.latencyUs);
   }
   unsigned pr = static_cast<unsigned>(protocol);
-  b.latency("base latency", params.p2pLatencyUs +
-                                params.baseLatencyUs[static_cast<unsigned>(
-                                    Algorithm::direct)][pr],
-            "point-to-point launch");
+  b.latency(
+      "base latency",
+      params.p2pLatencyUs +
+          params.baseLatencyUs[static_cast<unsigned>(Algorithm::direct)][pr],
+      "point-to-point launch");
   LinkClass cls = LinkClass::NVLink;
   for (const Path &path : paths)
     if (path.kind == PathKind::Net)
@@ -849,10 +850,9 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
             "one transfer along the path");
   if (worstUs > 0) {
     p.bandwidthUs += worstUs;
-    p.terms.push_back({"bandwidth", worstUs, "the buffer at " +
-                                                 formatBandwidth(
-                                                     p.busBandwidthGBps) +
-                                                 " (" + why + ")"});
+    p.terms.push_back({"bandwidth", worstUs,
+                       "the buffer at " + formatBandwidth(p.busBandwidthGBps) +
+                           " (" + why + ")"});
   }
   p.bottleneck = why;
   p.timeUs = p.latencyUs + p.bandwidthUs;
@@ -893,8 +893,8 @@ Prediction CostModel::predictCopy(const CollectiveRequest &request) const {
     double bw = 0;
     std::string why;
     for (unsigned cpu : machine.getDevicesOfKind(DeviceKind::CPU)) {
-      Path path = topology.getPath(gpu, topology.getDeviceId(
-                                            topology.getNodeIndex(gpu), cpu));
+      Path path = topology.getPath(
+          gpu, topology.getDeviceId(topology.getNodeIndex(gpu), cpu));
       if (!path.isConnected() || path.hops.empty())
         continue;
       double eff = kInf;
@@ -940,9 +940,9 @@ CostModel::predictAll(const CollectiveRequest &request) const {
     // Groups run concurrently; the slowest decides. Groups of the same shape
     // are computed once (the shape cache).
     SmallVector<Algorithm> algorithms =
-        request.algorithm ? SmallVector<Algorithm>{*request.algorithm}
-                          : SmallVector<Algorithm>(
-                                getSearchedAlgorithms(request));
+        request.algorithm
+            ? SmallVector<Algorithm>{*request.algorithm}
+            : SmallVector<Algorithm>(getSearchedAlgorithms(request));
     SmallVector<GroupShape> shapes;
     for (const auto &group : request.groups) {
       shapes.push_back(getGroupShape(group));
@@ -992,9 +992,9 @@ CostModel::predictAll(const CollectiveRequest &request) const {
         (request.algorithm ? " with algorithm '" +
                                  stringifyAlgorithm(*request.algorithm) + "'"
                            : std::string()) +
-        (request.protocol ? " and protocol '" +
-                                stringifyProtocol(*request.protocol) + "'"
-                          : std::string()) +
+        (request.protocol
+             ? " and protocol '" + stringifyProtocol(*request.protocol) + "'"
+             : std::string()) +
         " on this group");
   return results;
 }
@@ -1019,6 +1019,6 @@ void CostModel::explain(const Prediction &p, llvm::raw_ostream &os) {
                         term.detail);
   if (!p.bottleneck.empty())
     os << "  bottleneck: " << p.bottleneck << "\n";
-  os << llvm::formatv("  bound {0:F2} us ({1}), efficiency {2:P1}\n",
-                      p.boundUs, p.boundDetail, p.efficiency);
+  os << llvm::formatv("  bound {0:F2} us ({1}), efficiency {2:P1}\n", p.boundUs,
+                      p.boundDetail, p.efficiency);
 }

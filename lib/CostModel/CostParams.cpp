@@ -43,7 +43,8 @@ template <> struct MappingTraits<YamlProtocolTriple> {
   }
   static const bool flow = true;
 };
-template <> struct CustomMappingTraits<std::map<std::string, YamlProtocolTriple>> {
+template <>
+struct CustomMappingTraits<std::map<std::string, YamlProtocolTriple>> {
   static void inputOne(IO &io, StringRef key,
                        std::map<std::string, YamlProtocolTriple> &map) {
     io.mapRequired(key.str().c_str(), map[key.str()]);
@@ -215,7 +216,7 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
           fileName + ": error: unknown link class '" + name +
               "' in step_latency_us; expected nvlink, pcie or network");
     p.stepLatencyUs[it - std::begin(kClassNames)] = {triple.simple, triple.ll,
-                                                      triple.ll128};
+                                                     triple.ll128};
   }
   p.nvlsLatencyUs = y.nvlsLatency;
   p.nvlsNetworkStepUs = y.nvlsNetworkStep;
@@ -232,15 +233,15 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
               formatTopologyNumber(v));
     return llvm::Error::success();
   };
-  for (auto [v, what] : {std::pair<double, StringRef>{p.nvlinkEfficiency,
-                                                      "nvlink_efficiency"},
-                         {p.pcieEfficiency, "pcie_efficiency"},
-                         {p.c2cEfficiency, "c2c_efficiency"},
-                         {p.nvlsEfficiency, "nvls_efficiency"},
-                         {p.treeEfficiency, "tree_efficiency"},
-                         {p.llBandwidth, "ll_bandwidth"},
-                         {p.ll128Bandwidth, "ll128_bandwidth"},
-                         {p.pageableEfficiency, "pageable_efficiency"}})
+  for (auto [v, what] :
+       {std::pair<double, StringRef>{p.nvlinkEfficiency, "nvlink_efficiency"},
+        {p.pcieEfficiency, "pcie_efficiency"},
+        {p.c2cEfficiency, "c2c_efficiency"},
+        {p.nvlsEfficiency, "nvls_efficiency"},
+        {p.treeEfficiency, "tree_efficiency"},
+        {p.llBandwidth, "ll_bandwidth"},
+        {p.ll128Bandwidth, "ll128_bandwidth"},
+        {p.pageableEfficiency, "pageable_efficiency"}})
     if (llvm::Error e = check(v, what, true))
       return std::move(e);
   for (double v : p.networkEfficiency)

@@ -14,10 +14,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 void mlir::comm::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<comm::CommDialect, arith::ArithDialect,
-                  bufferization::BufferizationDialect, emitc::EmitCDialect,
-                  func::FuncDialect, gpu::GPUDialect, memref::MemRefDialect,
-                  scf::SCFDialect, shard::ShardDialect, tensor::TensorDialect>();
+  registry
+      .insert<comm::CommDialect, arith::ArithDialect,
+              bufferization::BufferizationDialect, emitc::EmitCDialect,
+              func::FuncDialect, gpu::GPUDialect, memref::MemRefDialect,
+              scf::SCFDialect, shard::ShardDialect, tensor::TensorDialect>();
   // buffer-results-to-out-params hoists allocations through this interface.
   memref::registerAllocationOpInterfaceExternalModels(registry);
 }

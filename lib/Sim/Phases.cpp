@@ -27,8 +27,7 @@ struct GroupLayout {
 };
 } // namespace
 
-static GroupLayout layoutOf(const Topology &topology,
-                            ArrayRef<int64_t> group) {
+static GroupLayout layoutOf(const Topology &topology, ArrayRef<int64_t> group) {
   GroupLayout layout;
   unsigned perNode = topology.getGPUsPerNode();
   for (int64_t rank : group)
@@ -42,8 +41,7 @@ static SmallVector<unsigned, 4> railsOf(const Topology &topology,
                                         unsigned localGpu) {
   SmallVector<unsigned, 4> rails;
   DeviceId gpu = topology.getGPU(localGpu);
-  for (unsigned nic :
-       topology.getNode().getDevicesOfKind(DeviceKind::NIC)) {
+  for (unsigned nic : topology.getNode().getDevicesOfKind(DeviceKind::NIC)) {
     Path path = topology.getPath(gpu, topology.getDeviceId(0, nic));
     if (path.isConnected() && path.kind <= PathKind::PXB)
       rails.push_back(topology.getRail(nic));
@@ -112,9 +110,8 @@ static void addGroupRing(const Topology &topology, ArrayRef<int64_t> group,
     // The channel enters each machine through a NIC of its entry GPU, so
     // that no hop crosses the host bridge.
     SmallVector<unsigned, 4> entryRails = railsOf(topology, entryLocal);
-    unsigned entryRail = entryRails.empty()
-                             ? exitRail
-                             : entryRails[c % entryRails.size()];
+    unsigned entryRail =
+        entryRails.empty() ? exitRail : entryRails[c % entryRails.size()];
     for (size_t i = 0; i < order.size(); ++i) {
       FlowSpec flow;
       flow.src = topology.getGPU(order[i]);
@@ -190,8 +187,7 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
         for (unsigned c : cpus)
           if (topology.getNode().getDevice(c).numa == numa)
             cpu = c;
-        DeviceId host =
-            topology.getDeviceId(topology.getNodeIndex(gpu), cpu);
+        DeviceId host = topology.getDeviceId(topology.getNodeIndex(gpu), cpu);
         bool toHost = request.copyTarget != MemorySpace::hbm;
         FlowSpec flow{toHost ? gpu : host, toHost ? host : gpu, S};
         bool pageable = request.copySource == MemorySpace::host ||
@@ -256,7 +252,8 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
     if (prediction.algorithm == Algorithm::tree && N > 1)
       factor *= P.treeEfficiency;
     PhaseSpec phase{stringifyAlgorithm(prediction.algorithm).str(),
-                    prediction.latencyUs, {}};
+                    prediction.latencyUs,
+                    {}};
     bool chain = request.kind == CollectiveKind::Broadcast ||
                  request.kind == CollectiveKind::Reduce;
     perGroup([&](ArrayRef<int64_t> group) {
@@ -276,9 +273,8 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
   case Algorithm::nvls: {
     double nvlsBw = shape.injectRawGBps * P.nvlsEfficiency;
     PhaseSpec phase{"nvls", prediction.latencyUs, {}};
-    double toSwitch = request.kind == CollectiveKind::AllReduce
-                          ? S
-                          : (n - 1) / n * S;
+    double toSwitch =
+        request.kind == CollectiveKind::AllReduce ? S : (n - 1) / n * S;
     perGroup([&](ArrayRef<int64_t> group) {
       for (int64_t rank : group) {
         DeviceId gpu = topology.getGPU(rank);
@@ -305,8 +301,9 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
   case Algorithm::hierarchical: {
     if (request.kind == CollectiveKind::AllToAll) {
       PhaseSpec gather{"gather", stepLatency(P, intra, protocol) * 2, {}};
-      PhaseSpec exchange{"exchange", prediction.latencyUs -
-                                         2 * stepLatency(P, intra, protocol),
+      PhaseSpec exchange{"exchange",
+                         prediction.latencyUs -
+                             2 * stepLatency(P, intra, protocol),
                          {}};
       perGroup([&](ArrayRef<int64_t> group) {
         GroupLayout layout = layoutOf(topology, group);
@@ -355,12 +352,12 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
     double intraBytes = (g - 1) / g * S;
     double interBytes = (reduce ? 2 : 1) * (N - 1) / N * S / g;
     double intraSteps = stepLatency(P, intra, protocol) * (g - 1);
-    PhaseSpec first{reduce ? "reduce_scatter (node)" : "intra-node",
-                    P.baseLatencyUs[static_cast<unsigned>(
-                        Algorithm::hierarchical)][static_cast<unsigned>(
-                        protocol)] +
-                        intraSteps,
-                    {}};
+    PhaseSpec first{
+        reduce ? "reduce_scatter (node)" : "intra-node",
+        P.baseLatencyUs[static_cast<unsigned>(Algorithm::hierarchical)]
+                       [static_cast<unsigned>(protocol)] +
+            intraSteps,
+        {}};
     PhaseSpec across{"across nodes",
                      stepLatency(P, LinkClass::Network, protocol) *
                          (reduce ? 2 : 1) * (N - 1),
@@ -434,15 +431,14 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
         unsigned level = round == 0 ? k : levels - 1 - k;
         uint64_t distance = uint64_t(1) << (levels - 1 - level);
         double bytes = S / double(uint64_t(2) << level);
-        PhaseSpec phase{llvm::formatv("level {0}", level).str(),
-                        perLevelLatency, {}};
+        PhaseSpec phase{
+            llvm::formatv("level {0}", level).str(), perLevelLatency, {}};
         perGroup([&](ArrayRef<int64_t> group) {
           for (size_t i = 0; i < group.size(); ++i) {
             size_t j = i ^ distance;
             if (j < group.size())
               phase.flows.push_back({topology.getGPU(group[i]),
-                                     topology.getGPU(group[j]), bytes,
-                                     factor});
+                                     topology.getGPU(group[j]), bytes, factor});
           }
         });
         phases.push_back(std::move(phase));

@@ -303,10 +303,10 @@ struct RankState {
 class Simulation {
 public:
   Simulation(const Flattener &program, ArrayRef<unsigned> mainList,
-             const Topology &topology, const CostModel &model,
-             Backend backend, uint64_t worldSize, unsigned traceRanks)
-      : program(program), mainList(mainList), topology(topology),
-        model(model), backend(backend), network(topology), ranks(worldSize),
+             const Topology &topology, const CostModel &model, Backend backend,
+             uint64_t worldSize, unsigned traceRanks)
+      : program(program), mainList(mainList), topology(topology), model(model),
+        backend(backend), network(topology), ranks(worldSize),
         traceRanks(traceRanks) {}
 
   LogicalResult run();
@@ -666,8 +666,7 @@ LogicalResult Simulation::run() {
           continue;
         double cap = flow.fixedCapGBps > 0
                          ? flow.fixedCapGBps
-                         : model.getPathBandwidth(path) *
-                               flow.protocolFactor;
+                         : model.getPathBandwidth(path) * flow.protocolFactor;
         network.addFlow(path, flow.bytes, cap, key);
         if (traceRanks)
           for (const PathHop &hop : path.hops)

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Topology/TopologyPrinter.h"
 #include "comm/Sim/Simulator.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 

@@ -1,7 +1,7 @@
 //===- Load.cpp - find a topology by name or file ---------------*- C++ -*-===//
 
-#include "comm/Topology/Topology.h"
 #include "comm/Support/InputChecks.h"
+#include "comm/Topology/Topology.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -46,17 +46,16 @@ mlir::comm::loadTopology(StringRef spec) {
 
 static llvm::Expected<std::unique_ptr<Topology>> loadOne(StringRef spec) {
   StringRef extension = llvm::sys::path::extension(spec);
-  bool looksLikeFile = !extension.empty() || spec.contains('/') ||
-                       llvm::sys::fs::exists(spec);
+  bool looksLikeFile =
+      !extension.empty() || spec.contains('/') || llvm::sys::fs::exists(spec);
   if (!looksLikeFile)
     return buildTopologyPreset(spec);
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(spec, /*IsText=*/true);
   if (!file)
-    return makeTopologyError(spec, 0,
-                             "cannot read the topology file: " +
-                                 file.getError().message());
+    return makeTopologyError(
+        spec, 0, "cannot read the topology file: " + file.getError().message());
   StringRef text = (*file)->getBuffer();
   if (text.contains('\0'))
     return makeTopologyError(spec, 0,

@@ -235,26 +235,58 @@ StringRef mlir::comm::describeTopologyPreset(StringRef name) {
 static bool buildMachine(StringRef name, NodeGraph &graph) {
   if (name == "dgx-a100") {
     buildHgx(graph, {{80, "A100-SXM4-80GB", 80, 2039},
-                     12, 6, false, "AuthenticAMD", "EPYC 7742", 23, 49, 4,
-                     200, "ConnectX-6 HDR"});
+                     12,
+                     6,
+                     false,
+                     "AuthenticAMD",
+                     "EPYC 7742",
+                     23,
+                     49,
+                     4,
+                     200,
+                     "ConnectX-6 HDR"});
     return true;
   }
   if (name == "dgx-h100") {
     buildHgx(graph, {{90, "H100-SXM5-80GB", 80, 3350},
-                     18, 4, true, "GenuineIntel", "Xeon Platinum 8480C", 6,
-                     143, 5, 400, "ConnectX-7 NDR"});
+                     18,
+                     4,
+                     true,
+                     "GenuineIntel",
+                     "Xeon Platinum 8480C",
+                     6,
+                     143,
+                     5,
+                     400,
+                     "ConnectX-7 NDR"});
     return true;
   }
   if (name == "hgx-h200") {
     buildHgx(graph, {{90, "H200-SXM-141GB", 141, 4800},
-                     18, 4, true, "GenuineIntel", "Xeon Platinum 8480+", 6,
-                     143, 5, 400, "ConnectX-7 NDR"});
+                     18,
+                     4,
+                     true,
+                     "GenuineIntel",
+                     "Xeon Platinum 8480+",
+                     6,
+                     143,
+                     5,
+                     400,
+                     "ConnectX-7 NDR"});
     return true;
   }
   if (name == "dgx-b200") {
     buildHgx(graph, {{100, "B200-180GB", 180, 8000},
-                     18, 2, true, "GenuineIntel", "Xeon Platinum 8570", 6,
-                     207, 5, 400, "ConnectX-7 NDR"});
+                     18,
+                     2,
+                     true,
+                     "GenuineIntel",
+                     "Xeon Platinum 8570",
+                     6,
+                     207,
+                     5,
+                     400,
+                     "ConnectX-7 NDR"});
     return true;
   }
   if (name == "pcie-4gpu") {
@@ -301,8 +333,8 @@ mlir::comm::buildTopologyPreset(StringRef name) {
   if (count > 1 || name != machine) {
     Fabric fabric;
     fabric.kind = FabricKind::RailOptimized;
-    fabric.network = machine == "pcie-4gpu" ? NetworkKind::RoCE
-                                            : NetworkKind::InfiniBand;
+    fabric.network =
+        machine == "pcie-4gpu" ? NetworkKind::RoCE : NetworkKind::InfiniBand;
     topology->setNumNodes(count);
     topology->setFabric(fabric);
   }

@@ -45,15 +45,13 @@ static std::string plural(unsigned count, StringRef noun) {
 void mlir::comm::printTopologySummary(const Topology &topology,
                                       llvm::raw_ostream &os) {
   const NodeGraph &graph = topology.getNode();
-  os << "topology: " << (topology.getName().empty() ? "(unnamed)"
-                                                     : topology.getName())
-     << "\n";
+  os << "topology: "
+     << (topology.getName().empty() ? "(unnamed)" : topology.getName()) << "\n";
   os << "source: " << topology.getSource() << "\n";
   for (const NcclGraph &g : topology.getNcclGraphs()) {
-    static const char *const patterns[] = {"",     "balanced tree",
-                                           "split tree", "tree",
-                                           "ring", "nvls",
-                                           "collnet direct"};
+    static const char *const patterns[] = {
+        "",     "balanced tree", "split tree",    "tree",
+        "ring", "nvls",          "collnet direct"};
     os << "nccl graph " << g.id << ": " << patterns[g.pattern] << ", "
        << plural(g.numChannels, "channel") << ", intra " << g.typeIntra
        << " at " << num(g.speedIntra) << " GB/s, inter " << g.typeInter
@@ -69,8 +67,7 @@ void mlir::comm::printTopologySummary(const Topology &topology,
     os << "machine: " << plural(gpus, "GPU") << ", "
        << plural(graph.countDevices(DeviceKind::CPU), "CPU") << ", "
        << graph.countDevices(DeviceKind::PCIeSwitch) << " PCIe switch"
-       << (graph.countDevices(DeviceKind::PCIeSwitch) == 1 ? "" : "es")
-       << ", ";
+       << (graph.countDevices(DeviceKind::PCIeSwitch) == 1 ? "" : "es") << ", ";
     SmallVector<unsigned> nvswitches =
         graph.getDevicesOfKind(DeviceKind::NVSwitch);
     if (!nvswitches.empty())
@@ -94,9 +91,9 @@ void mlir::comm::printTopologySummary(const Topology &topology,
     os << "\n";
     if (topology.getNumGPUs() >= 2) {
       Path across = topology.getGPUPath(0, topology.getGPUsPerNode());
-      os << "  gpu path between nodes: " << formatBandwidth(across.bandwidthGBps)
-         << ", " << across.switches << " switch(es), "
-         << llvm::formatv("{0:F2} us", across.latencyUs)
+      os << "  gpu path between nodes: "
+         << formatBandwidth(across.bandwidthGBps) << ", " << across.switches
+         << " switch(es), " << llvm::formatv("{0:F2} us", across.latencyUs)
          << (across.gpuDirect ? ", GPUDirect RDMA" : ", no GPUDirect RDMA")
          << "\n";
     }
@@ -241,9 +238,8 @@ void mlir::comm::printTopologyMatrix(const Topology &topology, uint64_t node,
 void mlir::comm::printTopologyPath(const Topology &topology, const Path &path,
                                    llvm::raw_ostream &os) {
   os << "path " << topology.getDeviceName(path.src) << " -> "
-     << topology.getDeviceName(path.dst) << ": "
-     << stringifyPathKind(path.kind) << " (" << describePathKind(path.kind)
-     << ")";
+     << topology.getDeviceName(path.dst) << ": " << stringifyPathKind(path.kind)
+     << " (" << describePathKind(path.kind) << ")";
   if (path.nvlinks)
     os << ", " << path.nvlinks << " NVLink lanes";
   os << "\n";
@@ -256,8 +252,8 @@ void mlir::comm::printTopologyPath(const Topology &topology, const Path &path,
      << describeLink(*bottleneck.props) << ")\n";
   os << llvm::formatv("  latency: {0:F2} us\n", path.latencyUs);
   if (path.kind == PathKind::Net)
-    os << "  network switches: " << path.switches << "; GPUDirect RDMA: "
-       << (path.gpuDirect ? "yes" : "no") << "\n";
+    os << "  network switches: " << path.switches
+       << "; GPUDirect RDMA: " << (path.gpuDirect ? "yes" : "no") << "\n";
   os << "  hops:\n";
   for (const PathHop &hop : path.hops) {
     LinkRef link = topology.getLink(hop.link);
@@ -339,8 +335,7 @@ void mlir::comm::printTopologyDot(const Topology &topology,
     else if (link.kind == LinkKind::C2C)
       color = "purple";
     os << "  \"" << graph.getDevice(link.a).name << "\" -- \""
-       << graph.getDevice(link.b).name << "\" [color=" << color
-       << ", penwidth="
+       << graph.getDevice(link.b).name << "\" [color=" << color << ", penwidth="
        << llvm::formatv("{0:F1}",
                         1.0 + std::log2(1.0 + link.bandwidthGBps) / 3.0)
        << ", label=\"" << describeLink(link) << "\\n"

@@ -224,9 +224,8 @@ double mlir::comm::getPCIeBandwidth(unsigned generation, unsigned width) {
   return width * lane / 80.0;
 }
 
-double mlir::comm::getCPUInterconnectBandwidth(StringRef vendor,
-                                               StringRef arch, int familyId,
-                                               int modelId) {
+double mlir::comm::getCPUInterconnectBandwidth(StringRef vendor, StringRef arch,
+                                               int familyId, int modelId) {
   if (arch.starts_with("ppc"))
     return 32.0;
   if (arch == "arm64" || arch == "aarch64")
@@ -452,7 +451,11 @@ void Topology::computeLocalPaths(unsigned src) {
       unsigned nextState = next * kNumArrivals + arrivalOf(link.kind);
       if (settled[nextState] || !better(bw, hops, lat, labels[nextState]))
         continue;
-      labels[nextState] = {bw, hops, lat, static_cast<int>(state), linkIndex,
+      labels[nextState] = {bw,
+                           hops,
+                           lat,
+                           static_cast<int>(state),
+                           linkIndex,
                            /*reverse=*/link.a != at};
       queue.emplace(bw, hops, lat, nextState);
     }
@@ -491,8 +494,8 @@ void Topology::computeLocalPaths(unsigned src) {
         foundBottleneck = true;
       }
       if (props.kind == LinkKind::NVLink)
-        path.nvlinks = path.nvlinks ? std::min(path.nvlinks, props.count)
-                                    : props.count;
+        path.nvlinks =
+            path.nvlinks ? std::min(path.nvlinks, props.count) : props.count;
     }
   }
 }
@@ -524,47 +527,58 @@ llvm::Error Topology::finalize() {
   if (numDevices == 0)
     return makeTopologyError(source, 0, "the topology describes no devices");
   if (numDevices > 4096)
-    return makeTopologyError(source, 0, "a machine of " + Twine(numDevices) +
-                     " devices is more than comm supports (4096)");
+    return makeTopologyError(source, 0,
+                             "a machine of " + Twine(numDevices) +
+                                 " devices is more than comm supports (4096)");
   if (numNodes == 0)
     return makeTopologyError(source, 0, "a cluster needs at least one node");
 
   llvm::StringMap<unsigned> names;
   for (auto [index, device] : llvm::enumerate(node.getDevices())) {
     if (device.name.empty())
-      return makeTopologyError(source, device.sourceLine, "a " +
-                       stringifyDeviceKind(device.kind) + " has no name");
+      return makeTopologyError(source, device.sourceLine,
+                               "a " + stringifyDeviceKind(device.kind) +
+                                   " has no name");
     auto [it, inserted] = names.try_emplace(device.name, index);
     if (!inserted)
-      return makeTopologyError(source, device.sourceLine, "duplicate device id '" +
-          device.name + "' (first defined at line " +
-          Twine(node.getDevice(it->second).sourceLine) + ")");
+      return makeTopologyError(
+          source, device.sourceLine,
+          "duplicate device id '" + device.name + "' (first defined at line " +
+              Twine(node.getDevice(it->second).sourceLine) + ")");
     if (device.kind == DeviceKind::NetSwitch)
-      return makeTopologyError(source, device.sourceLine, "device '" +
-                       device.name +
-                       "': network switches belong to the fabric, not to a "
-                       "machine");
+      return makeTopologyError(
+          source, device.sourceLine,
+          "device '" + device.name +
+              "': network switches belong to the fabric, not to a "
+              "machine");
   }
   for (const Link &link : node.getLinks()) {
-        if (link.a >= numDevices || link.b >= numDevices)
-      return makeTopologyError(source, link.sourceLine, "link endpoint out of range");
+    if (link.a >= numDevices || link.b >= numDevices)
+      return makeTopologyError(source, link.sourceLine,
+                               "link endpoint out of range");
     if (link.a == link.b)
-      return makeTopologyError(source, link.sourceLine, "link from '" +
-                       node.getDevice(link.a).name + "' to itself");
+      return makeTopologyError(source, link.sourceLine,
+                               "link from '" + node.getDevice(link.a).name +
+                                   "' to itself");
     if (!(link.bandwidthGBps > 0) || std::isinf(link.bandwidthGBps))
-      return makeTopologyError(source, link.sourceLine, "link " + node.getDevice(link.a).name +
-                       " - " + node.getDevice(link.b).name +
-                       " has bandwidth " + formatTopologyNumber(link.bandwidthGBps) +
-                       " GB/s; bandwidths must be positive and finite");
+      return makeTopologyError(
+          source, link.sourceLine,
+          "link " + node.getDevice(link.a).name + " - " +
+              node.getDevice(link.b).name + " has bandwidth " +
+              formatTopologyNumber(link.bandwidthGBps) +
+              " GB/s; bandwidths must be positive and finite");
     if (!(link.latencyUs >= 0) || std::isinf(link.latencyUs))
-      return makeTopologyError(source, link.sourceLine, "link " + node.getDevice(link.a).name +
-                       " - " + node.getDevice(link.b).name + " has latency " +
-                       formatTopologyNumber(link.latencyUs) +
-                       " us; latencies must be non-negative and finite");
+      return makeTopologyError(
+          source, link.sourceLine,
+          "link " + node.getDevice(link.a).name + " - " +
+              node.getDevice(link.b).name + " has latency " +
+              formatTopologyNumber(link.latencyUs) +
+              " us; latencies must be non-negative and finite");
     if (link.count == 0)
-      return makeTopologyError(source, link.sourceLine, "link " + node.getDevice(link.a).name +
-                       " - " + node.getDevice(link.b).name +
-                       " has a lane count of 0");
+      return makeTopologyError(source, link.sourceLine,
+                               "link " + node.getDevice(link.a).name + " - " +
+                                   node.getDevice(link.b).name +
+                                   " has a lane count of 0");
   }
 
   gpusPerNode = node.getDevicesOfKind(DeviceKind::GPU);
@@ -588,10 +602,11 @@ llvm::Error Topology::finalize() {
       const Device &b = node.getDevice(gpusPerNode[j]);
       if (getLocalPath(gpusPerNode[i], gpusPerNode[j]).kind ==
           PathKind::Disconnected)
-        return makeTopologyError(source, a.sourceLine, "GPU '" + a.name +
-                         "' has no path to GPU '" + b.name +
-                         "'; every GPU must reach every other GPU of its "
-                         "machine");
+        return makeTopologyError(
+            source, a.sourceLine,
+            "GPU '" + a.name + "' has no path to GPU '" + b.name +
+                "'; every GPU must reach every other GPU of its "
+                "machine");
     }
 
   // Each device uses the NIC it reaches best (widest, then fewest hops,
@@ -611,8 +626,7 @@ llvm::Error Topology::finalize() {
   for (unsigned local : order) {
     int best = -1;
     for (unsigned rail = 0; rail < nicsPerNode.size(); ++rail) {
-      if (getLocalPath(local, nicsPerNode[rail]).kind ==
-          PathKind::Disconnected)
+      if (getLocalPath(local, nicsPerNode[rail]).kind == PathKind::Disconnected)
         continue;
       if (best < 0 || rank(local, rail) < rank(local, best) ||
           (rank(local, rail) == rank(local, best) &&
@@ -629,29 +643,38 @@ llvm::Error Topology::finalize() {
   hasCore = false;
   if (numNodes > 1) {
     if (fabric.kind == FabricKind::None)
-      return makeTopologyError(source, 0, "a cluster of " + Twine(numNodes) +
-                       " nodes needs a fabric (rail_optimized or fat_tree)");
+      return makeTopologyError(
+          source, 0,
+          "a cluster of " + Twine(numNodes) +
+              " nodes needs a fabric (rail_optimized or fat_tree)");
     if (nicsPerNode.empty())
-      return makeTopologyError(source, 0, "a cluster of " + Twine(numNodes) +
-                       " nodes needs NICs, but the node type has none");
+      return makeTopologyError(
+          source, 0,
+          "a cluster of " + Twine(numNodes) +
+              " nodes needs NICs, but the node type has none");
     for (unsigned gpu : gpusPerNode)
       if (nearestNIC[gpu] < 0)
-        return makeTopologyError(source, node.getDevice(gpu).sourceLine,
-                         "GPU '" + node.getDevice(gpu).name +
-                         "' reaches no NIC, so it cannot talk to other "
-                         "nodes of the cluster");
+        return makeTopologyError(
+            source, node.getDevice(gpu).sourceLine,
+            "GPU '" + node.getDevice(gpu).name +
+                "' reaches no NIC, so it cannot talk to other "
+                "nodes of the cluster");
     for (unsigned nic : nicsPerNode)
       if (!(node.getDevice(nic).speedGbit > 0))
-        return makeTopologyError(source, node.getDevice(nic).sourceLine,
-                         "NIC '" + node.getDevice(nic).name +
-                         "' has no speed; a cluster needs NIC speeds");
+        return makeTopologyError(
+            source, node.getDevice(nic).sourceLine,
+            "NIC '" + node.getDevice(nic).name +
+                "' has no speed; a cluster needs NIC speeds");
     if (!(fabric.oversubscription >= 1.0) ||
         std::isinf(fabric.oversubscription))
-      return makeTopologyError(source, 0, "fabric oversubscription must be >= 1, got " +
-                       formatTopologyNumber(fabric.oversubscription));
+      return makeTopologyError(
+          source, 0,
+          "fabric oversubscription must be >= 1, got " +
+              formatTopologyNumber(fabric.oversubscription));
     if (fabric.linkGbit < 0 || fabric.switchLatencyUs < 0 ||
         fabric.linkLatencyUs < 0)
-      return makeTopologyError(source, 0, "fabric speeds and latencies must be non-negative");
+      return makeTopologyError(
+          source, 0, "fabric speeds and latencies must be non-negative");
     buildFabric();
   }
   finalized = true;
@@ -662,8 +685,7 @@ void Topology::buildFabric() {
   unsigned rails = nicsPerNode.size();
   bool railOptimized = fabric.kind == FabricKind::RailOptimized;
   // A 64-port leaf with half its ports down: 32 NICs per leaf.
-  unsigned defaultNodesPerLeaf =
-      railOptimized ? 32 : std::max(1u, 32u / rails);
+  unsigned defaultNodesPerLeaf = railOptimized ? 32 : std::max(1u, 32u / rails);
   effectiveNodesPerLeaf =
       fabric.nodesPerLeaf ? fabric.nodesPerLeaf : defaultNodesPerLeaf;
   numGroups = (numNodes + effectiveNodesPerLeaf - 1) / effectiveNodesPerLeaf;
@@ -848,8 +870,8 @@ static void addHop(Path &path, LinkId link, bool reverse, const Link &props) {
   }
   path.latencyUs += props.latencyUs;
   if (props.kind == LinkKind::NVLink)
-    path.nvlinks = path.nvlinks ? std::min(path.nvlinks, props.count)
-                                : props.count;
+    path.nvlinks =
+        path.nvlinks ? std::min(path.nvlinks, props.count) : props.count;
 }
 
 void Topology::appendLocal(Path &path, uint64_t nodeIndex,
@@ -953,16 +975,15 @@ Path Topology::getPath(DeviceId src, DeviceId dst) const {
     return device.kind == DeviceKind::GPU && device.gpuDirect &&
            nic.gpuDirect && p.kind <= PathKind::PXB;
   };
-  path.gpuDirect =
-      gdrAt(localA, railA, toNIC) && gdrAt(localB, railB, fromNIC);
+  path.gpuDirect = gdrAt(localA, railA, toNIC) && gdrAt(localB, railB, fromNIC);
   return path;
 }
 
 Path Topology::getPathThrough(DeviceId src, DeviceId dst, unsigned srcRail,
                               unsigned dstRail) const {
   if (isFabricDevice(src) || isFabricDevice(dst) ||
-      getNodeIndex(src) == getNodeIndex(dst) ||
-      srcRail >= nicsPerNode.size() || dstRail >= nicsPerNode.size())
+      getNodeIndex(src) == getNodeIndex(dst) || srcRail >= nicsPerNode.size() ||
+      dstRail >= nicsPerNode.size())
     return getPath(src, dst);
   Path path;
   path.src = src;
@@ -1009,8 +1030,8 @@ Topology::getSharedLinks(ArrayRef<Path> paths) {
 //===----------------------------------------------------------------------===//
 
 static bool sameNumber(double a, double b) {
-  return a == b || std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a),
-                                                        std::fabs(b));
+  return a == b ||
+         std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b));
 }
 
 bool Topology::isEquivalentTo(const Topology &other, std::string *why) const {

@@ -1,4 +1,5 @@
-//===- test/PlanTableTest.cpp - The compiler's table vs the runtime -*- C++ -*-===//
+//===- test/PlanTableTest.cpp - The compiler's table vs the runtime -*- C++
+//-*-===//
 //
 // Part of the comm project: a compiler for communication between GPUs.
 //
@@ -124,9 +125,8 @@ int main(int argc, char **argv) {
   // The rest take no plan in the lowering: only the backend's own exchange
   // may be listed for them, or a plan would be accepted and ignored.
   for (const auto &[name, algorithms] : table) {
-    bool onlyDirect =
-        algorithms.empty() ||
-        (algorithms.size() == 1 && *algorithms.begin() == "direct");
+    bool onlyDirect = algorithms.empty() || (algorithms.size() == 1 &&
+                                             *algorithms.begin() == "direct");
     CHECK_MSG(onlyDirect,
               "%s: the table lists algorithms a plan cannot reach in the "
               "runtime (only 'direct', its own exchange, may be listed)",

@@ -197,9 +197,9 @@ inline void store(unsigned char *p, commrt_dtype type, double v) {
 /// Starts commrt on the mpi backend for a multi-rank test and sets
 /// test::rank. Returns the context and the world size, or nullptr after
 /// saying why. `onError` overrides the default error policy when given.
-inline commrt_context *initMpiTest(int *argc, char ***argv, int64_t timeoutMs,
-                                   int64_t *worldSize,
-                                   const commrt_error_policy *onError = nullptr) {
+inline commrt_context *
+initMpiTest(int *argc, char ***argv, int64_t timeoutMs, int64_t *worldSize,
+            const commrt_error_policy *onError = nullptr) {
   commrt_options opts;
   commrt_options_default(&opts);
   opts.backend = COMMRT_BACKEND_MPI;

@@ -229,3 +229,87 @@ TEST(CostModel, ParamsRoundTrip) {
   EXPECT_FALSE(static_cast<bool>(bad));
   llvm::consumeError(bad.takeError());
 }
+
+/// With a backend, every prediction uses an algorithm the backend realizes
+/// (what a plan may name there), for every collective that takes one; with
+/// `native`, only what the backend's own collective picks.
+TEST(CostModel, SearchStaysInTheAlgorithmTable) {
+  for (StringRef name : {"dgx-h100", "dgx-h100x4", "pcie-4gpu"}) {
+    auto topology = preset(name);
+    CostModel model(*topology);
+    unsigned ranks = topology->getNumGPUs();
+    for (CollectiveKind kind :
+         {CollectiveKind::AllReduce, CollectiveKind::AllGather,
+          CollectiveKind::ReduceScatter, CollectiveKind::AllToAll,
+          CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
+      for (Backend backend : {Backend::mpi, Backend::nccl}) {
+        for (bool native : {false, true}) {
+          for (uint64_t bytes = 1 << 10; bytes <= (uint64_t(1) << 30);
+               bytes <<= 5) {
+            CollectiveRequest request = allReduce(ranks, bytes * ranks);
+            request.kind = kind;
+            request.backend = backend;
+            request.native = native;
+            auto all = model.predictAll(request);
+            ASSERT_TRUE(static_cast<bool>(all))
+                << llvm::toString(all.takeError());
+            ArrayRef<Algorithm> allowed =
+                native ? getNativeAlgorithms(kind, backend)
+                       : getRealizedAlgorithms(kind, backend);
+            for (const Prediction &p : *all)
+              EXPECT_TRUE(llvm::is_contained(allowed, p.algorithm))
+                  << name.str() << " " << stringifyCollectiveKind(kind).str()
+                  << " on " << stringifyBackend(backend).str() << ": "
+                  << stringifyAlgorithm(p.algorithm).str();
+          }
+        }
+      }
+    }
+  }
+}
+
+/// A backend that cannot carry the collective, or a fixed algorithm it does
+/// not realize, is an error naming what it does realize.
+TEST(CostModel, BackendErrors) {
+  auto topology = preset("dgx-h100");
+  CostModel model(*topology);
+  CollectiveRequest onVerbs = allReduce(8, 1 << 20);
+  onVerbs.backend = Backend::verbs;
+  auto verbs = model.predict(onVerbs);
+  ASSERT_FALSE(static_cast<bool>(verbs));
+  EXPECT_EQ(llvm::toString(verbs.takeError()),
+            "comm.all_reduce cannot run on the verbs backend, which carries "
+            "point to point only (send, recv, permute)");
+
+  CollectiveRequest nvls = allReduce(8, 1 << 20, Algorithm::nvls);
+  nvls.backend = Backend::mpi;
+  auto mpi = model.predict(nvls);
+  ASSERT_FALSE(static_cast<bool>(mpi));
+  EXPECT_EQ(
+      llvm::toString(mpi.takeError()),
+      "plan algorithm 'nvls' of comm.all_reduce is not realized on the mpi "
+      "backend (expected ring, tree, hierarchical, direct, "
+      "halving_doubling); NVLink SHARP needs the nccl backend (the "
+      "cuda-nccl target)");
+  nvls.backend = Backend::nccl;
+  EXPECT_TRUE(static_cast<bool>(model.predict(nvls)));
+}
+
+/// The bandwidth of a path inside a machine is its slowest link at that
+/// link's efficiency; between machines, at the network's.
+TEST(CostModel, PathBandwidth) {
+  auto topology = preset("dgx-h100x2");
+  CostModel model(*topology);
+  const CostParams &p = model.getParams();
+  Path inside = topology->getGPUPath(0, 1);
+  EXPECT_NEAR(model.getPathBandwidth(inside),
+              inside.bandwidthGBps * p.nvlinkEfficiency, 1e-9);
+  Path across = topology->getGPUPath(0, 8);
+  EXPECT_NEAR(model.getPathBandwidth(across),
+              across.bandwidthGBps * p.networkEfficiency[static_cast<unsigned>(
+                                         topology->getFabric().network)],
+              1e-9);
+  EXPECT_EQ(p.getProtocolBandwidth(Protocol::simple), 1.0);
+  EXPECT_EQ(p.getProtocolBandwidth(Protocol::ll), p.llBandwidth);
+  EXPECT_EQ(p.getProtocolBandwidth(Protocol::ll128), p.ll128Bandwidth);
+}

@@ -286,8 +286,7 @@ static void declareEntry(const EntryPoint &entry, raw_ostream &os) {
     names.push_back("arg" + std::to_string(i));
   for (size_t i = 0; i < entry.results.size(); ++i)
     names.push_back("result" + std::to_string(i));
-  os << "\n" << getEntryPointPrototype(entry.name, parameters, names)
-     << ";\n";
+  os << "\n" << getEntryPointPrototype(entry.name, parameters, names) << ";\n";
 }
 
 int Driver::run() {
@@ -347,9 +346,9 @@ int Driver::run() {
   if (failed(entries))
     return 1;
   std::pair<double, double> tolerances{1e-5, 1e-6};
-  step((options.topology.empty() ? "lowering for "
-                                 : "planning for " + options.topology +
-                                       " and lowering for ") +
+  step((options.topology.empty()
+            ? "lowering for "
+            : "planning for " + options.topology + " and lowering for ") +
        stringifyTarget(target));
   if (failed(compile(*module, options, &tolerances)))
     return 1;
@@ -503,7 +502,8 @@ int main(int argc, char **argv) {
       "CUDA (cuda-nccl, cuda-verbs) calling the commrt runtime, on one pass\n"
       "pipeline (comm-plan, then comm-lower-to-emitc; -v prints it, and\n"
       "MLIR's --mlir-print-ir-after-all shows every step), then compiles\n"
-      "the result and links it with libcommrt. -o picks what is written: an executable\n"
+      "the result and links it with libcommrt. -o picks what is written: an "
+      "executable\n"
       "(a harness main that runs every public function; with --emit-harness\n"
       "it also checks the results), an object (.o), a static library plus a\n"
       "header with one C entry point per public function (.a), or the\n"

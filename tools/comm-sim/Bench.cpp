@@ -61,9 +61,11 @@ llvm::Error mlir::comm::sim::parseSizeRange(StringRef text,
                       "': sizes are integers with an optional K, M or G "
                       "suffix (powers of two)");
   if (*lo == 0 || *hi == 0)
-    return benchError("--sizes '" + text + "': a size of 0 bytes moves nothing");
+    return benchError("--sizes '" + text +
+                      "': a size of 0 bytes moves nothing");
   if (*lo > *hi)
-    return benchError("--sizes '" + text + "': the minimum exceeds the maximum");
+    return benchError("--sizes '" + text +
+                      "': the minimum exceeds the maximum");
   double factor = 2;
   if (parts.size() == 3 && (parts[2].getAsDouble(factor) || !(factor > 1)))
     return benchError("--sizes '" + text + "': the factor must be above 1");
@@ -75,17 +77,17 @@ llvm::Error mlir::comm::sim::parseSizeRange(StringRef text,
 
 llvm::Error mlir::comm::sim::parseDataType(StringRef text,
                                            BenchOptions &options) {
-  auto type = llvm::StringSwitch<std::optional<std::pair<unsigned, StringRef>>>(
-                  text)
-                  .Cases({"f32", "float"}, std::pair{4u, StringRef("float")})
-                  .Cases({"f16", "half"}, std::pair{2u, StringRef("half")})
-                  .Case("bf16", std::pair{2u, StringRef("bfloat16")})
-                  .Cases({"f64", "double"}, std::pair{8u, StringRef("double")})
-                  .Cases({"i8", "int8"}, std::pair{1u, StringRef("int8")})
-                  .Cases({"u8", "uint8"}, std::pair{1u, StringRef("uint8")})
-                  .Cases({"i32", "int32"}, std::pair{4u, StringRef("int32")})
-                  .Cases({"i64", "int64"}, std::pair{8u, StringRef("int64")})
-                  .Default(std::nullopt);
+  auto type =
+      llvm::StringSwitch<std::optional<std::pair<unsigned, StringRef>>>(text)
+          .Cases({"f32", "float"}, std::pair{4u, StringRef("float")})
+          .Cases({"f16", "half"}, std::pair{2u, StringRef("half")})
+          .Case("bf16", std::pair{2u, StringRef("bfloat16")})
+          .Cases({"f64", "double"}, std::pair{8u, StringRef("double")})
+          .Cases({"i8", "int8"}, std::pair{1u, StringRef("int8")})
+          .Cases({"u8", "uint8"}, std::pair{1u, StringRef("uint8")})
+          .Cases({"i32", "int32"}, std::pair{4u, StringRef("int32")})
+          .Cases({"i64", "int64"}, std::pair{8u, StringRef("int64")})
+          .Default(std::nullopt);
   if (!type)
     return benchError("unknown --dtype '" + text +
                       "'; expected f32, f16, bf16, f64, i8, u8, i32 or i64");
@@ -113,11 +115,13 @@ mlir::comm::sim::runBench(const CostModel &model, const BenchOptions &options) {
   uint64_t unit = options.elementBytes * (mustDivide ? ranks : 1);
   bool single = options.minBytes == options.maxBytes;
   if (single && options.minBytes % unit != 0)
-    return benchError(llvm::formatv(
-        "{0} of {1} bytes does not divide into {2} ranks of {3}-byte "
-        "elements; use a multiple of {4} bytes",
-        stringifyCollectiveKind(options.kind), options.minBytes, ranks,
-        options.elementBytes, unit).str());
+    return benchError(
+        llvm::formatv(
+            "{0} of {1} bytes does not divide into {2} ranks of {3}-byte "
+            "elements; use a multiple of {4} bytes",
+            stringifyCollectiveKind(options.kind), options.minBytes, ranks,
+            options.elementBytes, unit)
+            .str());
 
   CollectiveRequest request;
   request.kind = options.kind;
@@ -185,15 +189,14 @@ void mlir::comm::sim::printBench(const CostModel &model,
   uint64_t ranks = rows.front().prediction.ranks;
   os << "# comm-sim bench: " << stringifyCollectiveKind(options.kind) << " on "
      << topology.getName() << ", " << ranks << " ranks ("
-     << topology.getNumNodes() << " node(s)), " << options.typeName
-     << ", " << stringifyBackend(options.backend) << " backend"
+     << topology.getNumNodes() << " node(s)), " << options.typeName << ", "
+     << stringifyBackend(options.backend) << " backend"
      << (options.native ? " (its own choice)" : "")
      << ", predicted by the cost model\n";
   os << llvm::formatv("# {0,12} {1,12} {2,8} {3,12} {4,10} {5,10} "
                       "{6,-22} {7,12} {8,8}\n",
                       "size(B)", "count", "type", "time(us)", "algbw(GB/s)",
-                      "busbw(GB/s)", " algorithm/protocol", "bound(us)",
-                      "eff");
+                      "busbw(GB/s)", " algorithm/protocol", "bound(us)", "eff");
   for (const BenchRow &row : rows) {
     const Prediction &p = row.prediction;
     std::string algo = (" " + stringifyAlgorithm(p.algorithm) + "/" +
@@ -223,11 +226,11 @@ void mlir::comm::sim::plotBench(const BenchOptions &options,
   double maxBw = 1;
   for (const BenchRow &row : rows) {
     maxBw = std::max(maxBw, row.prediction.busBandwidthAchievedGBps());
-    double boundBw = row.prediction.boundUs > 0
-                         ? row.bytes / (row.prediction.boundUs * 1e3) *
-                               getBusBandwidthFactor(options.kind,
-                                                     row.prediction.ranks)
-                         : 0;
+    double boundBw =
+        row.prediction.boundUs > 0
+            ? row.bytes / (row.prediction.boundUs * 1e3) *
+                  getBusBandwidthFactor(options.kind, row.prediction.ranks)
+            : 0;
     maxBw = std::max(maxBw, boundBw);
   }
   double lo = std::log2(double(rows.front().bytes));
@@ -256,10 +259,11 @@ void mlir::comm::sim::plotBench(const BenchOptions &options,
                       left, top, height - bottom);
   for (double e = std::ceil(lo); e <= hi; e += 2) {
     double bytes = std::exp2(e);
-    std::string label = bytes >= (1 << 30)   ? llvm::formatv("{0}G", bytes / (1 << 30)).str()
-                        : bytes >= (1 << 20) ? llvm::formatv("{0}M", bytes / (1 << 20)).str()
-                        : bytes >= 1024      ? llvm::formatv("{0}K", bytes / 1024).str()
-                                             : llvm::formatv("{0}", bytes).str();
+    std::string label =
+        bytes >= (1 << 30)   ? llvm::formatv("{0}G", bytes / (1 << 30)).str()
+        : bytes >= (1 << 20) ? llvm::formatv("{0}M", bytes / (1 << 20)).str()
+        : bytes >= 1024      ? llvm::formatv("{0}K", bytes / 1024).str()
+                             : llvm::formatv("{0}", bytes).str();
     os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\">"
                         "{2}</text>\n",
                         x(bytes), height - bottom + 18, label);
@@ -287,8 +291,9 @@ void mlir::comm::sim::plotBench(const BenchOptions &options,
       os << llvm::formatv("{0:F1},{1:F1} ", x(row.bytes), y(value(row)));
     os << "\"/>\n";
   };
-  polyline([](const BenchRow &r) { return r.prediction.busBandwidthAchievedGBps(); },
-           "#1f77b4", "");
+  polyline(
+      [](const BenchRow &r) { return r.prediction.busBandwidthAchievedGBps(); },
+      "#1f77b4", "");
   polyline(
       [&](const BenchRow &r) {
         return r.prediction.boundUs > 0
@@ -300,7 +305,8 @@ void mlir::comm::sim::plotBench(const BenchOptions &options,
   os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" fill=\"#1f77b4\">predicted "
                       "busbw</text>\n",
                       left + 10, top + 14);
-  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" fill=\"#d62728\">bound</text>\n",
-                      left + 130, top + 14);
+  os << llvm::formatv(
+      "<text x=\"{0}\" y=\"{1}\" fill=\"#d62728\">bound</text>\n", left + 130,
+      top + 14);
   os << "</svg>\n";
 }

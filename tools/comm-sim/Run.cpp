@@ -1,11 +1,11 @@
 //===- Run.cpp - comm-sim run ----------------------------------*- C++ -*-===//
 
-#include "comm/Analysis/TopologyAnalysis.h"
-#include "comm/Topology/TopologyPrinter.h"
-#include "comm/InitAllDialects.h"
 #include "Run.h"
+#include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/InitAllDialects.h"
 #include "comm/Sim/Simulator.h"
 #include "comm/Support/InputChecks.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -68,9 +68,9 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
   if (failed(topology))
     return failure();
   CostModel model(**topology, options.params);
-  unsigned traceRanks =
-      options.tracePath.empty() && options.plotPath.empty() ? 0
-                                                            : options.traceRanks;
+  unsigned traceRanks = options.tracePath.empty() && options.plotPath.empty()
+                            ? 0
+                            : options.traceRanks;
   FailureOr<SimResult> result =
       simulateFunction(entry, **topology, model, options.backend, traceRanks);
   if (failed(result))
@@ -87,15 +87,15 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
           {"bytes", use.bytes},
           {"utilization", use.utilization}});
     }
-    llvm::json::Object object{{"step_time_us", result->stepTimeUs},
-                              {"exposed_comm_us", result->exposedCommUs},
-                              {"compute_us", result->computeUs},
-                              {"comm_bytes", result->commBytes},
-                              {"ranks", static_cast<int64_t>(result->ranks)},
-                              {"collectives",
-                               static_cast<int64_t>(result->collectives)},
-                              {"flows", static_cast<int64_t>(result->flows)},
-                              {"busiest_links", std::move(links)}};
+    llvm::json::Object object{
+        {"step_time_us", result->stepTimeUs},
+        {"exposed_comm_us", result->exposedCommUs},
+        {"compute_us", result->computeUs},
+        {"comm_bytes", result->commBytes},
+        {"ranks", static_cast<int64_t>(result->ranks)},
+        {"collectives", static_cast<int64_t>(result->collectives)},
+        {"flows", static_cast<int64_t>(result->flows)},
+        {"busiest_links", std::move(links)}};
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << "\n";
   } else {
     os << "comm-sim run: @" << entry.getName() << " on "
@@ -120,8 +120,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
       os << llvm::formatv("    {0,-28} -> {1,-28} {2,6:P1}  {3} at {4}\n",
                           (*topology)->getDeviceName(reverse ? link.b : link.a),
                           (*topology)->getDeviceName(reverse ? link.a : link.b),
-                          use.utilization,
-                          stringifyLinkKind(link.props->kind),
+                          use.utilization, stringifyLinkKind(link.props->kind),
                           formatBandwidth(link.props->bandwidthGBps));
     }
   }

@@ -47,25 +47,38 @@ struct Options {
       "topology",
       cl::desc("A preset (dgx-h100), a cluster (dgx-h100x4), an NCCL XML "
                "or comm YAML file (file.yaml:N for N machines of it)"),
-      cl::value_desc("spec"), cl::sub(bench), cl::sub(run), cl::cat(category)};
+      cl::value_desc("spec"),
+      cl::sub(bench),
+      cl::sub(run),
+      cl::cat(category)};
   // A long alias: a one-letter option would make LLVM read a mistyped long
   // option (--tarce) as a group of one-letter flags.
   cl::alias topologyAlias{"topo", cl::aliasopt(topology),
                           cl::desc("Alias for --topology")};
   cl::opt<std::string> params{
-      "params", cl::desc("Cost model parameters (YAML, as calibrate writes)"),
-      cl::value_desc("file"), cl::sub(bench), cl::sub(run),
-      cl::sub(calibrate), cl::cat(category)};
+      "params",
+      cl::desc("Cost model parameters (YAML, as calibrate writes)"),
+      cl::value_desc("file"),
+      cl::sub(bench),
+      cl::sub(run),
+      cl::sub(calibrate),
+      cl::cat(category)};
   cl::opt<bool> json{"json", cl::desc("Print JSON instead of a table"),
                      cl::sub(bench), cl::sub(run), cl::cat(category)};
   cl::opt<std::string> plot{"plot",
                             cl::desc("Write an SVG chart (bench: bandwidth "
                                      "curve; run: timeline)"),
-                            cl::value_desc("file.svg"), cl::sub(bench),
-                            cl::sub(run), cl::cat(category)};
-  cl::opt<std::string> output{"o", cl::desc("Output file"), cl::init("-"),
-                              cl::sub(bench), cl::sub(run),
-                              cl::sub(algorithms), cl::sub(calibrate),
+                            cl::value_desc("file.svg"),
+                            cl::sub(bench),
+                            cl::sub(run),
+                            cl::cat(category)};
+  cl::opt<std::string> output{"o",
+                              cl::desc("Output file"),
+                              cl::init("-"),
+                              cl::sub(bench),
+                              cl::sub(run),
+                              cl::sub(algorithms),
+                              cl::sub(calibrate),
                               cl::cat(category)};
 
   // bench.
@@ -96,12 +109,15 @@ struct Options {
       "backend",
       cl::desc("The runtime backend the collective runs on: the search "
                "covers the algorithms a plan may name there (default nccl)"),
-      BackendValues(), cl::init(Backend::nccl), cl::sub(bench), cl::sub(run),
+      BackendValues(),
+      cl::init(Backend::nccl),
+      cl::sub(bench),
+      cl::sub(run),
       cl::cat(category)};
   cl::list<Backend> tableBackends{
-      "backend",
-      cl::desc("Only these backends (default: all)"), BackendValues(),
-      cl::CommaSeparated, cl::sub(algorithms), cl::cat(category)};
+      "backend",           cl::desc("Only these backends (default: all)"),
+      BackendValues(),     cl::CommaSeparated,
+      cl::sub(algorithms), cl::cat(category)};
   cl::opt<bool> native{
       "native",
       cl::desc("Search what the backend's own collective chooses among when "
@@ -118,10 +134,9 @@ struct Options {
   // run.
   cl::opt<std::string> program{cl::Positional, cl::desc("<program.mlir>"),
                                cl::sub(run), cl::cat(category)};
-  cl::opt<std::string> trace{"trace",
-                             cl::desc("Write a Chrome/Perfetto trace (JSON)"),
-                             cl::value_desc("file.json"), cl::sub(run),
-                             cl::cat(category)};
+  cl::opt<std::string> trace{
+      "trace", cl::desc("Write a Chrome/Perfetto trace (JSON)"),
+      cl::value_desc("file.json"), cl::sub(run), cl::cat(category)};
   cl::opt<std::string> entry{"entry",
                              cl::desc("Function to run (default: the only "
                                       "or first public function)"),
@@ -139,14 +154,12 @@ struct Options {
                             cl::cat(category)};
   cl::opt<bool> fit{"fit", cl::desc("Fit the parameters (else only report)"),
                     cl::sub(calibrate), cl::cat(category)};
-  cl::opt<std::string> writeParams{"write-params",
-                                   cl::desc("Write the fitted parameters"),
-                                   cl::value_desc("file.yaml"),
-                                   cl::sub(calibrate), cl::cat(category)};
-  cl::opt<unsigned> iterations{"iterations",
-                               cl::desc("Nelder-Mead iterations per restart"),
-                               cl::init(1500), cl::sub(calibrate),
-                               cl::cat(category)};
+  cl::opt<std::string> writeParams{
+      "write-params", cl::desc("Write the fitted parameters"),
+      cl::value_desc("file.yaml"), cl::sub(calibrate), cl::cat(category)};
+  cl::opt<unsigned> iterations{
+      "iterations", cl::desc("Nelder-Mead iterations per restart"),
+      cl::init(1500), cl::sub(calibrate), cl::cat(category)};
   cl::opt<bool> points{"points", cl::desc("Also list every point"),
                        cl::sub(calibrate), cl::cat(category)};
   cl::list<std::string> exclude{
@@ -201,8 +214,7 @@ static int runBenchCommand(Options &o) {
   options.explain = o.explainTerms;
   options.backend = o.ncclOnly ? Backend::nccl : o.backend.getValue();
   options.native = o.native || o.ncclOnly;
-  if (o.ncclOnly && o.backend.getNumOccurrences() &&
-      o.backend != Backend::nccl)
+  if (o.ncclOnly && o.backend.getNumOccurrences() && o.backend != Backend::nccl)
     return fail("--nccl measures the nccl backend; it contradicts --backend=" +
                 stringifyBackend(o.backend));
   if (llvm::Error e = parseSizeRange(o.sizes, options))
@@ -302,8 +314,7 @@ static int runCalibrateCommand(Options &o) {
 }
 
 static int runAlgorithmsCommand(Options &o) {
-  SmallVector<Backend> backends(o.tableBackends.begin(),
-                                o.tableBackends.end());
+  SmallVector<Backend> backends(o.tableBackends.begin(), o.tableBackends.end());
   if (backends.empty())
     for (uint32_t i = 0; i <= getMaxEnumValForBackend(); ++i)
       backends.push_back(static_cast<Backend>(i));
@@ -316,16 +327,15 @@ static int runAlgorithmsCommand(Options &o) {
         "# realized: what a #comm.plan may name on the backend; native: what "
         "the\n# backend's own collective picks among when no plan names one; "
         "-: none.\n";
-  os << llvm::formatv("{0,-15} {1,-8} {2,-52} {3}\n", "# collective",
-                      "backend", "realized", "native");
+  os << llvm::formatv("{0,-15} {1,-8} {2,-52} {3}\n", "# collective", "backend",
+                      "realized", "native");
   auto list = [](ArrayRef<Algorithm> algorithms) {
     if (algorithms.empty())
       return std::string("-");
     std::string text;
     llvm::raw_string_ostream os(text);
     llvm::interleave(
-        algorithms, os, [&](Algorithm a) { os << stringifyAlgorithm(a); },
-        ",");
+        algorithms, os, [&](Algorithm a) { os << stringifyAlgorithm(a); }, ",");
     return text;
   };
   for (unsigned k = 0; k < kNumCollectiveKinds; ++k) {
@@ -335,11 +345,10 @@ static int runAlgorithmsCommand(Options &o) {
     for (Backend backend : backends) {
       if (!isCarriedBy(kind, backend))
         continue;
-      os << llvm::formatv("{0,-15} {1,-8} {2,-52} {3}\n",
-                          stringifyCollectiveKind(kind),
-                          stringifyBackend(backend),
-                          list(getRealizedAlgorithms(kind, backend)),
-                          list(getNativeAlgorithms(kind, backend)));
+      os << llvm::formatv(
+          "{0,-15} {1,-8} {2,-52} {3}\n", stringifyCollectiveKind(kind),
+          stringifyBackend(backend), list(getRealizedAlgorithms(kind, backend)),
+          list(getNativeAlgorithms(kind, backend)));
     }
   }
   out->keep();

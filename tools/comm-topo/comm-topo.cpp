@@ -19,18 +19,22 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("comm-topo options");
 
-static cl::SubCommand showCommand(
-    "show", "Devices, links, fabric and what the source did not describe");
-static cl::SubCommand matrixCommand(
-    "matrix", "nvidia-smi-topo-style matrix of path kinds and bottleneck "
-              "bandwidths between the GPUs and NICs of one machine");
-static cl::SubCommand pathCommand(
-    "path", "The path from device A to device B, hop by hop (bottleneck, "
-            "latency); with several pairs, also the links they share");
-static cl::SubCommand exportCommand(
-    "export", "Write the topology in another format (--format yaml|dot)");
-static cl::SubCommand dotCommand(
-    "dot", "Write a Graphviz picture (same as export --format dot)");
+static cl::SubCommand
+    showCommand("show",
+                "Devices, links, fabric and what the source did not describe");
+static cl::SubCommand
+    matrixCommand("matrix",
+                  "nvidia-smi-topo-style matrix of path kinds and bottleneck "
+                  "bandwidths between the GPUs and NICs of one machine");
+static cl::SubCommand
+    pathCommand("path",
+                "The path from device A to device B, hop by hop (bottleneck, "
+                "latency); with several pairs, also the links they share");
+static cl::SubCommand
+    exportCommand("export",
+                  "Write the topology in another format (--format yaml|dot)");
+static cl::SubCommand
+    dotCommand("dot", "Write a Graphviz picture (same as export --format dot)");
 static cl::SubCommand presetsCommand("presets", "List the built-in presets");
 static cl::SubCommand roundtripCommand(
     "roundtrip", "Export to YAML, import it again and check that the result "
@@ -54,17 +58,19 @@ static cl::opt<std::string> format("format",
                                    cl::desc("Export format: yaml or dot"),
                                    cl::init("yaml"), cl::sub(exportCommand),
                                    cl::cat(category));
-static cl::opt<std::string> outputFile(
-    "o", cl::desc("Output file"), cl::value_desc("file"), cl::init("-"),
-    cl::sub(showCommand), cl::sub(matrixCommand), cl::sub(pathCommand),
-    cl::sub(exportCommand), cl::sub(dotCommand), cl::sub(roundtripCommand),
-    cl::cat(category));
+static cl::opt<std::string>
+    outputFile("o", cl::desc("Output file"), cl::value_desc("file"),
+               cl::init("-"), cl::sub(showCommand), cl::sub(matrixCommand),
+               cl::sub(pathCommand), cl::sub(exportCommand),
+               cl::sub(dotCommand), cl::sub(roundtripCommand),
+               cl::cat(category));
 static cl::opt<uint64_t> nodeIndex("node",
                                    cl::desc("Machine of a cluster (default 0)"),
                                    cl::init(0), cl::sub(matrixCommand),
                                    cl::cat(category));
 
-static const char *const kOverview = R"(comm-topo: inspect the hardware topologies comm plans for
+static const char *const kOverview =
+    R"(comm-topo: inspect the hardware topologies comm plans for
 
 devices are named gpu0, nic3, cpu1, pcie2, nvswitch; in a cluster n5.gpu3
 (machine 5) and leaf.r2.g0 / core for fabric switches.
@@ -84,8 +90,8 @@ static int fail(const Twine &message) {
 /// The name of the command given, or "" for none.
 static StringRef getCommand() {
   for (cl::SubCommand *sub :
-       {&showCommand, &matrixCommand, &pathCommand, &exportCommand,
-        &dotCommand, &presetsCommand, &roundtripCommand})
+       {&showCommand, &matrixCommand, &pathCommand, &exportCommand, &dotCommand,
+        &presetsCommand, &roundtripCommand})
     if (*sub)
       return sub->getName();
   return "";
@@ -142,8 +148,8 @@ static int run() {
     for (size_t i = 0; i < devices.size(); i += 2) {
       std::optional<DeviceId> src = topology.lookupDevice(devices[i]);
       std::optional<DeviceId> dst = topology.lookupDevice(devices[i + 1]);
-      for (auto [name, id] : {std::pair{devices[i], src},
-                              std::pair{devices[i + 1], dst}})
+      for (auto [name, id] :
+           {std::pair{devices[i], src}, std::pair{devices[i + 1], dst}})
         if (!id)
           return fail("no device '" + name + "' in '" + topologySpec +
                       "' (devices are named like gpu0, nic1, cpu0; in a "

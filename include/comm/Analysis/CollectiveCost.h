@@ -41,8 +41,7 @@ struct ProgramRanks {
 /// comm.world_size, else every GPU. Fails, with an error at the op that
 /// declares it, when the program declares more ranks than the topology has
 /// GPUs. `topologyName` names the topology in messages.
-FailureOr<ProgramRanks> getProgramRanks(Operation *op,
-                                        const Topology &topology,
+FailureOr<ProgramRanks> getProgramRanks(Operation *op, const Topology &topology,
                                         StringRef topologyName);
 
 /// Checks that every rank `request` names (of `op`) is one of `ranks`;

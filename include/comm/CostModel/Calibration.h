@@ -11,8 +11,8 @@ namespace comm {
 /// One measured point: nccl-tests' bus bandwidth of a collective on a
 /// system, at one size.
 struct MeasuredPoint {
-  std::string system;    ///< short name of the system
-  std::string topology;  ///< topology spec (preset, file, file:N)
+  std::string system;   ///< short name of the system
+  std::string topology; ///< topology spec (preset, file, file:N)
   CollectiveKind kind = CollectiveKind::AllReduce;
   uint64_t ranks = 0;
   uint64_t bytes = 0;

@@ -1,4 +1,5 @@
-//===- CostModel.h - predicted time of collectives on a topology -*- C++ -*-===//
+//===- CostModel.h - predicted time of collectives on a topology -*- C++
+//-*-===//
 //
 // Predicts how long a collective takes on a group of GPUs of a topology, for
 // every algorithm and protocol that applies, from the topology's path
@@ -13,8 +14,8 @@
 #ifndef COMM_COSTMODEL_COSTMODEL_H
 #define COMM_COSTMODEL_COSTMODEL_H
 
-#include "comm/Topology/Topology.h"
 #include "comm/Dialect/Comm/IR/CommAlgorithms.h"
+#include "comm/Topology/Topology.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <array>
@@ -39,7 +40,8 @@ struct CostParams {
   double nvlinkEfficiency = 0.97;
   double pcieEfficiency = 0.85;
   double c2cEfficiency = 0.9;
-  std::array<double, 4> networkEfficiency = {0.95, 0.9, 0.7, 0.8}; // by NetworkKind
+  std::array<double, 4> networkEfficiency = {0.95, 0.9, 0.7,
+                                             0.8}; // by NetworkKind
   /// NVLink SHARP: fraction of the GPU's NVLink bandwidth per direction an
   /// in-switch all-reduce sustains.
   double nvlsEfficiency = 0.74;
@@ -52,7 +54,8 @@ struct CostParams {
   /// algorithm and protocol (dialect enum order).
   std::array<std::array<double, kNumProtocols>, kNumAlgorithms> baseLatencyUs{};
   /// Latency of one algorithm step over a link class, in us, by protocol.
-  std::array<std::array<double, kNumProtocols>, kNumLinkClasses> stepLatencyUs{};
+  std::array<std::array<double, kNumProtocols>, kNumLinkClasses>
+      stepLatencyUs{};
   /// NVLS: per-operation latency, and per level of the tree between
   /// machines (its pipeline fill included).
   double nvlsLatencyUs = 25;
@@ -156,7 +159,7 @@ struct Prediction {
 struct GroupShape {
   uint64_t ranks = 0;
   uint64_t nodes = 0;
-  unsigned perNode = 0;   ///< largest number of the group's GPUs in a node
+  unsigned perNode = 0; ///< largest number of the group's GPUs in a node
   /// Per-GPU bandwidth of a ring through the group's GPUs of one node, with
   /// the links the ring's hops share divided among them (the slowest node).
   double ringGBps = 0;
@@ -200,8 +203,8 @@ public:
   predictAll(const CollectiveRequest &request) const;
   /// The algorithms the search covers for `request` (see
   /// CollectiveRequest::backend), from the one algorithm table.
-  static ArrayRef<Algorithm> getSearchedAlgorithms(
-      const CollectiveRequest &request);
+  static ArrayRef<Algorithm>
+  getSearchedAlgorithms(const CollectiveRequest &request);
 
   /// Fraction of a link's bandwidth a transfer sustains at large sizes.
   double getLinkEfficiency(const Link &link) const;

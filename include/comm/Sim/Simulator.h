@@ -23,7 +23,6 @@ namespace mlir {
 namespace comm {
 namespace sim {
 
-
 struct LinkUse {
   uint64_t directedLink;
   double bytes;

@@ -37,7 +37,14 @@ namespace comm {
 // Kinds
 //===----------------------------------------------------------------------===//
 
-enum class DeviceKind : uint8_t { GPU, CPU, PCIeSwitch, NVSwitch, NIC, NetSwitch };
+enum class DeviceKind : uint8_t {
+  GPU,
+  CPU,
+  PCIeSwitch,
+  NVSwitch,
+  NIC,
+  NetSwitch
+};
 enum class LinkKind : uint8_t { NVLink, PCIe, CPUInterconnect, C2C, Network };
 enum class NetworkKind : uint8_t { InfiniBand, RoCE, EFA, Ethernet };
 enum class FabricKind : uint8_t { None, RailOptimized, FatTree };
@@ -119,7 +126,7 @@ struct Device {
   // GPU.
   int computeCapability = 0;
   double memoryGB = 0;   ///< HBM capacity in GB, as datasheets give it
-  double memoryGBps = 0;  ///< HBM bandwidth (not an interconnect figure)
+  double memoryGBps = 0; ///< HBM bandwidth (not an interconnect figure)
   /// Whether the figures above come from a datasheet of the exact model
   /// (false: estimated from the compute capability).
   bool memoryKnown = false;
@@ -141,8 +148,8 @@ struct Device {
   int familyId = 0, modelId = 0;
 
   // NVSwitch.
-  int chips = 0;               ///< NVSwitch chips merged into this node
-  unsigned generation = 0;     ///< NVLink generation of an NVSwitch
+  int chips = 0;                 ///< NVSwitch chips merged into this node
+  unsigned generation = 0;       ///< NVLink generation of an NVSwitch
   bool reductionCapable = false; ///< NVLink SHARP (NVLS) in the switch
 
   // PCIe switch: `generation` holds the PCIe generation when known.
@@ -157,9 +164,9 @@ struct Link {
   LinkKind kind = LinkKind::PCIe;
   double bandwidthGBps = 0; ///< usable, per direction
   double latencyUs = 0;
-  unsigned count = 1;       ///< bonded NVLink lanes
-  unsigned generation = 0;  ///< NVLink or PCIe generation
-  unsigned width = 0;       ///< PCIe lanes
+  unsigned count = 1;      ///< bonded NVLink lanes
+  unsigned generation = 0; ///< NVLink or PCIe generation
+  unsigned width = 0;      ///< PCIe lanes
   unsigned sourceLine = 0;
 };
 
@@ -378,7 +385,8 @@ private:
     SmallVector<std::pair<unsigned, bool>, 6> hops; ///< (local link, reverse)
   };
   void computeLocalPaths(unsigned src);
-  PathKind classify(unsigned src, ArrayRef<std::pair<unsigned, bool>> hops) const;
+  PathKind classify(unsigned src,
+                    ArrayRef<std::pair<unsigned, bool>> hops) const;
   const LocalPath &getLocalPath(unsigned src, unsigned dst) const {
     return localPaths[src * node.getNumDevices() + dst];
   }
@@ -387,9 +395,10 @@ private:
   uint64_t getLeafOf(uint64_t nodeIndex, unsigned rail) const;
   LinkId getNICUplink(uint64_t nodeIndex, unsigned rail) const;
   LinkId getLeafUplink(uint64_t leaf) const;
-  void appendLocal(Path &path, uint64_t nodeIndex, const LocalPath &local) const;
-  void appendFabric(Path &path, uint64_t nodeA, unsigned railA,
-                    uint64_t nodeB, unsigned railB) const;
+  void appendLocal(Path &path, uint64_t nodeIndex,
+                   const LocalPath &local) const;
+  void appendFabric(Path &path, uint64_t nodeA, unsigned railA, uint64_t nodeB,
+                    unsigned railB) const;
 
   std::string name, source;
   NodeGraph node;
@@ -401,10 +410,10 @@ private:
 
   // Derived by finalize().
   std::vector<LocalPath> localPaths;
-  SmallVector<unsigned> gpusPerNode;  ///< local indices of the GPUs
-  SmallVector<unsigned> nicsPerNode;  ///< local indices of the NICs
-  SmallVector<int> railOfLocal;       ///< NIC rail of each local device
-  SmallVector<int> nearestNIC;        ///< rail each local device uses
+  SmallVector<unsigned> gpusPerNode; ///< local indices of the GPUs
+  SmallVector<unsigned> nicsPerNode; ///< local indices of the NICs
+  SmallVector<int> railOfLocal;      ///< NIC rail of each local device
+  SmallVector<int> nearestNIC;       ///< rail each local device uses
   llvm::DenseMap<unsigned, unsigned> gpuRankOfLocal;
   // Fabric: leaves then (when needed) the core; and their link templates.
   std::vector<Device> fabricDevices;

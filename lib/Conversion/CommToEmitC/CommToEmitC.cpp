@@ -651,7 +651,6 @@ struct CombineLowering : CommPattern<BufferCombineOp> {
   }
 };
 
-
 struct ComputeLowering : CommPattern<BufferComputeOp> {
   using CommPattern::CommPattern;
   LogicalResult
@@ -804,8 +803,8 @@ void mlir::comm::populateCommToEmitCPatterns(const TypeConverter &converter,
                AllToAllLowering, BroadcastLowering, ReduceLowering,
                PermuteLowering, SendLowering, RecvLowering, CopyLowering,
                MemrefCopyLowering, PackLowering, UnpackLowering,
-               CombineLowering, ComputeLowering, BarrierLowering,
-               StartLowering, WaitLowering, AllocLowering, DeallocLowering>(
+               CombineLowering, ComputeLowering, BarrierLowering, StartLowering,
+               WaitLowering, AllocLowering, DeallocLowering>(
       converter, patterns.getContext(), state);
 }
 
@@ -834,7 +833,6 @@ void mlir::comm::prepareCommToEmitCAsyncBodies(ModuleOp module,
     }
   }
 }
-
 
 std::string mlir::comm::getCudaKernelLists(ModuleOp module) {
   // A handful of entries each: keep them in first-use order.
@@ -872,4 +870,3 @@ std::string mlir::comm::getCudaKernelLists(ModuleOp module) {
   text.pop_back();
   return text;
 }
-

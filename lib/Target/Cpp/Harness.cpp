@@ -24,8 +24,7 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
   auto declare = [&](StringRef name, const EntryPoint &entry) {
     SmallVector<Type> parameters(entry.inputs.begin(), entry.inputs.end());
     llvm::append_range(parameters, entry.results);
-    os << "extern \"C\" " << getEntryPointPrototype(name, parameters)
-       << ";\n";
+    os << "extern \"C\" " << getEntryPointPrototype(name, parameters) << ";\n";
   };
   for (const EntryPoint &entry : entries) {
     declare(entry.name, entry);
@@ -37,8 +36,7 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
      << quoteCString(options.programName) << ", "
      << quoteCString(stringifyTarget(options.target)) << ", "
      << "COMMRT_BACKEND_"
-     << StringRef(stringifyBackend(getBackend(options.target))).upper()
-     << ", "
+     << StringRef(stringifyBackend(getBackend(options.target))).upper() << ", "
      << (cuda ? "COMMRT_HBM" : "COMMRT_HOST") << ", ";
   os << llvm::format("%.17g", options.rtol) << ", "
      << llvm::format("%.17g", options.atol) << ");\n";

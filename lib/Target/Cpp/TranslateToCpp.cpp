@@ -13,20 +13,20 @@
 using namespace mlir;
 using namespace mlir::comm;
 
-LogicalResult mlir::comm::translateCommToCpp(ModuleOp module,
-                                             raw_ostream &os) {
+LogicalResult mlir::comm::translateCommToCpp(ModuleOp module, raw_ostream &os) {
   // Lowering happens in the pipelines; this only prints what they made.
-  WalkResult walk = module.walk([&](Operation *op) -> WalkResult {
-    if (isa<ModuleOp>(op) || isa<emitc::EmitCDialect>(op->getDialect()))
-      return WalkResult::advance();
-    return op->emitError()
-           << "comm-translate --comm-to-cpp prints programs lowered to "
-              "EmitC, but '"
-           << op->getName()
-           << "' is not lowered; run comm-opt "
-              "--comm-lower-to-emitc=\"target=cpu-mpi\" (or cuda-nccl, "
-              "cuda-verbs) first";
-  });
+  WalkResult walk =
+      module.walk([&](Operation *op) -> WalkResult {
+        if (isa<ModuleOp>(op) || isa<emitc::EmitCDialect>(op->getDialect()))
+          return WalkResult::advance();
+        return op->emitError()
+               << "comm-translate --comm-to-cpp prints programs lowered to "
+                  "EmitC, but '"
+               << op->getName()
+               << "' is not lowered; run comm-opt "
+                  "--comm-lower-to-emitc=\"target=cpu-mpi\" (or cuda-nccl, "
+                  "cuda-verbs) first";
+      });
   if (walk.wasInterrupted())
     return failure();
   auto recorded =

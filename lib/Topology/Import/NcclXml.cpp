@@ -39,11 +39,11 @@ struct GpuModel {
 };
 
 const GpuModel kGpuModels[] = {
-    {0x1db1, "V100-SXM2-16GB", 16, 900},  {0x1db5, "V100-SXM2-32GB", 32, 900},
-    {0x20b0, "A100-SXM4-40GB", 40, 1555}, {0x20b2, "A100-SXM4-80GB", 80, 2039},
-    {0x20b5, "A100-PCIE-80GB", 80, 1935}, {0x20f1, "A100-PCIE-40GB", 40, 1555},
+    {0x1db1, "V100-SXM2-16GB", 16, 900},   {0x1db5, "V100-SXM2-32GB", 32, 900},
+    {0x20b0, "A100-SXM4-40GB", 40, 1555},  {0x20b2, "A100-SXM4-80GB", 80, 2039},
+    {0x20b5, "A100-PCIE-80GB", 80, 1935},  {0x20f1, "A100-PCIE-40GB", 40, 1555},
     {0x2204, "GeForce RTX 3090", 24, 936}, {0x26b9, "L40S", 48, 864},
-    {0x2330, "H100-SXM5-80GB", 80, 3350}, {0x2331, "H100-PCIE-80GB", 80, 2000},
+    {0x2330, "H100-SXM5-80GB", 80, 3350},  {0x2331, "H100-PCIE-80GB", 80, 2000},
     {0x2335, "H200-SXM-141GB", 141, 4800}, {0x2901, "B200-180GB", 180, 8000},
 };
 
@@ -95,8 +95,7 @@ public:
 private:
   // Diagnostics: the first error wins.
   llvm::Error fail(xmlNode *node, const Twine &problem) {
-    return makeTopologyError(fileName, node ? xmlGetLineNo(node) : 0,
-                             problem);
+    return makeTopologyError(fileName, node ? xmlGetLineNo(node) : 0, problem);
   }
 
   static StringRef nameOf(xmlNode *node) {
@@ -125,8 +124,8 @@ private:
     std::optional<std::string> text = attr(node, name);
     if (!text || StringRef(*text).trim().empty()) {
       if (required)
-        return fail(node, "<" + nameOf(node) + "> needs attribute '" + name +
-                              "'");
+        return fail(node,
+                    "<" + nameOf(node) + "> needs attribute '" + name + "'");
       out = fallback;
       return llvm::Error::success();
     }
@@ -157,10 +156,10 @@ private:
         std::string list;
         for (StringRef a : allowed)
           list += (list.empty() ? "<" : ", <") + a.str() + ">";
-        return fail(child, "unknown element <" + nameOf(child) + "> in <" +
-                               nameOf(node) + ">; expected " +
-                               (list.empty() ? std::string("no children")
-                                             : list));
+        return fail(child,
+                    "unknown element <" + nameOf(child) + "> in <" +
+                        nameOf(node) + ">; expected " +
+                        (list.empty() ? std::string("no children") : list));
       }
     return llvm::Error::success();
   }
@@ -338,9 +337,8 @@ llvm::Error NcclXmlImporter::pcieLinkOf(xmlNode *pci, unsigned &generation,
   if (w > 32)
     return fail(pci, "link_width " + Twine(w) +
                          " is wider than any PCIe link (32 lanes)");
-  std::string speedText = StringRef(attr(pci, "link_speed").value_or(""))
-                              .trim()
-                              .str();
+  std::string speedText =
+      StringRef(attr(pci, "link_speed").value_or("")).trim().str();
   if (w == 0 || speedText.empty() || speedText == "Unknown")
     ++numGuessedLinks;
   width = w ? w : 16; // NCCL's default for a width sysfs did not report
@@ -387,8 +385,7 @@ unsigned NcclXmlImporter::addPcieLink(unsigned a, unsigned b,
 
 llvm::Error NcclXmlImporter::importPci(xmlNode *pci, unsigned parent, int numa,
                                        double &upstreamGBps) {
-  if (llvm::Error error =
-          checkChildren(pci, {"pci", "gpu", "nic", "pcilink"}))
+  if (llvm::Error error = checkChildren(pci, {"pci", "gpu", "nic", "pcilink"}))
     return error;
   std::string busId;
   if (llvm::Error error = claimBusId(pci, busId))
@@ -563,8 +560,8 @@ llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
     if (llvm::Error e = intAttr(child, "count", count, true))
       return e;
     if (count <= 0)
-      return fail(child, "<" + nameOf(child) + "> count must be positive, got " +
-                             Twine(count));
+      return fail(child, "<" + nameOf(child) +
+                             "> count must be positive, got " + Twine(count));
     if (nameOf(child) == "nvlink") {
       std::optional<std::string> target = attr(child, "target");
       int64_t tclass;
@@ -610,8 +607,8 @@ llvm::Error NcclXmlImporter::importNic(xmlNode *nic, xmlNode *pci,
     if (dev < 0)
       return fail(net, "NIC dev must be non-negative, got " + Twine(dev));
     if (speed <= 0)
-      return fail(net, "NIC speed must be positive (Mbit/s), got " +
-                           Twine(speed));
+      return fail(net,
+                  "NIC speed must be positive (Mbit/s), got " + Twine(speed));
     if (latency < 0)
       return fail(net, "NIC latency must be non-negative");
     auto [it, inserted] = nicLines.try_emplace(dev, xmlGetLineNo(net));
@@ -685,12 +682,11 @@ llvm::Error NcclXmlImporter::resolve() {
                                      " is not a GPU of this file");
       peer = it->second.first;
       if (graph.getDevice(peer).kind != DeviceKind::GPU)
-        return makeTopologyError(fileName, link.line,
-                                 "<nvlink> target " + link.target +
-                                     " is a " +
-                                     stringifyDeviceKind(
-                                         graph.getDevice(peer).kind) +
-                                     ", not a GPU");
+        return makeTopologyError(
+            fileName, link.line,
+            "<nvlink> target " + link.target + " is a " +
+                stringifyDeviceKind(graph.getDevice(peer).kind) +
+                ", not a GPU");
       if (peer == link.gpu) {
         ++selfLinks;
         continue;
@@ -873,18 +869,17 @@ mlir::comm::importNcclTopologyXml(StringRef buffer, StringRef fileName) {
   FirstXmlError firstError;
   context->_private = &firstError;
   context->sax->serror = recordXmlError;
-  xmlDocPtr doc =
-      xmlCtxtReadMemory(context, buffer.data(), buffer.size(),
-                        fileName.str().c_str(), nullptr,
-                        XML_PARSE_NONET | XML_PARSE_NOWARNING);
+  xmlDocPtr doc = xmlCtxtReadMemory(context, buffer.data(), buffer.size(),
+                                    fileName.str().c_str(), nullptr,
+                                    XML_PARSE_NONET | XML_PARSE_NOWARNING);
   if (!doc || firstError.seen) {
     if (doc)
       xmlFreeDoc(doc);
     xmlFreeParserCtxt(context);
-    return makeTopologyError(fileName, firstError.line,
-                             "malformed XML: " +
-                                 (firstError.seen ? firstError.message
-                                                  : std::string("unreadable")));
+    return makeTopologyError(
+        fileName, firstError.line,
+        "malformed XML: " +
+            (firstError.seen ? firstError.message : std::string("unreadable")));
   }
   auto topology = std::make_unique<Topology>();
   topology->setSource(fileName);

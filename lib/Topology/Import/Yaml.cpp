@@ -186,8 +186,7 @@ static llvm::Error parseKind(StringRef file, unsigned line, StringRef what,
   }
   return makeTopologyError(file, line,
                            "unknown " + what + " '" + text +
-                               "'; expected one of " +
-                               llvm::join(valid, ", "));
+                               "'; expected one of " + llvm::join(valid, ", "));
 }
 
 static llvm::Error checkNonNegative(StringRef file, unsigned line,
@@ -240,9 +239,9 @@ static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
   if (y.network) {
     static const StringRef networks[] = {"infiniband", "roce", "efa",
                                          "ethernet"};
-    if (llvm::Error e = parseKind<NetworkKind>(file, y.line, "network",
-                                               *y.network, symbolizeNetworkKind,
-                                               networks, d.network))
+    if (llvm::Error e =
+            parseKind<NetworkKind>(file, y.line, "network", *y.network,
+                                   symbolizeNetworkKind, networks, d.network))
       return e;
   }
   for (auto [what, value] :
@@ -258,9 +257,8 @@ static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
                                  "' needs 'sm' (its compute capability, e.g. "
                                  "90), or 'described: false'");
   if (d.kind == DeviceKind::NIC && d.described && !(d.speedGbit > 0))
-    return makeTopologyError(file, y.line,
-                             "NIC '" + d.name +
-                                 "' needs a positive 'speed_gbit'");
+    return makeTopologyError(
+        file, y.line, "NIC '" + d.name + "' needs a positive 'speed_gbit'");
   if (y.chips && *y.chips < 0)
     return makeTopologyError(file, y.line, "'chips' must be non-negative");
   return llvm::Error::success();
@@ -307,8 +305,8 @@ static llvm::Error convertLink(StringRef file, const YamlLink &y,
     switch (l.kind) {
     case LinkKind::PCIe:
       if (!l.generation)
-        return makeTopologyError(
-            file, y.line, "a pcie link needs 'bw_GBps' or 'generation'");
+        return makeTopologyError(file, y.line,
+                                 "a pcie link needs 'bw_GBps' or 'generation'");
       if (!l.width)
         l.width = 16;
       l.bandwidthGBps = getPCIeBandwidth(l.generation, l.width);
@@ -415,9 +413,9 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
     const YamlFabric &y = *document.fabric;
     Fabric fabric;
     static const StringRef kinds[] = {"none", "rail_optimized", "fat_tree"};
-    if (llvm::Error e = parseKind<FabricKind>(fileName, y.line, "fabric kind",
-                                              y.kind, symbolizeFabricKind,
-                                              kinds, fabric.kind))
+    if (llvm::Error e =
+            parseKind<FabricKind>(fileName, y.line, "fabric kind", y.kind,
+                                  symbolizeFabricKind, kinds, fabric.kind))
       return std::move(e);
     if (y.network) {
       static const StringRef networks[] = {"infiniband", "roce", "efa",

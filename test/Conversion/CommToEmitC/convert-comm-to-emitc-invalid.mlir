@@ -51,7 +51,7 @@ func.func @gather_algorithm(%s: memref<4xf32>, %d: memref<16xf32>) {
 // -----
 
 func.func @nvls_on_cpu(%s: memref<4xf32>, %d: memref<4xf32>) {
-  // expected-error @+1 {{plan algorithm 'nvls' of comm.all_reduce is not realized on the mpi backend (expected ring, tree, hierarchical, direct, halving_doubling); NVLink SHARP needs the nccl backend (the cuda target)}}
+  // expected-error @+1 {{plan algorithm 'nvls' of comm.all_reduce is not realized on the mpi backend (expected ring, tree, hierarchical, direct, halving_doubling); NVLink SHARP needs the nccl backend (the cuda-nccl target)}}
   comm.buffer.all_reduce %s, %d {groups = #comm.groups<[[0, 1, 2, 3]]>, kind = #comm<reduction sum>, plan = #comm.plan<algorithm = nvls>} : memref<4xf32>, memref<4xf32>
   return
 }

@@ -88,6 +88,21 @@ module attributes {comm.topolgy = "dgx-h100"} {
 module attributes {comm.topology = 8 : i64} {
 }
 
+// -----
+
+// expected-error @+1 {{'comm.target' must be a non-empty string on a module, got 1 : i64}}
+module attributes {comm.target = 1 : i64} {
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'comm.target' must be a non-empty string on a module, got "cpu-mpi"}}
+  func.func @f() attributes {comm.target = "cpu-mpi"} {
+    return
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Plans
 //===----------------------------------------------------------------------===//

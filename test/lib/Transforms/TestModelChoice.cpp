@@ -27,8 +27,7 @@ struct TestModelChoicePass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestModelChoicePass)
 
   TestModelChoicePass() = default;
-  TestModelChoicePass(const TestModelChoicePass &other)
-      : PassWrapper(other) {}
+  TestModelChoicePass(const TestModelChoicePass &other) : PassWrapper(other) {}
 
   StringRef getArgument() const final { return "test-comm-model-choice"; }
   StringRef getDescription() const final {
@@ -69,8 +68,8 @@ struct TestModelChoicePass
         return op->emitError()
                << "cannot predict: " << llvm::toString(prediction.takeError());
       // A barrier takes no algorithm: the model's is the backend's own.
-      bool named = !searched || isRealized(request->kind,
-                                           prediction->algorithm, *searched);
+      bool named = !searched ||
+                   isRealized(request->kind, prediction->algorithm, *searched);
       auto old = op->getAttrOfType<PlanAttr>("plan");
       auto plan = PlanAttr::get(
           op->getContext(),
@@ -93,9 +92,7 @@ struct TestModelChoicePass
 namespace mlir {
 namespace comm {
 namespace test {
-void registerTestModelChoicePass() {
-  PassRegistration<TestModelChoicePass>();
-}
+void registerTestModelChoicePass() { PassRegistration<TestModelChoicePass>(); }
 } // namespace test
 } // namespace comm
 } // namespace mlir

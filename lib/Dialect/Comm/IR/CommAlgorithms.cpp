@@ -215,7 +215,7 @@ void mlir::comm::describeUnrealized(CollectiveKind kind, StringRef opName,
   }
   if (backend != Backend::nccl && isRealized(kind, algorithm, Backend::nccl) &&
       !isRealized(kind, algorithm, Backend::mpi))
-    os << "; NVLink SHARP needs the nccl backend (the cuda target)";
+    os << "; NVLink SHARP needs the nccl backend (the cuda-nccl target)";
 }
 
 void mlir::comm::describeNotCarried(StringRef opName, Backend backend,

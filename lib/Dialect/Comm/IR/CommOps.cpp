@@ -1,8 +1,8 @@
 //===- CommOps.cpp - comm dialect operations -------------------*- C++ -*-===//
 
 #include "comm/Dialect/Comm/IR/CommOps.h"
-#include "comm/Dialect/Comm/IR/CommAlgorithms.h"
 #include "CommVerifiers.h"
+#include "comm/Dialect/Comm/IR/CommAlgorithms.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"

@@ -2,9 +2,9 @@
 
 #include "comm/Analysis/CollectiveCost.h"
 #include "comm/Analysis/TopologyAnalysis.h"
-#include "comm/Topology/TopologyPrinter.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir {
@@ -52,8 +52,8 @@ void CheckTopologyPass::runOnOperation() {
     for (auto [source, target] : request->pairs) {
       Path path = hardware.getGPUPath(source, target);
       auto remark = op->emitRemark()
-                    << "pair [" << source << ", " << target << "]: "
-                    << hardware.getDeviceName(path.src) << " -> "
+                    << "pair [" << source << ", " << target
+                    << "]: " << hardware.getDeviceName(path.src) << " -> "
                     << hardware.getDeviceName(path.dst) << " "
                     << stringifyPathKind(path.kind) << " ("
                     << describePathKind(path.kind) << ")";

@@ -52,8 +52,7 @@ ArrayRef<Algorithm> getApplicableAlgorithms(CollectiveKind kind);
 /// The algorithms `backend` runs when a plan names them (the runtime's
 /// commrt_collective_planned schedules, NCCL's NVLS, the backend's own
 /// point to point). Empty when a plan cannot name an algorithm there.
-ArrayRef<Algorithm> getRealizedAlgorithms(CollectiveKind kind,
-                                          Backend backend);
+ArrayRef<Algorithm> getRealizedAlgorithms(CollectiveKind kind, Backend backend);
 bool isRealized(CollectiveKind kind, Algorithm algorithm, Backend backend);
 
 /// The algorithms the backend's own collective chooses among when no plan
