@@ -459,8 +459,11 @@ typedef enum commrt_collective {
 /// commrt_broadcast or commrt_reduce would (same buffers, same results; op
 /// and root are read where the collective has them), following \p plan
 /// (NULL: the default algorithm). Supported: all_reduce with every
-/// algorithm; reduce_scatter and all_gather with ring and direct;
-/// broadcast and reduce with ring, tree and direct. \p req NULL: blocking;
+/// algorithm (nvls on the nccl backend only); reduce_scatter and all_gather
+/// with ring, direct, halving_doubling and hierarchical; broadcast and
+/// reduce with ring, tree, direct, halving_doubling and hierarchical. The
+/// compiler's algorithm table (`comm-sim algorithms`) is held to this list
+/// by test/Runtime/plan-table.test. \p req NULL: blocking;
 /// otherwise the started request, completed with commrt_wait.
 COMMRT_API commrt_status commrt_collective_planned(
     commrt_comm *comm, commrt_collective kind, const void *send, void *recv,

@@ -1,10 +1,13 @@
 //===- SimulatorTest.cpp - the simulator against the cost model -*- C++ -*-===//
 
-#include "comm/InitAllDialects.h"
 #include "comm/Sim/Simulator.h"
+#include "comm/InitAllDialects.h"
+#include "comm/Sim/Phases.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "gtest/gtest.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -190,4 +193,65 @@ TEST(Simulator, ConcurrentTransfersShareLinks) {
   ASSERT_TRUE(succeeded(alone) && succeeded(shared));
   // Rank 0 sends both from its GPU over its one NIC: about twice as long.
   EXPECT_NEAR(shared->stepTimeUs / alone->stepTimeUs, 2.0, 0.1);
+}
+
+/// Every algorithm of the table, for every collective, has phases the
+/// simulator can run: a plan that names it simulates, inside a machine and
+/// across machines.
+TEST(Simulator, EveryTableAlgorithmHasPhases) {
+  std::set<std::pair<unsigned, Algorithm>> simulated;
+  for (StringRef name : {"dgx-h100", "dgx-h100x2"}) {
+    auto topology = std::move(*buildTopologyPreset(name));
+    CostModel model(*topology);
+    unsigned ranks = topology->getNumGPUs();
+    SmallVector<int64_t, 8> group;
+    for (unsigned r = 0; r < ranks; ++r)
+      group.push_back(r);
+    for (unsigned k = 0; k < kNumCollectiveKinds; ++k) {
+      auto kind = static_cast<CollectiveKind>(k);
+      for (Algorithm algorithm : getApplicableAlgorithms(kind)) {
+        CollectiveRequest request;
+        request.kind = kind;
+        request.algorithm = algorithm;
+        request.bytes = kind == CollectiveKind::Barrier ? 0 : 16 * ranks << 20;
+        if (kind == CollectiveKind::Permute ||
+            kind == CollectiveKind::SendRecv) {
+          for (unsigned r = 0; r < ranks; ++r)
+            request.pairs.push_back({r, (r + 1) % ranks});
+        }
+        if (kind != CollectiveKind::SendRecv)
+          request.groups.push_back(group);
+        auto predictions = model.predictAll(request);
+        // An algorithm may not apply to a group shape (hierarchical inside
+        // one machine); then there is nothing to simulate.
+        if (!predictions) {
+          llvm::consumeError(predictions.takeError());
+          continue;
+        }
+        for (const Prediction &p : *predictions) {
+          auto phases = getCollectivePhases(model, request, p);
+          ASSERT_TRUE(static_cast<bool>(phases))
+              << name.str() << " " << stringifyCollectiveKind(kind).str() << " "
+              << stringifyAlgorithm(algorithm).str() << ": "
+              << llvm::toString(phases.takeError());
+          EXPECT_FALSE(phases->empty());
+          simulated.insert({k, p.algorithm});
+          double bytes = 0;
+          for (const PhaseSpec &phase : *phases)
+            for (const FlowSpec &flow : phase.flows)
+              bytes += flow.bytes;
+          if (kind != CollectiveKind::Barrier)
+            EXPECT_GT(bytes, 0)
+                << name.str() << " " << stringifyCollectiveKind(kind).str()
+                << " " << stringifyAlgorithm(algorithm).str();
+        }
+      }
+    }
+  }
+  // Nothing of the table was skipped on both machines.
+  size_t applicable = 0;
+  for (unsigned k = 0; k < kNumCollectiveKinds; ++k)
+    applicable +=
+        getApplicableAlgorithms(static_cast<CollectiveKind>(k)).size();
+  EXPECT_EQ(simulated.size(), applicable);
 }
