@@ -12,6 +12,9 @@
                               where every event has name, ph, pid; "X" events
                               have tid, ts >= 0 and dur >= 0; "M" events name
                               a process or thread in args.name
+  check-json.py overlap FILE  a trace, then on rank 0: how many transfers of
+                              the communication streams overlap compute, and
+                              how many are in flight at once at most
 Prints "ok: ..." and exits 0, or prints the first problem and exits 1.
 """
 import json
@@ -97,8 +100,32 @@ def trace(data):
     return "%d events" % complete
 
 
+def overlap(data):
+    trace(data)
+    events = [e for e in data["traceEvents"] if e["ph"] == "X" and e["pid"] == 0]
+    compute = [(e["ts"], e["ts"] + e["dur"]) for e in events
+               if e["tid"] == 0 and e.get("cat") == "compute"]
+    transfers = [(e["ts"], e["ts"] + e["dur"]) for e in events
+                 if e.get("cat") == "comm (async)"]
+    if not transfers:
+        fail("rank 0 has no transfer on a communication stream")
+    hidden = sum(1 for (a, b) in transfers
+                 if any(min(b, d) - max(a, c) > 1e-6 for (c, d) in compute))
+    # The most transfers in flight at once: sweep their ends.
+    points = sorted([(a, 1) for (a, b) in transfers] +
+                    [(b, -1) for (a, b) in transfers])
+    now = most = 0
+    for _, step in points:
+        now += step
+        most = max(most, now)
+    streams = len({e["tid"] for e in events if e.get("cat") == "comm (async)"})
+    return ("%d of %d transfers overlap compute on rank 0, at most %d in "
+            "flight, on %d stream(s)" % (hidden, len(transfers), most, streams))
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("bench", "run", "trace"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("bench", "run", "trace",
+                                                 "overlap"):
         print(__doc__)
         return 2
     with open(sys.argv[2]) as f:
@@ -106,7 +133,8 @@ def main():
             data = json.load(f)
         except json.JSONDecodeError as e:
             fail("not JSON: %s" % e)
-    print("ok: " + {"bench": bench, "run": run, "trace": trace}[sys.argv[1]](data))
+    print("ok: " + {"bench": bench, "run": run, "trace": trace,
+                    "overlap": overlap}[sys.argv[1]](data))
     return 0
 
 

@@ -55,6 +55,9 @@ struct Instr {
   int64_t tag = 0;             ///< send/recv
   unsigned token = 0;          ///< start/wait
   std::vector<unsigned> body;  ///< start: instructions of the body
+  /// The communication stream an op of a start body runs on: its plan's
+  /// `stream`, or -1 for the backend's own.
+  int64_t stream = -1;
   std::string name;
   /// Rank -> index of its group, for grouped collectives (-1: not in one).
   std::vector<int32_t> groupOfRank;
@@ -156,6 +159,8 @@ LogicalResult Flattener::flattenOp(Operation *op, unsigned depth,
   instr.op = op;
   instr.name = op->getName().stripDialect().str();
 
+  if (auto plan = op->getAttrOfType<PlanAttr>("plan"))
+    instr.stream = plan.getStream().value_or(-1);
   if (std::optional<CollectiveRequest> request = getCollectiveRequest(op)) {
     instr.request = std::move(*request);
     if (isa<SendOp, RecvOp>(op)) {
@@ -263,9 +268,11 @@ LogicalResult Flattener::flattenOp(Operation *op, unsigned depth,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// A rank taking part in a transfer, from its compute stream (it waits for
+/// the transfer) or from one of its communication streams.
 struct Participant {
   uint64_t rank;
-  bool onCommStream;
+  std::optional<int64_t> stream;
 };
 
 struct Instance {
@@ -284,16 +291,30 @@ struct Instance {
   int64_t pairSrc = -1, pairDst = -1; ///< point-to-point transfers
 };
 
+/// An instruction of a comm.start body, queued on a stream when the start
+/// was issued.
+struct Queued {
+  unsigned instr;
+  unsigned token;
+  double issuedUs;
+};
+
+struct CommStream {
+  std::deque<Queued> queue;
+  double free = 0; ///< when the stream's last transfer ended
+  bool busy = false;
+};
+
 struct RankState {
   unsigned pc = 0;
   double clock = 0;         ///< the compute stream
   double computeUs = 0;
   bool blocked = false;
   bool done = false;
-  // The communication stream: instructions of comm.start bodies in order.
-  std::deque<std::pair<unsigned, unsigned>> commQueue; ///< (instr, token)
-  double commFree = 0;
-  bool commBusy = false;
+  /// The communication streams, by plan `stream` (-1: the backend's own):
+  /// each runs the instructions of comm.start bodies in order, while the
+  /// compute stream and the other streams go on.
+  std::map<int64_t, CommStream> streams;
   llvm::DenseMap<unsigned, unsigned> pendingPerToken;
   llvm::DenseMap<unsigned, double> tokenDone;
   int waitingToken = -1;
@@ -314,9 +335,12 @@ public:
 
 private:
   void advanceRank(uint64_t rank);
-  void runCommStream(uint64_t rank);
-  LogicalResult arrive(uint64_t rank, unsigned instrIndex, bool onComm,
-                       double at);
+  void runCommStream(uint64_t rank, int64_t stream);
+  /// One transfer of `token` ended at `at`: wakes the compute stream if it
+  /// waits for the token and that was the last.
+  void completeOne(uint64_t rank, unsigned token, double at);
+  LogicalResult arrive(uint64_t rank, unsigned instrIndex,
+                       std::optional<int64_t> stream, double at);
   LogicalResult launch(uint64_t key, Instance &instance);
   void startPhase(uint64_t key, Instance &instance, double now);
   void finish(uint64_t key, Instance &instance, double now);
@@ -354,7 +378,7 @@ private:
 } // namespace
 
 LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
-                                 bool onComm, double at) {
+                                 std::optional<int64_t> stream, double at) {
   const Instr &instr = program.instrs[instrIndex];
   uint64_t key;
   unsigned expected;
@@ -394,7 +418,7 @@ LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
     // The sender's op gives the size of the transfer.
     if (!instance.instr || instr.kind == InstrKind::Send)
       instance.instr = &instr;
-    instance.participants.push_back({rank, onComm});
+    instance.participants.push_back({rank, stream});
     instance.arrivalUs = std::max(instance.arrivalUs, at);
     if (instance.participants.size() == instance.expected)
       return launch(key, instance);
@@ -415,7 +439,7 @@ LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
     instance.expected = expected;
     instance.label = instr.name;
   }
-  instance.participants.push_back({rank, onComm});
+  instance.participants.push_back({rank, stream});
   instance.arrivalUs = std::max(instance.arrivalUs, at);
   if (instance.participants.size() == instance.expected)
     return launch(key, instance);
@@ -471,28 +495,27 @@ void Simulation::startPhase(uint64_t key, Instance &instance, double at) {
   timers.emplace(at + phase.latencyUs, timerSequence++, key);
 }
 
+/// The trace thread of a stream: 0 computes, 1 is the backend's own
+/// communication stream, 2 + k the plan's stream k.
+static uint64_t getTraceThread(std::optional<int64_t> stream) {
+  if (!stream)
+    return 0;
+  return *stream < 0 ? 1 : static_cast<uint64_t>(*stream) + 2;
+}
+
 void Simulation::finish(uint64_t key, Instance &instance, double at) {
   for (const Participant &p : instance.participants) {
     RankState &state = ranks[p.rank];
-    traceEvent(p.rank, p.onCommStream ? 1 : 0, instance.label,
-               p.onCommStream ? "comm (async)" : "comm", instance.startUs, at);
-    if (p.onCommStream) {
-      state.commFree = at;
-      state.commBusy = false;
-      unsigned token = state.commQueue.front().second;
-      state.commQueue.pop_front();
-      if (--state.pendingPerToken[token] == 0) {
-        state.tokenDone[token] = at;
-        if (state.waitingToken == int(token)) {
-          traceEvent(p.rank, 0, "wait", "wait", state.clock, at);
-          state.clock = std::max(state.clock, at);
-          state.waitingToken = -1;
-          state.blocked = false;
-          ++state.pc;
-          advanceRank(p.rank);
-        }
-      }
-      runCommStream(p.rank);
+    traceEvent(p.rank, getTraceThread(p.stream), instance.label,
+               p.stream ? "comm (async)" : "comm", instance.startUs, at);
+    if (p.stream) {
+      CommStream &stream = state.streams[*p.stream];
+      stream.free = at;
+      stream.busy = false;
+      unsigned token = stream.queue.front().token;
+      stream.queue.pop_front();
+      completeOne(p.rank, token, at);
+      runCommStream(p.rank, *p.stream);
     } else {
       state.clock = at;
       state.blocked = false;
@@ -503,19 +526,40 @@ void Simulation::finish(uint64_t key, Instance &instance, double at) {
   instances.erase(key);
 }
 
-void Simulation::runCommStream(uint64_t rank) {
+void Simulation::completeOne(uint64_t rank, unsigned token, double at) {
   RankState &state = ranks[rank];
-  while (!state.commBusy && !state.commQueue.empty() && succeeded(status)) {
-    auto [instrIndex, token] = state.commQueue.front();
-    const Instr &instr = program.instrs[instrIndex];
-    double at = std::max(state.commFree, state.clock);
+  if (--state.pendingPerToken[token] != 0)
+    return;
+  state.tokenDone[token] = at;
+  if (state.waitingToken != int(token))
+    return;
+  // The compute stream waits for this token: it resumes when the last of
+  // its transfers ends.
+  double resume = std::max(state.clock, at);
+  traceEvent(rank, 0, "wait", "wait", state.clock, resume);
+  state.clock = resume;
+  state.waitingToken = -1;
+  state.blocked = false;
+  ++state.pc;
+  advanceRank(rank);
+}
+
+void Simulation::runCommStream(uint64_t rank, int64_t streamId) {
+  RankState &state = ranks[rank];
+  CommStream &stream = state.streams[streamId];
+  while (!stream.busy && !stream.queue.empty() && succeeded(status)) {
+    Queued next = stream.queue.front();
+    const Instr &instr = program.instrs[next.instr];
+    // A transfer is issued when its comm.start is and runs once the ones
+    // before it on its stream have ended; the compute stream goes on.
+    double at = std::max(stream.free, next.issuedUs);
     if (instr.kind == InstrKind::Compute) {
       // Compute inside a start body runs on the communication stream.
-      state.commFree = at + instr.durationUs;
-      traceEvent(rank, 1, instr.name, "compute", at, state.commFree);
-      state.commQueue.pop_front();
-      if (--state.pendingPerToken[token] == 0)
-        state.tokenDone[token] = state.commFree;
+      stream.free = at + instr.durationUs;
+      traceEvent(rank, getTraceThread(streamId), instr.name, "compute", at,
+                 stream.free);
+      stream.queue.pop_front();
+      completeOne(rank, next.token, stream.free);
       continue;
     }
     bool participates = true;
@@ -524,11 +568,11 @@ void Simulation::runCommStream(uint64_t rank) {
         instr.groupOfRank[rank] < 0)
       participates = false;
     if (participates) {
-      state.commBusy = true;
-      LogicalResult arrived = arrive(rank, instrIndex, /*onComm=*/true, at);
+      stream.busy = true;
+      LogicalResult arrived = arrive(rank, next.instr, streamId, at);
       if (failed(arrived)) {
         if (instr.kind == InstrKind::Send || instr.kind == InstrKind::Recv) {
-          state.commBusy = false;
+          stream.busy = false;
           participates = false; // not in any pair
         } else {
           status = failure();
@@ -537,9 +581,8 @@ void Simulation::runCommStream(uint64_t rank) {
       }
     }
     if (!participates) {
-      state.commQueue.pop_front();
-      if (--state.pendingPerToken[token] == 0)
-        state.tokenDone[token] = at;
+      stream.queue.pop_front();
+      completeOne(rank, next.token, at);
       continue;
     }
     return;
@@ -562,16 +605,23 @@ void Simulation::advanceRank(uint64_t rank) {
       state.computeUs += instr.durationUs;
       ++state.pc;
       break;
-    case InstrKind::Start:
+    case InstrKind::Start: {
+      SmallVector<int64_t, 2> touched;
       for (unsigned body : instr.body) {
-        state.commQueue.push_back({body, instr.token});
+        int64_t streamId = program.instrs[body].stream;
+        state.streams[streamId].queue.push_back(
+            {body, instr.token, state.clock});
         ++state.pendingPerToken[instr.token];
+        if (!llvm::is_contained(touched, streamId))
+          touched.push_back(streamId);
       }
       if (instr.body.empty())
         state.tokenDone[instr.token] = state.clock;
       ++state.pc;
-      runCommStream(rank);
+      for (int64_t streamId : touched)
+        runCommStream(rank, streamId);
       break;
+    }
     case InstrKind::Wait: {
       auto it = state.tokenDone.find(instr.token);
       if (it != state.tokenDone.end() &&
@@ -596,8 +646,7 @@ void Simulation::advanceRank(uint64_t rank) {
         break;
       }
       state.blocked = true;
-      if (failed(arrive(rank, mainList[state.pc], /*onComm=*/false,
-                        state.clock))) {
+      if (failed(arrive(rank, mainList[state.pc], std::nullopt, state.clock))) {
         if (instr.kind == InstrKind::Collective) {
           status = failure();
           return;
@@ -686,12 +735,15 @@ LogicalResult Simulation::run() {
   // Everything should have finished; a rank still blocked is a deadlock.
   for (uint64_t rank = 0; rank < ranks.size(); ++rank) {
     RankState &state = ranks[rank];
-    if (state.done && state.commQueue.empty())
-      continue;
     const Instr *instr = nullptr;
-    if (!state.commQueue.empty())
-      instr = &program.instrs[state.commQueue.front().first];
-    else if (state.pc < mainList.size())
+    for (auto &[id, stream] : state.streams)
+      if (!stream.queue.empty()) {
+        instr = &program.instrs[stream.queue.front().instr];
+        break;
+      }
+    if (state.done && !instr)
+      continue;
+    if (!instr && state.pc < mainList.size())
       instr = &program.instrs[mainList[state.pc]];
     InFlightDiagnostic diag =
         (instr && instr->op ? instr->op->emitError() : emitError(UnknownLoc()))
@@ -708,7 +760,9 @@ LogicalResult Simulation::run() {
     return failure();
   }
   for (const RankState &state : ranks) {
-    double finish = std::max(state.clock, state.commFree);
+    double finish = state.clock;
+    for (auto &[id, stream] : state.streams)
+      finish = std::max(finish, stream.free);
     if (finish > result.stepTimeUs) {
       result.stepTimeUs = finish;
       result.computeUs = state.computeUs;

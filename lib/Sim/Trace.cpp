@@ -13,6 +13,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -41,14 +42,23 @@ static std::string linkName(const Topology &topology, uint64_t directed) {
          formatBandwidth(link.props->bandwidthGBps) + ")";
 }
 
+std::string mlir::comm::sim::getTraceThreadName(uint64_t tid) {
+  if (tid == 0)
+    return "compute stream";
+  if (tid == 1)
+    return "comm stream";
+  return "comm stream " + std::to_string(tid - 2);
+}
+
 void mlir::comm::sim::writeChromeTrace(const SimResult &result,
                                        const Topology &topology,
                                        llvm::raw_ostream &os) {
   llvm::json::Array events;
-  std::map<uint64_t, bool> ranks;
+  // Every rank's compute and backend streams, and each plan stream it used.
+  std::map<uint64_t, std::set<uint64_t>> threads;
   for (const TraceEvent &event : result.events)
-    ranks[event.pid] = true;
-  for (auto &[rank, _] : ranks) {
+    threads[event.pid].insert(event.tid);
+  for (auto &[rank, tids] : threads) {
     events.push_back(llvm::json::Object{
         {"name", "process_name"}, {"ph", "M"}, {"pid", int64_t(rank)},
         {"args", llvm::json::Object{
@@ -56,12 +66,14 @@ void mlir::comm::sim::writeChromeTrace(const SimResult &result,
                                topology.getDeviceName(topology.getGPU(rank)) +
                                ")")
                                   .str()}}}});
-    for (int tid = 0; tid < 2; ++tid)
+    tids.insert({0, 1});
+    for (uint64_t tid : tids)
       events.push_back(llvm::json::Object{
-          {"name", "thread_name"}, {"ph", "M"}, {"pid", int64_t(rank)},
-          {"tid", tid},
-          {"args", llvm::json::Object{
-                       {"name", tid == 0 ? "compute stream" : "comm stream"}}}});
+          {"name", "thread_name"},
+          {"ph", "M"},
+          {"pid", int64_t(rank)},
+          {"tid", int64_t(tid)},
+          {"args", llvm::json::Object{{"name", getTraceThreadName(tid)}}}});
   }
   for (const TraceEvent &event : result.events)
     events.push_back(llvm::json::Object{{"name", event.name},
@@ -149,8 +161,7 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
   for (auto &[key, row] : rows) {
     double y = top + row * rowHeight;
     os << llvm::formatv("<text x=\"10\" y=\"{0}\">rank {1} {2}</text>\n",
-                        y + 12, key.first,
-                        key.second == 0 ? "compute stream" : "comm stream");
+                        y + 12, key.first, getTraceThreadName(key.second));
   }
   for (const TraceEvent &event : result.events) {
     double y = top + rows[{event.pid, event.tid}] * rowHeight;

@@ -163,12 +163,13 @@ TEST(Simulator, AsyncOverlapsCompute) {
   EXPECT_NEAR(exposed->exposedCommUs, exposed->stepTimeUs - 5000, 1e-6);
 }
 
-/// Two transfers over the same NIC at once share it: each takes twice as
-/// long as alone.
+/// Two transfers over the same NIC at once share it: on two streams each
+/// takes twice as long as alone, and both end together; on one stream they
+/// take their turns at full speed.
 TEST(Simulator, ConcurrentTransfersShareLinks) {
   auto topology = buildTopologyPreset("dgx-h100x2");
   ASSERT_TRUE(static_cast<bool>(topology));
-  auto program = [](bool both) {
+  auto program = [](int secondStream) {
     std::string text =
         "module attributes {comm.world_size = 16 : i64} {\n"
         "func.func @f(%x: tensor<268435456xf32>) {\n"
@@ -178,21 +179,116 @@ TEST(Simulator, ConcurrentTransfersShareLinks) {
         "  %u = comm.start {\n"
         "    %y = comm.recv from [[0, 8]] tag 0 : tensor<268435456xf32>\n"
         "    comm.yield %y : tensor<268435456xf32>\n  }\n";
-    if (both)
+    std::string plan =
+        secondStream >= 0
+            ? " plan <stream = " + std::to_string(secondStream) + ">"
+            : "";
+    if (secondStream != -2)
       text += "  %v = comm.start {\n"
-              "    comm.send %x to [[0, 9]] tag 1 : tensor<268435456xf32>\n"
+              "    comm.send %x to [[0, 9]] tag 1" +
+              plan +
+              " : tensor<268435456xf32>\n"
               "    comm.yield\n  }\n"
               "  %w = comm.start {\n"
-              "    %z = comm.recv from [[0, 9]] tag 1 : tensor<268435456xf32>\n"
+              "    %z = comm.recv from [[0, 9]] tag 1" +
+              plan +
+              " : tensor<268435456xf32>\n"
               "    comm.yield %z : tensor<268435456xf32>\n  }\n";
     return text + "  return\n}\n}\n";
   };
-  Fixture f1, f2;
-  auto alone = f1.run(program(false), **topology);
-  auto shared = f2.run(program(true), **topology);
-  ASSERT_TRUE(succeeded(alone) && succeeded(shared));
-  // Rank 0 sends both from its GPU over its one NIC: about twice as long.
+  Fixture f1, f2, f3;
+  auto alone = f1.run(program(-2), **topology);
+  auto shared = f2.run(program(1), **topology);
+  auto turns = f3.run(program(-1), **topology);
+  ASSERT_TRUE(succeeded(alone) && succeeded(shared) && succeeded(turns));
+  // Rank 0 sends both from its GPU over its one NIC: about twice as long,
+  // concurrently or in turns.
   EXPECT_NEAR(shared->stepTimeUs / alone->stepTimeUs, 2.0, 0.1);
+  EXPECT_NEAR(turns->stepTimeUs / alone->stepTimeUs, 2.0, 0.1);
+}
+
+/// Latency-bound transfers on different streams overlap their latencies:
+/// two small all_reduces on streams 1 and 2 take about as long as one; on
+/// one stream, about twice as long.
+TEST(Simulator, StreamsRunConcurrently) {
+  auto topology = buildTopologyPreset("dgx-h100");
+  ASSERT_TRUE(static_cast<bool>(topology));
+  auto program = [](int first, int second) {
+    auto ar = [](const char *name, int stream) {
+      return std::string("    %") + name +
+             " = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] plan "
+             "<algorithm = ring, protocol = ll, stream = " +
+             std::to_string(stream) + "> : tensor<256xf32>\n";
+    };
+    return "func.func @f(%x: tensor<256xf32>) {\n  %t = comm.start {\n" +
+           ar("a", first) + ar("b", second) +
+           "    comm.yield %a, %b : tensor<256xf32>, tensor<256xf32>\n  }\n"
+           "  %r:2 = comm.wait %t : tensor<256xf32>, tensor<256xf32>\n"
+           "  return\n}\n";
+  };
+  Fixture f1, f2;
+  auto together = f1.run(program(1, 2), **topology);
+  auto inTurn = f2.run(program(1, 1), **topology);
+  ASSERT_TRUE(succeeded(together) && succeeded(inTurn));
+  CollectiveRequest request;
+  request.kind = CollectiveKind::AllReduce;
+  request.bytes = 1024;
+  request.algorithm = Algorithm::ring;
+  request.protocol = Protocol::ll;
+  request.groups.push_back({0, 1, 2, 3, 4, 5, 6, 7});
+  auto p = CostModel(**topology).predict(request);
+  ASSERT_TRUE(static_cast<bool>(p));
+  EXPECT_NEAR(together->stepTimeUs, p->timeUs, 0.05 * p->timeUs);
+  EXPECT_NEAR(inTurn->stepTimeUs, 2 * p->timeUs, 0.05 * p->timeUs);
+}
+
+/// A data-parallel backward: each layer's gradients are all-reduced in
+/// their own comm.start while the layers below compute, and waited for at
+/// the end. Every transfer but the last hides under compute (the step is
+/// the compute plus one all_reduce, as the cost model predicts it); the
+/// same program waiting at once exposes every transfer.
+TEST(Simulator, ManyTransfersInFlightOverlapCompute) {
+  auto topology = buildTopologyPreset("dgx-h100");
+  ASSERT_TRUE(static_cast<bool>(topology));
+  const unsigned layers = 24;
+  const double computeUs = 1000;
+  auto program = [&](bool async) {
+    std::string t = "tensor<16777216xf32>";
+    std::string text = "func.func @f(%g: " + t + ") {\n";
+    for (unsigned i = 0; i < layers; ++i) {
+      text += "  comm.compute \"layer\"() time_us 1000.0 : () -> ()\n";
+      std::string ar = "comm.all_reduce sum %g over " + group(8) + " : " + t;
+      if (async)
+        text += "  %t" + std::to_string(i) + " = comm.start {\n    %r = " + ar +
+                "\n    comm.yield %r : " + t + "\n  }\n";
+      else
+        text += "  %r" + std::to_string(i) + " = " + ar + "\n";
+    }
+    if (async)
+      for (unsigned i = 0; i < layers; ++i)
+        text += "  %r" + std::to_string(i) + " = comm.wait %t" +
+                std::to_string(i) + " : " + t + "\n";
+    return text + "  return\n}\n";
+  };
+  Fixture f1, f2;
+  auto overlapped = f1.run(program(true), **topology);
+  auto blocking = f2.run(program(false), **topology);
+  ASSERT_TRUE(succeeded(overlapped) && succeeded(blocking));
+  // Without a plan the all_reduce runs as NCCL's own choice.
+  CollectiveRequest request;
+  request.kind = CollectiveKind::AllReduce;
+  request.bytes = 64 << 20;
+  request.groups.push_back({0, 1, 2, 3, 4, 5, 6, 7});
+  request.backend = Backend::nccl;
+  request.native = true;
+  auto p = CostModel(**topology).predict(request);
+  ASSERT_TRUE(static_cast<bool>(p));
+  ASSERT_LT(p->timeUs, computeUs); // each fits under the next layer
+  EXPECT_NEAR(overlapped->stepTimeUs, layers * computeUs + p->timeUs,
+              0.05 * p->timeUs);
+  EXPECT_NEAR(overlapped->exposedCommUs, p->timeUs, 0.05 * p->timeUs);
+  EXPECT_NEAR(blocking->exposedCommUs, layers * p->timeUs,
+              0.05 * layers * p->timeUs);
 }
 
 /// Every algorithm of the table, for every collective, has phases the

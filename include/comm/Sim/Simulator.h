@@ -65,6 +65,11 @@ FailureOr<SimResult> simulateFunction(func::FuncOp function,
                                       const CostModel &model, Backend backend,
                                       unsigned traceRanks);
 
+/// The name of a trace thread of a rank: "compute stream" (0), "comm
+/// stream" (1, the backend's own), "comm stream k" (2 + k, a plan's
+/// `stream = k`).
+std::string getTraceThreadName(uint64_t tid);
+
 /// Writes events as Chrome trace JSON.
 void writeChromeTrace(const SimResult &result, const Topology &topology,
                       llvm::raw_ostream &os);
