@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The main job on built-in defaults: installs what is missing, builds, then
 #  1. shows the machine the example is planned for (a DGX H100),
-#  2. prints the planned program (examples/grad_step.mlir: async overlap,
-#     fused small gradients, bf16 on the wire) after comm's planning
-#     pipeline checked it against the machine,
+#  2. prints the program after comm's planning pipeline (examples/
+#     grad_step.mlir: async overlap, fused small gradients and bf16 on the
+#     wire written by hand; the pipeline checks it against the machine and
+#     chooses every collective's algorithm and protocol),
 #  3. simulates the planned and the unplanned program on that machine and
 #     prints the predicted gain,
 #  4. compiles the planned program for cpu-mpi with a harness, runs it on 4
@@ -22,10 +23,10 @@ comm_log "1. the machine: comm-topo matrix --topology dgx-h100"
 
 comm_log "2. the plan: comm-opt --comm-plan=\"topology=dgx-h100\" examples/grad_step.mlir"
 "$bin/comm-opt" --mlir-print-op-on-diagnostic=false \
-  --comm-plan="topology=dgx-h100" "$planned"
+  --comm-plan="topology=dgx-h100" "$planned" | tee "$COMM_BUILD/demo-planned.mlir"
 
 comm_log "3. simulated on dgx-h100: comm-sim run (planned, then unplanned)"
-"$bin/comm-sim" run "$planned" --topology dgx-h100 | tee "$COMM_BUILD/demo-planned.txt" | head -5
+"$bin/comm-sim" run "$COMM_BUILD/demo-planned.mlir" --topology dgx-h100 | tee "$COMM_BUILD/demo-planned.txt" | head -5
 "$bin/comm-sim" run "$reference" --topology dgx-h100 | tee "$COMM_BUILD/demo-reference.txt" | head -5
 planned_us=$(awk '/step time/ {print $3}' "$COMM_BUILD/demo-planned.txt")
 reference_us=$(awk '/step time/ {print $3}' "$COMM_BUILD/demo-reference.txt")

@@ -40,6 +40,67 @@ def CommCheckTopology : Pass<"comm-check-topology", "::mlir::ModuleOp"> {
   ];
 }
 
+def CommSelectAlgorithm : Pass<"comm-select-algorithm", "::mlir::ModuleOp"> {
+  let summary = "choose each collective's algorithm and protocol with the "
+                "cost model";
+  let description = [{
+    For every collective and point-to-point op, asks the cost model which
+    algorithm and protocol are fastest on the module's topology for the
+    op's group and size, searching only what the `backend` realizes when a
+    plan names it (the one algorithm table, `comm-sim algorithms`), and
+    writes them into the op's `#comm.plan`. Fields a person wrote are kept:
+    an algorithm written by hand fixes the algorithm and only the protocol
+    is chosen for it; an op whose plan names both is left alone. The
+    `algorithm`, `protocol`, `channels` and `chunk-bytes` options force a
+    field on every op where it applies and was not written (a forced
+    algorithm the backend does not realize for an op leaves that op to the
+    model). A barrier takes no algorithm; an op the backend cannot run at
+    all (a collective on verbs) is left for the lowering to reject.
+
+    Channels and chunk sizes are written only when forced: the cost model
+    does not predict their effect yet.
+
+    With `explain`, each op gets a remark with the prediction: the chosen
+    algorithm and protocol, the predicted time, the lower bound, what
+    limits it, and the next-best choice.
+
+    ```mlir
+    %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<256xf32>
+    // on dgx-h100 for the nccl backend becomes
+    %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]]
+        plan <algorithm = direct, protocol = ll> : tensor<256xf32>
+    ```
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology to plan for (overrides the comm.topology module "
+           "attribute): a preset, <preset>x<N>, or a .xml/.yaml file">,
+    Option<"backend", "backend", "::mlir::comm::Backend",
+           /*default=*/"::mlir::comm::Backend::nccl",
+           "The runtime backend the program runs on: only what it realizes "
+           "is chosen", "::mlir::comm::BackendValues()">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"\"",
+           "Force this algorithm where it applies (ring, tree, direct, "
+           "halving_doubling, hierarchical, nvls; empty: the model's)">,
+    Option<"protocol", "protocol", "std::string", /*default=*/"\"\"",
+           "Force this protocol (simple, ll, ll128; empty: the model's)">,
+    Option<"channels", "channels", "int64_t", /*default=*/"0",
+           "Force this many channels on planned collectives (0: none)">,
+    Option<"chunkBytes", "chunk-bytes", "int64_t", /*default=*/"0",
+           "Force this pipeline chunk size on planned collectives (0: none)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark with each op's prediction">,
+  ];
+  let statistics = [
+    Statistic<"numOpsPlanned", "ops-planned",
+              "Ops whose plan got a field from the cost model or an option">,
+    Statistic<"numFieldsKept", "fields-kept",
+              "Plan fields a person wrote, kept">,
+    Statistic<"numOpsNotCarried", "ops-not-carried",
+              "Ops the backend cannot run, left to the lowering">,
+  ];
+}
+
 def CommBufferize : Pass<"comm-bufferize", "::mlir::ModuleOp"> {
   let summary = "turn comm ops on tensors into comm ops on buffers";
   let description = [{

@@ -15,6 +15,10 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   CommCheckTopologyOptions check;
   check.topology = options.topology;
   pm.addPass(createCommCheckTopology(check));
+  CommSelectAlgorithmOptions select;
+  select.topology = options.topology;
+  select.backend = options.backend;
+  pm.addPass(createCommSelectAlgorithm(select));
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -35,6 +39,7 @@ void mlir::comm::buildCompilePipeline(OpPassManager &pm,
   if (!options.topology.empty()) {
     PlanningPipelineOptions planning;
     planning.topology = options.topology;
+    planning.backend = getBackend(options.target);
     buildPlanningPipeline(pm, planning);
   }
   LoweringPipelineOptions lowering;
@@ -46,7 +51,7 @@ void mlir::comm::registerPipelines() {
   PassPipelineRegistration<PlanningPipelineOptions>(
       "comm-plan",
       "The planning pipeline: check the program against the topology, "
-      "simplify",
+      "choose algorithms and protocols with the cost model, simplify",
       buildPlanningPipeline);
   PassPipelineRegistration<LoweringPipelineOptions>(
       "comm-lower-to-emitc",

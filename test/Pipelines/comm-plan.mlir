@@ -1,16 +1,21 @@
 // RUN: comm-opt %s --comm-plan="topology=dgx-h100" -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: comm-opt %s --comm-plan="topology=dgx-h100 backend=mpi" -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=MPI
 // RUN: comm-opt %s --comm-plan="topology=dgx-h100" --dump-pass-pipeline -split-input-file -verify-diagnostics -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
 // The planning pipeline as it stands: the program is checked against the
-// topology and simplified. The planning passes (fusion, precision,
-// algorithm selection, scheduling) are not written yet.
+// topology, every collective gets the cost model's algorithm and protocol
+// for the backend, and the program is simplified. Fusion, precision and
+// scheduling passes are not written yet.
 // PIPELINE: builtin.module(
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
+// PIPELINE-NEXT: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 explain=false protocol= topology=dgx-h100},
 // PIPELINE-NEXT: canonicalize{
 
 // CHECK-LABEL: func.func @step
-// CHECK-NEXT: comm.all_reduce sum %{{.*}} over {{\[\[}}0, 1, 2, 3, 4, 5, 6, 7]]
+// CHECK-NEXT: comm.all_reduce sum %{{.*}} over {{\[\[}}0, 1, 2, 3, 4, 5, 6, 7]] plan <algorithm = {{[a-z_]+}}, protocol = {{[a-z0-9]+}}>
 // CHECK-NEXT: return
+// MPI-LABEL: func.func @step
+// MPI-NEXT: comm.all_reduce sum %{{.*}} plan <algorithm = {{ring|tree|hierarchical|direct|halving_doubling}}, protocol = {{[a-z0-9]+}}>
 func.func @step(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   // A barrier of one rank is a no-op: canonicalization removes it.
   comm.barrier over [[0], [1], [2], [3], [4], [5], [6], [7]]

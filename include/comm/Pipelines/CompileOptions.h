@@ -101,6 +101,20 @@ struct BackendValues {
   }
 };
 
+/// The cases of an ODS enum of the dialect (Algorithm, Protocol, ...) as
+/// the values of a command-line or pass option, spelled as in the IR.
+template <typename EnumT> struct EnumValues {
+  template <typename Opt> void apply(Opt &option) const {
+    for (uint32_t i = 0;; ++i) {
+      auto value = static_cast<EnumT>(i);
+      llvm::StringRef name = stringifyEnum(value);
+      if (name.empty())
+        return;
+      option.getParser().addLiteralOption(name, value, name);
+    }
+  }
+};
+
 /// Everything comm-compile decides before it calls a compiler: the
 /// pipelines it builds on one PassManager read this.
 struct CompileOptions {

@@ -23,6 +23,11 @@ struct PlanningPipelineOptions
       *this, "topology",
       llvm::cl::desc("preset name or topology file (NCCL XML or comm YAML); "
                      "empty: the module's comm.topology attribute")};
+  PassOptions::Option<Backend> backend{
+      *this, "backend",
+      llvm::cl::desc("the runtime backend the program runs on: plans name "
+                     "only what it realizes"),
+      llvm::cl::init(Backend::nccl), BackendValues()};
 };
 
 struct LoweringPipelineOptions
@@ -33,8 +38,10 @@ struct LoweringPipelineOptions
       llvm::cl::init(Target::cpu_mpi), TargetValues()};
 };
 
-/// Checks the program against the topology and simplifies it; the planning
-/// passes of later issues join here.
+/// Checks the program against the topology, chooses every collective's
+/// algorithm and protocol with the cost model (comm-select-algorithm) and
+/// simplifies it. The other planning passes (fuse, reduce precision,
+/// schedule) are not written yet.
 void buildPlanningPipeline(OpPassManager &pm,
                            const PlanningPipelineOptions &options);
 

@@ -2,12 +2,11 @@
 //
 // test-comm-model-choice writes, on every collective and point-to-point op,
 // the algorithm and protocol the cost model predicts fastest for the
-// module's topology. With `backend` set the model searches only what that
-// backend realizes (the one algorithm table), and the lowering must then
-// accept every plan written: test/Pipelines/model-choice-lowers.test holds
-// the model, the table and the lowering to that. Without it, the model
-// searches every algorithm it knows, which is how a planner that ignored the
-// table would emit plans the lowering rejects.
+// module's topology. Without `backend`, the model searches every algorithm
+// it knows: this is how a planner that ignored the one algorithm table
+// would emit plans the lowering rejects, which
+// test/Pipelines/model-choice-lowers.test shows (the planner itself,
+// comm-select-algorithm, always names a backend).
 //
 //===----------------------------------------------------------------------===//
 

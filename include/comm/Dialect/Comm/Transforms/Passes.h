@@ -3,6 +3,7 @@
 #ifndef COMM_DIALECT_COMM_TRANSFORMS_PASSES_H
 #define COMM_DIALECT_COMM_TRANSFORMS_PASSES_H
 
+#include "comm/Pipelines/CompileOptions.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

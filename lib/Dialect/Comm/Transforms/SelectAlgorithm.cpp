@@ -1,0 +1,191 @@
+//===- SelectAlgorithm.cpp - algorithms and protocols from the model -*- C++
+//-*-===//
+//
+// comm-select-algorithm: the cost model's fastest (algorithm, protocol) for
+// every op, among what the backend realizes, written into its #comm.plan.
+// An op reaches the model through the one bridge (getCollectiveRequest), so
+// the choice is made on exactly what the simulator will simulate and what
+// the lowering will accept.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Analysis/CollectiveCost.h"
+#include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir {
+namespace comm {
+#define GEN_PASS_DEF_COMMSELECTALGORITHM
+#include "comm/Dialect/Comm/CommPasses.h.inc"
+} // namespace comm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::comm;
+
+namespace {
+struct SelectAlgorithmPass
+    : public comm::impl::CommSelectAlgorithmBase<SelectAlgorithmPass> {
+  using CommSelectAlgorithmBase::CommSelectAlgorithmBase;
+  void runOnOperation() override;
+
+private:
+  LogicalResult plan(Operation *op, const CostModel &model);
+
+  std::optional<Algorithm> forcedAlgorithm;
+  std::optional<Protocol> forcedProtocol;
+};
+} // namespace
+
+/// Whether the runtime runs `kind` as a schedule that takes channels and a
+/// chunk size (commrt_collective_planned).
+static bool takesChannels(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllGather:
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Reads a forced field, spelled as in the IR (the dialect's ODS enum).
+template <typename EnumT>
+static LogicalResult parseForced(ModuleOp module, StringRef option,
+                                 StringRef text, std::optional<EnumT> &forced) {
+  if (text.empty())
+    return success();
+  forced = symbolizeEnum<EnumT>(text);
+  if (forced)
+    return success();
+  InFlightDiagnostic diag = module.emitError()
+                            << "comm-select-algorithm: unknown " << option
+                            << " '" << text << "'; expected one of ";
+  for (uint32_t i = 0;; ++i) {
+    StringRef name = stringifyEnum(static_cast<EnumT>(i));
+    if (name.empty())
+      break;
+    diag << (i ? ", " : "") << name;
+  }
+  return diag;
+}
+
+static std::string describe(const Prediction &p) {
+  return llvm::formatv("{0}/{1} {2:F2} us", stringifyAlgorithm(p.algorithm),
+                       stringifyProtocol(p.protocol), p.timeUs)
+      .str();
+}
+
+LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
+  std::optional<CollectiveRequest> request = getCollectiveRequest(op);
+  if (!request || request->kind == CollectiveKind::Copy)
+    return success();
+  CollectiveKind kind = request->kind;
+  if (!isCarriedBy(kind, backend)) {
+    ++numOpsNotCarried;
+    return success();
+  }
+  auto old = op->getAttrOfType<PlanAttr>("plan");
+  std::optional<Algorithm> written = old ? old.getAlgorithm() : std::nullopt;
+  std::optional<Protocol> writtenProtocol =
+      old ? old.getProtocol() : std::nullopt;
+  numFieldsKept += (written ? 1 : 0) + (writtenProtocol ? 1 : 0) +
+                   (old && old.getChannels() ? 1 : 0) +
+                   (old && old.getChunkBytes() ? 1 : 0);
+  // A hand-written algorithm the backend does not run is the lowering's
+  // error to report, with its location.
+  if (written && !isRealized(kind, *written, backend))
+    return success();
+
+  request->backend = backend;
+  request->native = false;
+  CollectiveRequest free = *request;
+  // Forced fields apply where they can; where the model finds nothing with
+  // them (a protocol the algorithm has no form for), it chooses freely.
+  if (!written && forcedAlgorithm &&
+      isRealized(kind, *forcedAlgorithm, backend))
+    request->algorithm = forcedAlgorithm;
+  if (!writtenProtocol && forcedProtocol)
+    request->protocol = forcedProtocol;
+  llvm::Expected<SmallVector<Prediction, 4>> predictions =
+      model.predictAll(*request);
+  if (!predictions) {
+    llvm::consumeError(predictions.takeError());
+    predictions = model.predictAll(free);
+  }
+  if (!predictions)
+    return op->emitError() << "comm-select-algorithm: "
+                           << llvm::toString(predictions.takeError());
+  const Prediction &best = predictions->front();
+
+  // A barrier takes no algorithm: its prediction is the backend's own.
+  std::optional<Algorithm> chosen = written;
+  if (!chosen && isRealized(kind, best.algorithm, backend))
+    chosen = best.algorithm;
+  std::optional<int64_t> planChannels = old ? old.getChannels() : std::nullopt;
+  std::optional<int64_t> planChunk = old ? old.getChunkBytes() : std::nullopt;
+  if (chosen && takesChannels(kind)) {
+    if (!planChannels && channels > 0)
+      planChannels = channels;
+    if (!planChunk && chunkBytes > 0)
+      planChunk = chunkBytes;
+  }
+  auto updated =
+      PlanAttr::get(op->getContext(), chosen,
+                    writtenProtocol ? writtenProtocol : best.protocol,
+                    planChannels, planChunk, old ? old.getPrecision() : Type(),
+                    old ? old.getRoute() : std::nullopt,
+                    old ? old.getStream() : std::nullopt);
+  if (updated != old) {
+    op->setAttr("plan", updated);
+    ++numOpsPlanned;
+  }
+
+  if (explain) {
+    InFlightDiagnostic remark = op->emitRemark()
+                                << "comm-select-algorithm: " << describe(best)
+                                << " on the " << stringifyBackend(backend)
+                                << " backend";
+    remark << llvm::formatv(" (bound {0:F2} us, {1:P0} of it)", best.boundUs,
+                            best.efficiency)
+                  .str();
+    if (!best.bottleneck.empty())
+      remark << "; limited by " << best.bottleneck;
+    for (const Prediction &next : llvm::drop_begin(*predictions))
+      if (next.algorithm != best.algorithm || next.protocol != best.protocol) {
+        remark << "; next best " << describe(next);
+        break;
+      }
+  }
+  return success();
+}
+
+void SelectAlgorithmPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (failed(parseForced(module, "algorithm", algorithm, forcedAlgorithm)) ||
+      failed(parseForced(module, "protocol", protocol, forcedProtocol)))
+    return signalPassFailure();
+  if (channels < 0 || channels > 64 || chunkBytes < 0) {
+    module.emitError() << "comm-select-algorithm: channels must be in [0, 64] "
+                          "and chunk-bytes non-negative, got channels="
+                       << static_cast<int64_t>(channels)
+                       << " chunk-bytes=" << static_cast<int64_t>(chunkBytes);
+    return signalPassFailure();
+  }
+  FailureOr<std::shared_ptr<const Topology>> loaded =
+      getTopologyFor(module, topology);
+  if (failed(loaded))
+    return signalPassFailure();
+  CostModel model(**loaded);
+  WalkResult result = module.walk([&](Operation *op) -> WalkResult {
+    return failed(plan(op, model)) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    signalPassFailure();
+}

@@ -1,0 +1,23 @@
+// RUN: comm-opt %s --comm-select-algorithm=explain -verify-diagnostics -o /dev/null
+// RUN: not comm-opt %s --comm-select-algorithm="algorithm=butterfly" 2>&1 | FileCheck %s --check-prefix=ALGO
+// RUN: not comm-opt %s --comm-select-algorithm="protocol=ll64" 2>&1 | FileCheck %s --check-prefix=PROTO
+// RUN: not comm-opt %s --comm-select-algorithm="channels=65" 2>&1 | FileCheck %s --check-prefix=CHANNELS
+// RUN: not comm-opt %s --comm-select-algorithm="topology=dgx-h9000" 2>&1 | FileCheck %s --check-prefix=TOPO
+// ALGO: error: comm-select-algorithm: unknown algorithm 'butterfly'; expected one of ring, tree, direct, halving_doubling, hierarchical, nvls
+// PROTO: error: comm-select-algorithm: unknown protocol 'll64'; expected one of simple, ll, ll128
+// CHANNELS: error: comm-select-algorithm: channels must be in [0, 64] and chunk-bytes non-negative, got channels=65 chunk-bytes=0
+// TOPO: error: cannot load topology 'dgx-h9000': unknown topology preset 'dgx-h9000'
+
+// With explain, every op planned says what the model predicts, what
+// bounds it, and what came next.
+module attributes {comm.topology = "dgx-h100"} {
+  func.func @f(%x: tensor<256xf32>, %y: tensor<67108864xf32>) -> tensor<67108864xf32> {
+    // expected-remark @+1 {{comm-select-algorithm: direct/ll 29.77 us on the nccl backend (bound 0.30 us, 1% of it); limited by each GPU's own link; next best halving_doubling/ll 32.08 us}}
+    %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<256xf32>
+    // expected-remark @+1 {{comm-select-algorithm: nvls/simple}}
+    %1 = comm.all_reduce sum %y over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xf32>
+    // expected-remark @+1 {{comm-select-algorithm: halving_doubling/ll}}
+    comm.barrier over [[0, 1, 2, 3, 4, 5, 6, 7]]
+    return %1 : tensor<67108864xf32>
+  }
+}

@@ -1,0 +1,117 @@
+// RUN: comm-opt %s --comm-select-algorithm -split-input-file | FileCheck %s
+// RUN: comm-opt %s --comm-select-algorithm="backend=mpi" -split-input-file | FileCheck %s --check-prefix=MPI
+// RUN: comm-opt %s --comm-select-algorithm="algorithm=tree channels=4 chunk-bytes=1048576" -split-input-file | FileCheck %s --check-prefix=FORCED
+// RUN: comm-opt %s --comm-select-algorithm="backend=verbs" -split-input-file | FileCheck %s --check-prefix=VERBS
+
+module attributes {comm.topology = "dgx-h100"} {
+/// A small all_reduce is latency-bound: a one-shot exchange in LL wins; a
+/// large one rides NVLink SHARP on nccl, which mpi does not have.
+// CHECK-LABEL: func.func @sizes
+// CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = direct, protocol = ll> : tensor<256xf32>
+// CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = nvls, protocol = simple> : tensor<67108864xf32>
+// MPI-LABEL: func.func @sizes
+// MPI: plan <algorithm = direct, protocol = ll> : tensor<256xf32>
+// MPI-NOT: nvls
+// MPI: plan <algorithm = {{ring|tree|hierarchical|direct|halving_doubling}}, protocol = simple> : tensor<67108864xf32>
+func.func @sizes(%x: tensor<256xf32>, %y: tensor<67108864xf32>) -> (tensor<256xf32>, tensor<67108864xf32>) {
+  %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<256xf32>
+  %1 = comm.all_reduce sum %y over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xf32>
+  return %0, %1 : tensor<256xf32>, tensor<67108864xf32>
+}
+
+/// Every kind gets a plan from the model; a barrier takes no algorithm, only
+/// its protocol; fields of other kinds (precision, stream) stay. On verbs
+/// only point to point runs: the collectives are left for the lowering to
+/// reject, the permute, send and recv are planned.
+// VERBS-LABEL: func.func @kinds
+// VERBS: comm.reduce_scatter sum %{{.*}} plan <precision = bf16> :
+// VERBS: comm.all_to_all %{{.*}}]] split 0 concat 0 :
+// VERBS: comm.permute %{{.*}} plan <algorithm = direct, protocol
+// VERBS: comm.send %{{.*}} plan <algorithm = direct, protocol
+// VERBS: comm.recv {{.*}} plan <algorithm = direct, protocol
+// VERBS: comm.barrier over {{\[\[}}0, 1, 2, 3, 4, 5, 6, 7]]{{$}}
+// CHECK-LABEL: func.func @kinds
+// CHECK: comm.reduce_scatter sum %{{.*}} plan <algorithm = {{[a-z_]+}}, protocol = {{[a-z0-9]+}}, precision = bf16>
+// CHECK: comm.all_gather %{{.*}} plan <algorithm = {{[a-z_]+}}, protocol = {{[a-z0-9]+}}, stream = 2>
+// CHECK: comm.all_to_all %{{.*}} plan <algorithm = direct, protocol = {{[a-z0-9]+}}>
+// CHECK: comm.broadcast %{{.*}} plan <algorithm = {{[a-z_]+}}, protocol
+// CHECK: comm.reduce max %{{.*}} plan <algorithm = {{[a-z_]+}}, protocol
+// CHECK: comm.permute %{{.*}} plan <algorithm = direct, protocol
+// CHECK: comm.send %{{.*}} plan <algorithm = direct, protocol
+// CHECK: comm.recv {{.*}} plan <algorithm = direct, protocol
+// CHECK: comm.barrier over {{.*}} plan <protocol = ll>
+func.func @kinds(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = comm.reduce_scatter sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] dim 0 plan <precision = bf16> : tensor<1024xf32> -> tensor<128xf32>
+  %1 = comm.all_gather %0 over [[0, 1, 2, 3, 4, 5, 6, 7]] dim 0 plan <stream = 2> : tensor<128xf32> -> tensor<1024xf32>
+  %2 = comm.all_to_all %1 over [[0, 1, 2, 3, 4, 5, 6, 7]] split 0 concat 0 : tensor<1024xf32> -> tensor<1024xf32>
+  %3 = comm.broadcast %2 over [[0, 1, 2, 3], [4, 5, 6, 7]] root 1 : tensor<1024xf32>
+  %4 = comm.reduce max %3 over [[0, 1, 2, 3, 4, 5, 6, 7]] root 0 : tensor<1024xf32>
+  %5 = comm.permute %4 pairs [[0, 1], [1, 0]] : tensor<1024xf32>
+  comm.send %5 to [[2, 3]] tag 0 : tensor<1024xf32>
+  %6 = comm.recv from [[2, 3]] tag 0 : tensor<1024xf32>
+  comm.barrier over [[0, 1, 2, 3, 4, 5, 6, 7]]
+  return %6 : tensor<1024xf32>
+}
+
+/// An algorithm a person wrote stays: only the protocol is chosen for it.
+// CHECK-LABEL: func.func @written_algorithm
+// CHECK: plan <algorithm = ring, protocol = simple> : tensor<67108864xf32>
+// FORCED-LABEL: func.func @written_algorithm
+// FORCED: plan <algorithm = ring, protocol = simple, channels = 4, chunk_bytes = 1048576> : tensor<67108864xf32>
+func.func @written_algorithm(%y: tensor<67108864xf32>) -> tensor<67108864xf32> {
+  %0 = comm.all_reduce sum %y over [[0, 1, 2, 3, 4, 5, 6, 7]] plan <algorithm = ring> : tensor<67108864xf32>
+  return %0 : tensor<67108864xf32>
+}
+
+/// A plan that names algorithm and protocol is the person's: unchanged.
+// CHECK-LABEL: func.func @negative_fully_written
+// CHECK: plan <algorithm = tree, protocol = ll128, channels = 2> : tensor<1024xf32>
+func.func @negative_fully_written(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] plan <algorithm = tree, protocol = ll128, channels = 2> : tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
+
+/// A written algorithm no backend runs is left for the lowering to reject,
+/// with its location.
+// CHECK-LABEL: func.func @negative_unrealized
+// CHECK: plan <algorithm = hierarchical> : tensor<1024xf32>
+func.func @negative_unrealized(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = comm.all_to_all %x over [[0, 1, 2, 3, 4, 5, 6, 7]] split 0 concat 0 plan <algorithm = hierarchical> : tensor<1024xf32> -> tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
+
+/// A copy moves within one rank: no algorithm, no plan.
+// CHECK-LABEL: func.func @negative_copy
+// CHECK: comm.copy %{{.*}} hbm to host : tensor<1024xf32>
+func.func @negative_copy(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = comm.copy %x hbm to host : tensor<1024xf32>
+  return %0 : tensor<1024xf32>
+}
+
+/// Forcing: tree where it is realized (all_reduce), the model elsewhere
+/// (all_to_all has only direct); channels and chunks only on collectives
+/// the runtime runs as schedules, not on point to point.
+// FORCED-LABEL: func.func @forced
+// FORCED: comm.all_reduce sum %{{.*}} plan <algorithm = tree, protocol = {{[a-z0-9]+}}, channels = 4, chunk_bytes = 1048576>
+// FORCED: comm.all_to_all %{{.*}} plan <algorithm = direct, protocol = {{[a-z0-9]+}}>
+// FORCED: comm.permute %{{.*}} plan <algorithm = direct, protocol = {{[a-z0-9]+}}>
+func.func @forced(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024xf32>
+  %1 = comm.all_to_all %0 over [[0, 1, 2, 3, 4, 5, 6, 7]] split 0 concat 0 : tensor<1024xf32> -> tensor<1024xf32>
+  %2 = comm.permute %1 pairs [[0, 1], [1, 0]] : tensor<1024xf32>
+  return %2 : tensor<1024xf32>
+}
+}
+
+
+// -----
+
+// Across machines the network shapes the choice.
+// CHECK-LABEL: func.func @cluster
+// CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = {{ring|tree|nvls|hierarchical|direct|halving_doubling}}, protocol = simple> : tensor<268435456xf32>
+module attributes {comm.topology = "dgx-h100x4"} {
+func.func @cluster(%x: tensor<268435456xf32>) -> tensor<268435456xf32> {
+  %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]] : tensor<268435456xf32>
+  return %0 : tensor<268435456xf32>
+}
+}
