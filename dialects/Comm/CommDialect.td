@@ -39,6 +39,15 @@ def Comm_Dialect : Dialect {
     - `comm.target` (string): what `convert-comm-to-emitc` lowered the
       module for (`cpu-mpi`, `cuda-nccl`, `cuda-verbs`); the C++ translator
       reads it.
+
+    Attributes of ops:
+    - `comm.max_rel_error` (float in (0, 1)), on a collective, a
+      point-to-point op, or a function or module holding them: the error
+      the results may take, relative to the sum of the magnitudes of the
+      contributions, so that `comm-reduce-precision` may send floating-point
+      data in a narrower type.
+    - `comm.error_bound` (float in [0, 1)): the bound `comm-reduce-precision`
+      estimated for the precision it chose, in the same terms.
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
@@ -51,6 +60,16 @@ def Comm_Dialect : Dialect {
     /// Name of the module attribute that names the target topology.
     static constexpr ::llvm::StringLiteral getTopologyAttrName() {
       return ::llvm::StringLiteral("comm.topology");
+    }
+    /// Name of the attribute giving the error a transfer's results may take
+    /// (on the op, or on a function or module holding it).
+    static constexpr ::llvm::StringLiteral getMaxRelErrorAttrName() {
+      return ::llvm::StringLiteral("comm.max_rel_error");
+    }
+    /// Name of the attribute recording the error bound of a reduced wire
+    /// precision.
+    static constexpr ::llvm::StringLiteral getErrorBoundAttrName() {
+      return ::llvm::StringLiteral("comm.error_bound");
     }
     /// Name of the module attribute the lowering records its target in.
     static constexpr ::llvm::StringLiteral getTargetAttrName() {

@@ -40,6 +40,69 @@ def CommCheckTopology : Pass<"comm-check-topology", "::mlir::ModuleOp"> {
   ];
 }
 
+def CommReducePrecision : Pass<"comm-reduce-precision", "::mlir::ModuleOp"> {
+  let summary = "send f32 data as bf16 (or f16) where a tolerance allows it";
+  let description = [{
+    For every collective and point-to-point op that moves f32 data, finds
+    the error its results may take: the op's `comm.max_rel_error`, else the
+    nearest function's or module's, else the `max-rel-error` option; without
+    one, the op is left alone. It then bounds the error of sending the data
+    in a narrower type u (bf16: 2^-8, f16: 2^-11 per rounding) for what the op
+    does on the wire, where n is the group's size:
+
+    - moving data (all_gather, broadcast, all_to_all, permute, send/recv):
+      one rounding, u;
+    - summing (all_reduce, reduce_scatter, reduce with sum): n roundings of
+      inputs and partial sums, γ(n) = n·u / (1 - n·u), relative to the sum
+      of the magnitudes of the contributions; avg one more, γ(n+1);
+    - multiplying (prod): γ(2n-1), relative to the magnitude of the product;
+    - min and max: never, since the result would no longer be one of the
+      contributions; integers: never.
+
+    It picks bf16 when its bound is within the tolerance (same exponent
+    range as f32, so nothing overflows), else f16 when `allow-f16` is set
+    and its bound is within it (f16 overflows beyond 65504), and only when
+    the cost model predicts the transfer in that type, plus converting the
+    buffer on both ends (read 4 and write 2 bytes per element, then the
+    reverse, at the GPU's HBM bandwidth, and two kernel launches), is
+    faster than in f32. It writes the type into the plan's `precision` and
+    the bound into `comm.error_bound`. A precision a person wrote stays.
+
+    ```mlir
+    %0 = comm.all_reduce sum %g over [[0, 1, 2, 3, 4, 5, 6, 7]]
+        {comm.max_rel_error = 5.0e-02 : f64} : tensor<16777216xf32>
+    // becomes
+    %0 = comm.all_reduce sum %g over [[0, 1, 2, 3, 4, 5, 6, 7]]
+        plan <precision = bf16> {comm.error_bound = 0.032258064516129031 : f64,
+        comm.max_rel_error = 5.0e-02 : f64} : tensor<16777216xf32>
+    ```
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology to plan for (overrides the comm.topology module "
+           "attribute): a preset, <preset>x<N>, or a .xml/.yaml file">,
+    Option<"backend", "backend", "::mlir::comm::Backend",
+           /*default=*/"::mlir::comm::Backend::nccl",
+           "The runtime backend the program runs on",
+           "::mlir::comm::BackendValues()">,
+    Option<"maxRelError", "max-rel-error", "double", /*default=*/"0.0",
+           "Error the results may take where no comm.max_rel_error says "
+           "(0: none, the ops without the attribute stay f32)">,
+    Option<"allowF16", "allow-f16", "bool", /*default=*/"false",
+           "Also consider f16, whose range ends at 65504">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark with each decision">,
+  ];
+  let statistics = [
+    Statistic<"numOpsNarrowed", "ops-narrowed",
+              "Ops whose data now travels in a narrower type">,
+    Statistic<"numOpsTooTight", "ops-too-tight",
+              "Ops whose tolerance no narrower type meets">,
+    Statistic<"numOpsNotFaster", "ops-not-faster",
+              "Ops that would not be faster narrower (conversion included)">,
+  ];
+}
+
 def CommSelectAlgorithm : Pass<"comm-select-algorithm", "::mlir::ModuleOp"> {
   let summary = "choose each collective's algorithm and protocol with the "
                 "cost model";

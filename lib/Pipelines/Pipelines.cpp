@@ -15,6 +15,11 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   CommCheckTopologyOptions check;
   check.topology = options.topology;
   pm.addPass(createCommCheckTopology(check));
+  CommReducePrecisionOptions precision;
+  precision.topology = options.topology;
+  precision.backend = options.backend;
+  precision.maxRelError = options.maxRelError;
+  pm.addPass(createCommReducePrecision(precision));
   CommSelectAlgorithmOptions select;
   select.topology = options.topology;
   select.backend = options.backend;
@@ -51,7 +56,8 @@ void mlir::comm::registerPipelines() {
   PassPipelineRegistration<PlanningPipelineOptions>(
       "comm-plan",
       "The planning pipeline: check the program against the topology, "
-      "choose algorithms and protocols with the cost model, simplify",
+      "narrow wire types where a tolerance allows, choose algorithms and "
+      "protocols with the cost model, simplify",
       buildPlanningPipeline);
   PassPipelineRegistration<LoweringPipelineOptions>(
       "comm-lower-to-emitc",

@@ -3,11 +3,13 @@
 // RUN: comm-opt %s --comm-plan="topology=dgx-h100" --dump-pass-pipeline -split-input-file -verify-diagnostics -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
 // The planning pipeline as it stands: the program is checked against the
-// topology, every collective gets the cost model's algorithm and protocol
-// for the backend, and the program is simplified. Fusion, precision and
-// scheduling passes are not written yet.
+// topology, data travels narrower where a tolerance allows it, every
+// collective gets the cost model's algorithm and protocol for the backend,
+// and the program is simplified. Fusion and scheduling passes are not
+// written yet.
 // PIPELINE: builtin.module(
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
+// PIPELINE-NEXT: comm-reduce-precision{allow-f16=false backend=nccl explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
 // PIPELINE-NEXT: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 explain=false protocol= topology=dgx-h100},
 // PIPELINE-NEXT: canonicalize{
 

@@ -28,6 +28,11 @@ struct PlanningPipelineOptions
       llvm::cl::desc("the runtime backend the program runs on: plans name "
                      "only what it realizes"),
       llvm::cl::init(Backend::nccl), BackendValues()};
+  PassOptions::Option<double> maxRelError{
+      *this, "max-rel-error",
+      llvm::cl::desc("error the results may take where no comm.max_rel_error "
+                     "says, so that data may travel narrower (0: none)"),
+      llvm::cl::init(0.0)};
 };
 
 struct LoweringPipelineOptions
@@ -38,10 +43,10 @@ struct LoweringPipelineOptions
       llvm::cl::init(Target::cpu_mpi), TargetValues()};
 };
 
-/// Checks the program against the topology, chooses every collective's
+/// Checks the program against the topology, narrows the wire type where a
+/// tolerance allows it (comm-reduce-precision), chooses every collective's
 /// algorithm and protocol with the cost model (comm-select-algorithm) and
-/// simplifies it. The other planning passes (fuse, reduce precision,
-/// schedule) are not written yet.
+/// simplifies it. Fusion and scheduling passes are not written yet.
 void buildPlanningPipeline(OpPassManager &pm,
                            const PlanningPipelineOptions &options);
 

@@ -140,6 +140,12 @@ void mlir::comm::makeReference(ModuleOp module, StringRef prefix) {
 std::pair<double, double> mlir::comm::defaultTolerances(ModuleOp module) {
   double rtol = 1e-5, atol = 1e-6;
   module.walk([&](Operation *op) {
+    // The bound comm-reduce-precision recorded for what the op does.
+    if (auto bound = op->getAttrOfType<FloatAttr>(
+            CommDialect::getErrorBoundAttrName())) {
+      rtol = std::max(rtol, bound.getValueAsDouble());
+      atol = std::max(atol, bound.getValueAsDouble());
+    }
     auto plan = op->getAttrOfType<PlanAttr>("plan");
     if (!plan || !plan.getPrecision())
       return;

@@ -78,7 +78,7 @@ module attributes {comm.world_size = 0 : i64} {
 
 // -----
 
-// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size', 'comm.topology', 'comm.target' or 'comm.space'}}
+// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size', 'comm.topology', 'comm.target', 'comm.max_rel_error', 'comm.error_bound' or 'comm.space'}}
 module attributes {comm.topolgy = "dgx-h100"} {
 }
 
@@ -667,5 +667,26 @@ func.func @space_not_a_space() {
 func.func @space_on_non_allocation() {
   // expected-error @+1 {{'comm.space' belongs on an op that allocates one buffer}}
   "func.call"() {callee = @space_on_non_allocation, comm.space = #comm<memory_space host>} : () -> ()
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'comm.max_rel_error' must be a float in (0, 1), got 1.500000e+00 : f64}}
+module attributes {comm.max_rel_error = 1.5 : f64} {
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'comm.error_bound' must be a float in [0, 1), got "small"}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] {comm.error_bound = "small"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'comm.error_bound' belongs on an op that moves data}}
+func.func @g() attributes {comm.error_bound = 1.0e-02 : f64} {
   return
 }

@@ -61,7 +61,8 @@ void emitHarness(ArrayRef<EntryPoint> entries, const HarnessOptions &options,
 void makeReference(ModuleOp module, StringRef prefix);
 
 /// The smallest precision any #comm.plan of `module` sends floating-point
-/// data in, as tolerances (rtol, atol) for checking its results.
+/// data in, and the largest comm.error_bound comm-reduce-precision
+/// recorded, as tolerances (rtol, atol) for checking its results.
 std::pair<double, double> defaultTolerances(ModuleOp module);
 
 /// Registers --comm-to-cpp with mlir-translate's registry.

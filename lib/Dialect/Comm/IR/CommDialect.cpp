@@ -1,6 +1,7 @@
 //===- CommDialect.cpp - comm dialect --------------------------*- C++ -*-===//
 
 #include "comm/Dialect/Comm/IR/CommDialect.h"
+#include "comm/Dialect/Comm/IR/CommAlgorithms.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -46,6 +47,20 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (attr.getName() == getMaxRelErrorAttrName() ||
+      attr.getName() == getErrorBoundAttrName()) {
+    bool bound = attr.getName() == getErrorBoundAttrName();
+    auto value = dyn_cast<FloatAttr>(attr.getValue());
+    double v = value ? value.getValueAsDouble() : -1;
+    if (!value || !(bound ? v >= 0 : v > 0) || !(v < 1))
+      return op->emitError()
+             << "'" << attr.getName().getValue() << "' must be a float in "
+             << (bound ? "[0, 1)" : "(0, 1)") << ", got " << attr.getValue();
+    if (bound && !getCollectiveKind(op))
+      return op->emitError() << "'" << getErrorBoundAttrName()
+                             << "' belongs on an op that moves data";
+    return success();
+  }
   if (attr.getName() == getSpaceAttrName()) {
     if (!isa<MemorySpaceAttr>(attr.getValue()))
       return op->emitError() << "'" << getSpaceAttrName()
@@ -63,6 +78,8 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
                          << op->getName() << "; expected '"
                          << getWorldSizeAttrName() << "', '"
                          << getTopologyAttrName() << "', '"
-                         << getTargetAttrName() << "' or '"
+                         << getTargetAttrName() << "', '"
+                         << getMaxRelErrorAttrName() << "', '"
+                         << getErrorBoundAttrName() << "' or '"
                          << getSpaceAttrName() << "'";
 }
