@@ -40,6 +40,56 @@ def CommCheckTopology : Pass<"comm-check-topology", "::mlir::ModuleOp"> {
   ];
 }
 
+def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
+  let summary = "bucket compatible collectives into one packed transfer";
+  let description = [{
+    Walks every block in program order and gathers collectives that could
+    travel as one into buckets: all_reduce, broadcast, reduce and permute
+    ops of the same kind with the same attributes (groups or pairs,
+    reduction, root, plan) and element type. A bucket becomes one
+    `comm.pack` of its members' inputs, one collective on the flat buffer,
+    and one `comm.unpack` whose results replace the members', placed where
+    its last member was. Each rank pays one launch and one set of steps per
+    bucket instead of per tensor.
+
+    Buckets respect what the program says about order: a bucket closes
+    before an op that uses one of its members' results (so nothing is
+    moved after its use, and no member depends on another), and every
+    bucket closes at a `comm.start`, `comm.wait`, send, recv, call or op
+    with regions (so no transfer crosses an async boundary or a point-to-
+    point exchange). Ops inside a `comm.start` body fuse with each other.
+
+    Bucket size follows PyTorch DDP's rule: a bucket closes when the next
+    tensor would take it over `threshold-bytes` (default 25 MiB), and the
+    first bucket of a block over `first-bucket-bytes` (default 1 MiB) so
+    that the first gradients go out early. A tensor larger than the limit
+    travels alone.
+
+    ```mlir
+    %x = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+    %y = comm.all_reduce sum %b over [[0, 1, 2, 3]] : tensor<8x16xf32>
+    // becomes
+    %p = comm.pack %a, %b offsets [0, 64] : tensor<64xf32>, tensor<8x16xf32> -> tensor<192xf32>
+    %r = comm.all_reduce sum %p over [[0, 1, 2, 3]] : tensor<192xf32>
+    %x, %y = comm.unpack %r offsets [0, 64] : tensor<192xf32> -> tensor<64xf32>, tensor<8x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"thresholdBytes", "threshold-bytes", "int64_t",
+           /*default=*/"25 << 20",
+           "Largest bucket in bytes (PyTorch DDP's bucket_cap_mb default)">,
+    Option<"firstBucketBytes", "first-bucket-bytes", "int64_t",
+           /*default=*/"1 << 20",
+           "Largest first bucket of a block in bytes (DDP's first bucket)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark on each bucket's collective">,
+  ];
+  let statistics = [
+    Statistic<"numOpsFused", "ops-fused", "Collectives fused into buckets">,
+    Statistic<"numBuckets", "buckets", "Buckets of two or more created">,
+  ];
+}
+
 def CommReducePrecision : Pass<"comm-reduce-precision", "::mlir::ModuleOp"> {
   let summary = "send f32 data as bf16 (or f16) where a tolerance allows it";
   let description = [{

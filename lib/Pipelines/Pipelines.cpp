@@ -15,14 +15,19 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   CommCheckTopologyOptions check;
   check.topology = options.topology;
   pm.addPass(createCommCheckTopology(check));
+  CommFuseOptions fuse;
+  fuse.explain = options.explain;
+  pm.addPass(createCommFuse(fuse));
   CommReducePrecisionOptions precision;
   precision.topology = options.topology;
   precision.backend = options.backend;
   precision.maxRelError = options.maxRelError;
+  precision.explain = options.explain;
   pm.addPass(createCommReducePrecision(precision));
   CommSelectAlgorithmOptions select;
   select.topology = options.topology;
   select.backend = options.backend;
+  select.explain = options.explain;
   pm.addPass(createCommSelectAlgorithm(select));
   pm.addPass(createCanonicalizerPass());
 }
@@ -56,8 +61,9 @@ void mlir::comm::registerPipelines() {
   PassPipelineRegistration<PlanningPipelineOptions>(
       "comm-plan",
       "The planning pipeline: check the program against the topology, "
-      "narrow wire types where a tolerance allows, choose algorithms and "
-      "protocols with the cost model, simplify",
+      "fuse small collectives into buckets, narrow wire types where a "
+      "tolerance allows, choose algorithms and protocols with the cost "
+      "model, simplify",
       buildPlanningPipeline);
   PassPipelineRegistration<LoweringPipelineOptions>(
       "comm-lower-to-emitc",

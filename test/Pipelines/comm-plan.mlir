@@ -3,12 +3,13 @@
 // RUN: comm-opt %s --comm-plan="topology=dgx-h100" --dump-pass-pipeline -split-input-file -verify-diagnostics -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
 // The planning pipeline as it stands: the program is checked against the
-// topology, data travels narrower where a tolerance allows it, every
-// collective gets the cost model's algorithm and protocol for the backend,
-// and the program is simplified. Fusion and scheduling passes are not
-// written yet.
+// topology, small collectives are bucketed, data travels narrower where a
+// tolerance allows it, every collective gets the cost model's algorithm and
+// protocol for the backend, and the program is simplified. The scheduling
+// pass is not written yet.
 // PIPELINE: builtin.module(
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
+// PIPELINE-NEXT: comm-fuse{explain=false first-bucket-bytes=1048576 threshold-bytes=26214400},
 // PIPELINE-NEXT: comm-reduce-precision{allow-f16=false backend=nccl explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
 // PIPELINE-NEXT: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 explain=false protocol= topology=dgx-h100},
 // PIPELINE-NEXT: canonicalize{
@@ -32,3 +33,4 @@ func.func @beyond(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   %0 = comm.all_reduce sum %x over [[0, 8]] : tensor<1024xf32>
   return %0 : tensor<1024xf32>
 }
+

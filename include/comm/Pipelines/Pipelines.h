@@ -28,6 +28,10 @@ struct PlanningPipelineOptions
       llvm::cl::desc("the runtime backend the program runs on: plans name "
                      "only what it realizes"),
       llvm::cl::init(Backend::nccl), BackendValues()};
+  PassOptions::Option<bool> explain{
+      *this, "explain",
+      llvm::cl::desc("every planning pass says what it decided (remarks)"),
+      llvm::cl::init(false)};
   PassOptions::Option<double> maxRelError{
       *this, "max-rel-error",
       llvm::cl::desc("error the results may take where no comm.max_rel_error "
@@ -43,10 +47,11 @@ struct LoweringPipelineOptions
       llvm::cl::init(Target::cpu_mpi), TargetValues()};
 };
 
-/// Checks the program against the topology, narrows the wire type where a
-/// tolerance allows it (comm-reduce-precision), chooses every collective's
-/// algorithm and protocol with the cost model (comm-select-algorithm) and
-/// simplifies it. Fusion and scheduling passes are not written yet.
+/// Checks the program against the topology, buckets small collectives
+/// (comm-fuse), narrows the wire type where a tolerance allows it
+/// (comm-reduce-precision), chooses every collective's algorithm and
+/// protocol with the cost model (comm-select-algorithm) and simplifies it.
+/// The scheduling pass is not written yet.
 void buildPlanningPipeline(OpPassManager &pm,
                            const PlanningPipelineOptions &options);
 

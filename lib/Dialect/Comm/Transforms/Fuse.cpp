@@ -1,0 +1,193 @@
+//===- Fuse.cpp - bucket compatible collectives ------------------*- C++
+//-*-===//
+//
+// comm-fuse: collectives that could travel as one (same kind, same
+// attributes, same element type) are gathered in program order into
+// buckets, each becoming pack + one collective + unpack where its last
+// member was. A bucket never moves a collective past a use of its result,
+// nor across an async boundary or a point-to-point exchange.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir {
+namespace comm {
+#define GEN_PASS_DEF_COMMFUSE
+#include "comm/Dialect/Comm/CommPasses.h.inc"
+} // namespace comm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::comm;
+
+namespace {
+/// Collectives waiting to travel as one.
+struct Bucket {
+  SmallVector<Operation *> members;
+  int64_t bytes = 0;
+  /// The members' results: an op using one closes the bucket.
+  llvm::SmallDenseSet<Value, 8> results;
+};
+
+struct FusePass : public comm::impl::CommFuseBase<FusePass> {
+  using CommFuseBase::CommFuseBase;
+  void runOnOperation() override;
+
+private:
+  void fuseBlock(Block &block);
+  /// Replaces the members of `bucket` by pack + collective + unpack.
+  void materialize(Bucket &bucket);
+};
+} // namespace
+
+/// Whether `op` is a collective that works on its whole buffer element by
+/// element (or moves it whole), so that packing several tensors into one
+/// buffer gives each the result it would have had alone.
+static bool isFusible(Operation *op) {
+  if (!isa<AllReduceOp, BroadcastOp, ReduceOp, PermuteOp>(op))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  return type && type.hasStaticShape();
+}
+
+/// Ops no bucket may cross: async boundaries, point-to-point exchanges,
+/// calls and ops with regions (they may hold any of those).
+static bool isBarrier(Operation *op) {
+  return isa<StartOp, WaitOp, SendOp, RecvOp, CallOpInterface>(op) ||
+         op->getNumRegions() > 0;
+}
+
+/// The key of the bucket `op` may join: ops of one key compute the same
+/// thing on each member when packed.
+static std::pair<OperationName, std::pair<DictionaryAttr, Type>>
+getKey(Operation *op) {
+  return {op->getName(),
+          {op->getAttrDictionary(),
+           cast<ShapedType>(op->getResult(0).getType()).getElementType()}};
+}
+
+static int64_t getBytes(Operation *op) {
+  auto type = cast<ShapedType>(op->getResult(0).getType());
+  return type.getNumElements() *
+         ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+void FusePass::materialize(Bucket &bucket) {
+  if (bucket.members.size() < 2)
+    return;
+  Operation *last = bucket.members.back();
+  OpBuilder builder(last);
+  SmallVector<Value> inputs;
+  SmallVector<Type> types;
+  SmallVector<int64_t> offsets;
+  SmallVector<Location> locations;
+  int64_t elements = 0;
+  for (Operation *member : bucket.members) {
+    auto type = cast<RankedTensorType>(member->getResult(0).getType());
+    inputs.push_back(member->getOperand(0));
+    types.push_back(type);
+    offsets.push_back(elements);
+    elements += type.getNumElements();
+    locations.push_back(member->getLoc());
+  }
+  Location loc = builder.getFusedLoc(locations);
+  auto flat = RankedTensorType::get(
+      {elements}, cast<ShapedType>(types.front()).getElementType());
+  auto pack = PackOp::create(builder, loc, flat, inputs,
+                             builder.getDenseI64ArrayAttr(offsets));
+  Operation *fused = builder.clone(*last);
+  fused->setLoc(loc);
+  fused->setOperand(0, pack.getResult());
+  fused->getResult(0).setType(flat);
+  auto unpack = UnpackOp::create(builder, loc, types, fused->getResult(0),
+                                 builder.getDenseI64ArrayAttr(offsets));
+  for (auto [member, result] : llvm::zip(bucket.members, unpack.getResults())) {
+    member->getResult(0).replaceAllUsesWith(result);
+    member->erase();
+  }
+  numOpsFused += bucket.members.size();
+  ++numBuckets;
+  if (explain)
+    fused->emitRemark() << "comm-fuse: " << bucket.members.size()
+                        << " collectives, " << bucket.bytes << " bytes, in one";
+}
+
+void FusePass::fuseBlock(Block &block) {
+  using Key = std::pair<OperationName, std::pair<DictionaryAttr, Type>>;
+  llvm::MapVector<Key, Bucket> open;
+  bool firstBucket = true;
+  auto close = [&](Key key) {
+    auto it = open.find(key);
+    if (it == open.end())
+      return;
+    Bucket bucket = std::move(it->second);
+    open.erase(it);
+    firstBucket = false;
+    materialize(bucket);
+  };
+  auto closeAll = [&]() {
+    SmallVector<Key> keys;
+    for (auto &entry : open)
+      keys.push_back(entry.first);
+    for (const Key &key : keys)
+      close(key);
+  };
+
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (isBarrier(&op)) {
+      closeAll();
+      continue;
+    }
+    // A bucket must land before any use of its members' results.
+    SmallVector<Key> used;
+    for (auto &[key, bucket] : open)
+      for (Value operand : op.getOperands())
+        if (bucket.results.contains(operand)) {
+          used.push_back(key);
+          break;
+        }
+    for (const Key &key : used)
+      close(key);
+    if (!isFusible(&op))
+      continue;
+
+    Key key = getKey(&op);
+    int64_t bytes = getBytes(&op);
+    // A tensor that would take its bucket over the limit closes it and
+    // starts the next one; one over the limit on its own travels alone.
+    auto it = open.find(key);
+    if (it != open.end() &&
+        it->second.bytes + bytes >
+            (firstBucket ? firstBucketBytes : thresholdBytes))
+      close(key);
+    if (bytes > (firstBucket ? firstBucketBytes : thresholdBytes)) {
+      firstBucket = false; // it goes first, alone
+      continue;
+    }
+    Bucket &bucket = open[key];
+    bucket.members.push_back(&op);
+    bucket.bytes += bytes;
+    bucket.results.insert(op.getResult(0));
+  }
+  closeAll();
+}
+
+void FusePass::runOnOperation() {
+  if (thresholdBytes <= 0 || firstBucketBytes <= 0) {
+    getOperation().emitError()
+        << "comm-fuse: threshold-bytes and first-bucket-bytes must be "
+           "positive, got "
+        << static_cast<int64_t>(thresholdBytes) << " and "
+        << static_cast<int64_t>(firstBucketBytes);
+    return signalPassFailure();
+  }
+  SmallVector<Block *> blocks;
+  getOperation()->walk([&](Block *block) { blocks.push_back(block); });
+  for (Block *block : blocks)
+    fuseBlock(*block);
+}

@@ -1,0 +1,155 @@
+// RUN: comm-opt %s --comm-fuse -split-input-file | FileCheck %s
+// RUN: comm-opt %s --comm-fuse="threshold-bytes=1024 first-bucket-bytes=512" -split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: not comm-opt %s --comm-fuse="threshold-bytes=0" 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: comm-fuse: threshold-bytes and first-bucket-bytes must be positive, got 0 and 1048576
+
+/// Three gradients of one group: one pack, one all_reduce, one unpack whose
+/// results replace the three, where the last one was.
+// CHECK-LABEL: func.func @grads
+// CHECK-SAME: (%[[A:.*]]: tensor<64xf32>, %[[B:.*]]: tensor<8x16xf32>, %[[C:.*]]: tensor<3xf32>)
+// CHECK-NEXT: %[[P:.*]] = comm.pack %[[A]], %[[B]], %[[C]] offsets [0, 64, 192] : tensor<64xf32>, tensor<8x16xf32>, tensor<3xf32> -> tensor<195xf32>
+// CHECK-NEXT: %[[R:.*]] = comm.all_reduce sum %[[P]] over {{\[\[}}0, 1, 2, 3]] : tensor<195xf32>
+// CHECK-NEXT: %[[U:.*]]:3 = comm.unpack %[[R]] offsets [0, 64, 192] : tensor<195xf32> -> tensor<64xf32>, tensor<8x16xf32>, tensor<3xf32>
+// CHECK-NEXT: return %[[U]]#0, %[[U]]#1, %[[U]]#2
+func.func @grads(%a: tensor<64xf32>, %b: tensor<8x16xf32>, %c: tensor<3xf32>) -> (tensor<64xf32>, tensor<8x16xf32>, tensor<3xf32>) {
+  %x = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+  %y = comm.all_reduce sum %b over [[0, 1, 2, 3]] : tensor<8x16xf32>
+  %z = comm.all_reduce sum %c over [[0, 1, 2, 3]] : tensor<3xf32>
+  return %x, %y, %z : tensor<64xf32>, tensor<8x16xf32>, tensor<3xf32>
+}
+
+// -----
+
+/// Interleaved collectives of two groups, two reductions and two element
+/// types: one bucket each, never mixed.
+// CHECK-LABEL: func.func @keys
+// CHECK: comm.all_reduce sum %{{.*}} over {{\[\[}}0, 1, 2, 3]] : tensor<20xf32>
+// CHECK: comm.all_reduce sum %{{.*}} over {{\[\[}}0, 1], [2, 3]] : tensor<20xf32>
+// CHECK: comm.all_reduce max %{{.*}} over {{\[\[}}0, 1, 2, 3]] : tensor<8xf32>
+// CHECK: comm.all_reduce sum %{{.*}} over {{\[\[}}0, 1, 2, 3]] : tensor<8xi32>
+// CHECK-NOT: comm.all_reduce
+// CHECK: return
+func.func @keys(%a: tensor<10xf32>, %b: tensor<10xf32>, %m: tensor<4xf32>, %i: tensor<4xi32>)
+    -> (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>) {
+  %0 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<10xf32>
+  %1 = comm.all_reduce sum %a over [[0, 1], [2, 3]] : tensor<10xf32>
+  %2 = comm.all_reduce max %m over [[0, 1, 2, 3]] : tensor<4xf32>
+  %3 = comm.all_reduce sum %i over [[0, 1, 2, 3]] : tensor<4xi32>
+  %4 = comm.all_reduce sum %b over [[0, 1, 2, 3]] : tensor<10xf32>
+  %5 = comm.all_reduce sum %b over [[0, 1], [2, 3]] : tensor<10xf32>
+  %6 = comm.all_reduce max %m over [[0, 1, 2, 3]] : tensor<4xf32>
+  %7 = comm.all_reduce sum %i over [[0, 1, 2, 3]] : tensor<4xi32>
+  return %0, %1, %4, %5, %2, %6, %3, %7 : tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+/// Broadcasts from one root fuse, from another they do not; permutes with
+/// the same pairs fuse; plans must agree.
+// CHECK-LABEL: func.func @rooted
+// CHECK: comm.broadcast %{{.*}} over {{\[\[}}0, 1, 2, 3]] root 2 : tensor<8xf32>
+// CHECK: comm.broadcast %{{.*}} over {{\[\[}}0, 1, 2, 3]] root 1 : tensor<16xf32>
+// CHECK: comm.permute %{{.*}} pairs {{\[\[}}0, 1], [1, 0]] plan <precision = bf16> : tensor<16xf32>
+func.func @rooted(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0 = comm.broadcast %a over [[0, 1, 2, 3]] root 1 : tensor<8xf32>
+  %1 = comm.broadcast %a over [[0, 1, 2, 3]] root 2 : tensor<8xf32>
+  %2 = comm.broadcast %b over [[0, 1, 2, 3]] root 1 : tensor<8xf32>
+  %3 = comm.permute %a pairs [[0, 1], [1, 0]] plan <precision = bf16> : tensor<8xf32>
+  %4 = comm.permute %b pairs [[0, 1], [1, 0]] plan <precision = bf16> : tensor<8xf32>
+  return %0, %1, %2, %3, %4 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+/// A collective whose input comes from another's result cannot join it:
+/// the first bucket closes at the use.
+// CHECK-LABEL: func.func @negative_dependence
+// CHECK: %[[X:.*]] = comm.all_reduce sum %{{.*}} : tensor<8xf32>
+// CHECK: %[[Y:.*]] = comm.all_reduce sum %[[X]] over {{.*}} : tensor<8xf32>
+// CHECK-NOT: comm.pack
+func.func @negative_dependence(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %x = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+  %y = comm.all_reduce sum %x over [[0, 1, 2, 3]] : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+/// A result used before the next collective (here by compute) keeps its
+/// collective where it was; the next two fuse after the use.
+// CHECK-LABEL: func.func @use_between
+// CHECK: %[[X:.*]] = comm.all_reduce sum %{{.*}} : tensor<8xf32>
+// CHECK: comm.compute "update"(%[[X]])
+// CHECK: comm.pack
+// CHECK: comm.all_reduce sum %{{.*}} : tensor<16xf32>
+func.func @use_between(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %x = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+  comm.compute "update"(%x) time_us 10.0 : (tensor<8xf32>) -> ()
+  %y = comm.all_reduce sum %b over [[0, 1, 2, 3]] : tensor<8xf32>
+  %z = comm.all_reduce sum %c over [[0, 1, 2, 3]] : tensor<8xf32>
+  return %y, %z : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+/// Nothing crosses an async boundary or a point-to-point exchange; inside a
+/// comm.start body the ops fuse with each other.
+// CHECK-LABEL: func.func @negative_boundaries
+// CHECK: comm.all_reduce sum %{{.*}} : tensor<8xf32>
+// CHECK: comm.start
+// CHECK-NEXT: comm.pack
+// CHECK-NEXT: comm.all_reduce sum %{{.*}} : tensor<16xf32>
+// CHECK-NEXT: comm.unpack
+// CHECK: comm.wait
+// CHECK: comm.all_reduce sum %{{.*}} : tensor<8xf32>
+// CHECK: comm.send
+// CHECK: comm.all_reduce sum %{{.*}} : tensor<8xf32>
+func.func @negative_boundaries(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+  %t = comm.start {
+    %1 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+    %2 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+    comm.yield %1, %2 : tensor<8xf32>, tensor<8xf32>
+  }
+  %3:2 = comm.wait %t : tensor<8xf32>, tensor<8xf32>
+  %4 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+  comm.send %a to [[0, 1]] tag 0 : tensor<8xf32>
+  %5 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+  return %0, %3#0, %3#1, %4, %5 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+/// Gathers and scatters interleave their ranks' blocks: packing would
+/// change what each tensor gets, so they never fuse.
+// CHECK-LABEL: func.func @negative_gather
+// CHECK-NOT: comm.pack
+// CHECK: return
+func.func @negative_gather(%a: tensor<8xf32>) -> (tensor<32xf32>, tensor<32xf32>) {
+  %0 = comm.all_gather %a over [[0, 1, 2, 3]] dim 0 : tensor<8xf32> -> tensor<32xf32>
+  %1 = comm.all_gather %a over [[0, 1, 2, 3]] dim 0 : tensor<8xf32> -> tensor<32xf32>
+  return %0, %1 : tensor<32xf32>, tensor<32xf32>
+}
+
+// -----
+
+/// Bucket limits: with a 512-byte first bucket and 1 KiB after, four
+/// 256-byte gradients make buckets of 2 and 2; a 2 KiB one closes the open
+/// bucket and goes alone; the four after it make one bucket of 4.
+// SMALL-LABEL: func.func @limits
+// SMALL: comm.all_reduce sum %{{.*}} : tensor<128xf32>
+// SMALL: comm.all_reduce sum %{{.*}} : tensor<128xf32>
+// SMALL: comm.all_reduce sum %{{.*}} : tensor<512xf32>
+// SMALL: comm.all_reduce sum %{{.*}} : tensor<256xf32>
+func.func @limits(%a: tensor<64xf32>, %big: tensor<512xf32>) -> tensor<64xf32> {
+  %0 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+  %1 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+  %2 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+  %3 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+  %b = comm.all_reduce sum %big over [[0, 1, 2, 3]] : tensor<512xf32>
+  %4 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+  %5 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+  %6 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+  %7 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
+  return %7 : tensor<64xf32>
+}
