@@ -90,6 +90,59 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
   ];
 }
 
+def CommSchedule : Pass<"comm-schedule", "::mlir::ModuleOp"> {
+  let summary = "start collectives as early and wait as late as the program "
+                "allows";
+  let description = [{
+    Turns blocking collectives into `comm.start` / `comm.wait` pairs so that
+    they overlap the compute around them: each start goes right after the
+    last op its operands come from (a bucket's `comm.pack` goes into the
+    start with its collective, and its `comm.unpack` too), each wait right
+    before the first op that uses a result. Collectives whose operands are
+    ready at the same point start in the order they are needed, the first
+    needed first. Nothing is started above a point-to-point exchange, an
+    existing start or wait, a barrier, a call or an op with regions, so the
+    order of those stays; every rank runs the same program, so every rank
+    issues the collectives of a group in the same order, and nothing waits
+    on a transfer that another rank starts later. A collective with nothing
+    between its start and its wait stays blocking.
+
+    `memory-budget` bounds the bytes in flight (the payloads of started,
+    not yet waited transfers) on a rank: a start that would exceed it is
+    delayed until enough earlier transfers are waited for. `streams` spreads
+    the transfers round-robin over that many communication streams
+    (`#comm.plan<stream = k>`); 1 keeps them on the backend's own.
+
+    ```mlir
+    %g = comm.compute "layer2.backward"(...) ...
+    %r = comm.all_reduce sum %g over [[0, 1, 2, 3]] : tensor<1024xf32>
+    %h = comm.compute "layer1.backward"(...) ...
+    use(%r)
+    // becomes
+    %g = comm.compute "layer2.backward"(...) ...
+    %t = comm.start {
+      %0 = comm.all_reduce sum %g over [[0, 1, 2, 3]] : tensor<1024xf32>
+      comm.yield %0 : tensor<1024xf32>
+    }
+    %h = comm.compute "layer1.backward"(...) ...
+    %r = comm.wait %t : tensor<1024xf32>
+    use(%r)
+    ```
+  }];
+  let options = [
+    Option<"memoryBudget", "memory-budget", "int64_t", /*default=*/"0",
+           "Most bytes in flight per rank (0: no bound)">,
+    Option<"streams", "streams", "int64_t", /*default=*/"1",
+           "Communication streams to spread the transfers over">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark on each scheduled collective">,
+  ];
+  let statistics = [
+    Statistic<"numOpsScheduled", "ops-scheduled",
+              "Collectives turned into a start and a wait">,
+  ];
+}
+
 def CommReducePrecision : Pass<"comm-reduce-precision", "::mlir::ModuleOp"> {
   let summary = "send f32 data as bf16 (or f16) where a tolerance allows it";
   let description = [{

@@ -29,6 +29,10 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   select.backend = options.backend;
   select.explain = options.explain;
   pm.addPass(createCommSelectAlgorithm(select));
+  CommScheduleOptions schedule;
+  schedule.memoryBudget = options.memoryBudget;
+  schedule.explain = options.explain;
+  pm.addPass(createCommSchedule(schedule));
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -63,7 +67,7 @@ void mlir::comm::registerPipelines() {
       "The planning pipeline: check the program against the topology, "
       "fuse small collectives into buckets, narrow wire types where a "
       "tolerance allows, choose algorithms and protocols with the cost "
-      "model, simplify",
+      "model, start transfers early and wait late, simplify",
       buildPlanningPipeline);
   PassPipelineRegistration<LoweringPipelineOptions>(
       "comm-lower-to-emitc",

@@ -5,13 +5,14 @@
 // The planning pipeline as it stands: the program is checked against the
 // topology, small collectives are bucketed, data travels narrower where a
 // tolerance allows it, every collective gets the cost model's algorithm and
-// protocol for the backend, and the program is simplified. The scheduling
-// pass is not written yet.
+// protocol for the backend, transfers start early and are waited for late,
+// and the program is simplified.
 // PIPELINE: builtin.module(
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
 // PIPELINE-NEXT: comm-fuse{explain=false first-bucket-bytes=1048576 threshold-bytes=26214400},
 // PIPELINE-NEXT: comm-reduce-precision{allow-f16=false backend=nccl explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
 // PIPELINE-NEXT: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 explain=false protocol= topology=dgx-h100},
+// PIPELINE-NEXT: comm-schedule{explain=false memory-budget=0 streams=1},
 // PIPELINE-NEXT: canonicalize{
 
 // CHECK-LABEL: func.func @step

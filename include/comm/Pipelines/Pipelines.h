@@ -32,6 +32,11 @@ struct PlanningPipelineOptions
       *this, "explain",
       llvm::cl::desc("every planning pass says what it decided (remarks)"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> memoryBudget{
+      *this, "memory-budget",
+      llvm::cl::desc("most bytes in flight per rank once transfers overlap "
+                     "compute (0: no bound)"),
+      llvm::cl::init(0)};
   PassOptions::Option<double> maxRelError{
       *this, "max-rel-error",
       llvm::cl::desc("error the results may take where no comm.max_rel_error "
@@ -50,8 +55,8 @@ struct LoweringPipelineOptions
 /// Checks the program against the topology, buckets small collectives
 /// (comm-fuse), narrows the wire type where a tolerance allows it
 /// (comm-reduce-precision), chooses every collective's algorithm and
-/// protocol with the cost model (comm-select-algorithm) and simplifies it.
-/// The scheduling pass is not written yet.
+/// protocol with the cost model (comm-select-algorithm), starts transfers
+/// early and waits late (comm-schedule) and simplifies it.
 void buildPlanningPipeline(OpPassManager &pm,
                            const PlanningPipelineOptions &options);
 

@@ -1,0 +1,306 @@
+//===- Schedule.cpp - start early, wait late ---------------------*- C++
+//-*-===//
+//
+// comm-schedule: every blocking collective of a block becomes a comm.start
+// right after the last op its operands come from and a comm.wait right
+// before its first use, so the transfer overlaps whatever lies between.
+// Starts that become possible at the same point go in the order their
+// results are needed; a memory budget bounds the bytes in flight.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Sequence.h"
+
+namespace mlir {
+namespace comm {
+#define GEN_PASS_DEF_COMMSCHEDULE
+#include "comm/Dialect/Comm/CommPasses.h.inc"
+} // namespace comm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::comm;
+
+namespace {
+/// A collective with the pack that feeds it and the unpack that reads it,
+/// which move with it into one comm.start.
+struct Transfer {
+  SmallVector<Operation *, 3> ops; ///< in program order
+  Operation *collective = nullptr;
+  /// The values the rest of the block uses.
+  SmallVector<Value, 4> outputs;
+  int64_t bytes = 0;
+  /// Block positions: the start goes after `earliest` (-1: the block's
+  /// beginning); the wait before `needed` (the first user, or the
+  /// terminator).
+  int64_t earliest = -1, needed = 0, start = -1;
+};
+
+struct SchedulePass : public comm::impl::CommScheduleBase<SchedulePass> {
+  using CommScheduleBase::CommScheduleBase;
+  void runOnOperation() override;
+
+private:
+  void scheduleBlock(Block &block);
+};
+} // namespace
+
+/// Ops a start may not move above: their order with the transfers must
+/// stay (point to point, async regions, barriers, calls, regions).
+static bool isFence(Operation *op) {
+  return isa<StartOp, WaitOp, SendOp, RecvOp, BarrierOp, CallOpInterface>(op) ||
+         op->getNumRegions() > 0;
+}
+
+/// Collectives worth starting early: they produce a value the block uses
+/// later (a barrier produces nothing; point-to-point keeps its order).
+static bool isSchedulable(Operation *op) {
+  return isa<AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp, BroadcastOp,
+             ReduceOp, PermuteOp>(op);
+}
+
+/// "'comm.compute' (file:line)", for remarks.
+static std::string describe(Operation *op) {
+  std::string text = "'" + op->getName().getStringRef().str() + "'";
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    text += " (line " + std::to_string(loc.getLine()) + ")";
+  return text;
+}
+
+static int64_t getPayload(Operation *op) {
+  auto collective = cast<CollectiveOpInterface>(op);
+  return std::max(collective.getBytesSentPerRank(),
+                  collective.getBytesReceivedPerRank());
+}
+
+void SchedulePass::scheduleBlock(Block &block) {
+  // Positions of the block's ops.
+  llvm::DenseMap<Operation *, int64_t> position;
+  SmallVector<Operation *> order;
+  for (Operation &op : block) {
+    position[&op] = order.size();
+    order.push_back(&op);
+  }
+  auto positionInBlock = [&](Operation *op) -> int64_t {
+    Operation *ancestor = block.findAncestorOpInBlock(*op);
+    return ancestor ? position.lookup(ancestor) : -1;
+  };
+
+  // The transfers, with their pack and unpack.
+  SmallVector<Transfer> transfers;
+  llvm::DenseMap<Operation *, unsigned> transferOf;
+  for (Operation *op : order) {
+    if (!isSchedulable(op) || transferOf.count(op))
+      continue;
+    Transfer t;
+    t.collective = op;
+    auto pack = op->getOperand(0).getDefiningOp<PackOp>();
+    if (pack && pack->getBlock() == &block && pack->hasOneUse())
+      t.ops.push_back(pack);
+    t.ops.push_back(op);
+    Operation *tail = op;
+    if (op->getResult(0).hasOneUse())
+      if (auto unpack = dyn_cast<UnpackOp>(*op->getResult(0).user_begin());
+          unpack && unpack->getBlock() == &block) {
+        t.ops.push_back(unpack);
+        tail = unpack;
+      }
+    llvm::append_range(t.outputs, tail->getResults());
+    t.bytes = getPayload(op);
+    transfers.push_back(std::move(t));
+    for (Operation *member : transfers.back().ops)
+      transferOf[member] = transfers.size() - 1;
+  }
+
+  // As late as the first use allows.
+  for (Transfer &t : transfers) {
+    int64_t last = position.lookup(t.ops.back());
+    t.needed = position.lookup(block.getTerminator());
+    for (Value output : t.outputs)
+      for (Operation *user : output.getUsers())
+        if (int64_t p = positionInBlock(user); p > last)
+          t.needed = std::min(t.needed, p);
+  }
+  // As early as the operands and the last fence before it allow. An
+  // operand another transfer produces is available after that transfer's
+  // wait, in the gap before its first use.
+  for (Transfer &t : transfers) {
+    int64_t first = position.lookup(t.ops.front());
+    for (int64_t i = first - 1; i >= 0; --i)
+      if (isFence(order[i])) {
+        t.earliest = i;
+        break;
+      }
+    for (Operation *op : t.ops)
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || llvm::is_contained(t.ops, def))
+          continue;
+        int64_t p = positionInBlock(def);
+        auto producer = transferOf.find(def);
+        if (producer != transferOf.end())
+          p = std::max(p, transfers[producer->second].needed - 1);
+        t.earliest = std::max(t.earliest, p);
+      }
+    t.start = t.earliest;
+  }
+
+  // The bytes in flight may not exceed the budget: a start that would
+  // exceed it waits until enough earlier transfers are waited for (at the
+  // latest, it starts right before it is needed).
+  if (memoryBudget > 0) {
+    SmallVector<unsigned> byStart;
+    for (unsigned i = 0; i < transfers.size(); ++i)
+      byStart.push_back(i);
+    llvm::stable_sort(byStart, [&](unsigned a, unsigned b) {
+      return std::make_pair(transfers[a].start, transfers[a].needed) <
+             std::make_pair(transfers[b].start, transfers[b].needed);
+    });
+    SmallVector<unsigned> inFlight;
+    for (unsigned i : byStart) {
+      Transfer &t = transfers[i];
+      auto bytesInFlight = [&]() {
+        int64_t bytes = 0;
+        for (unsigned j : inFlight)
+          if (transfers[j].start <= t.start &&
+              transfers[j].needed - 1 > t.start)
+            bytes += transfers[j].bytes;
+        return bytes;
+      };
+      while (bytesInFlight() + t.bytes > memoryBudget) {
+        // Move to the gap of the earliest wait still ahead (waits go before
+        // starts in a gap); at the latest, start right where it is needed.
+        int64_t next = t.needed - 1;
+        for (unsigned j : inFlight)
+          if (transfers[j].start <= t.start &&
+              transfers[j].needed - 1 > t.start)
+            next = std::min(next, transfers[j].needed - 1);
+        if (next <= t.start) {
+          t.start = t.needed - 1;
+          break;
+        }
+        t.start = next;
+        if (t.start >= t.needed - 1)
+          break;
+      }
+      inFlight.push_back(i);
+    }
+  }
+
+  // Rewrite: starts in the order they become possible, then needed.
+  // Only what lies between a start and its wait and is no transfer itself
+  // can hide a transfer.
+  auto countBetween = [&](const Transfer &t) {
+    return llvm::count_if(llvm::seq(t.start + 1, t.needed), [&](int64_t p) {
+      return !transferOf.count(order[p]);
+    });
+  };
+  SmallVector<unsigned> chosen;
+  for (unsigned i = 0; i < transfers.size(); ++i)
+    if (countBetween(transfers[i]) > 0)
+      chosen.push_back(i);
+  llvm::stable_sort(chosen, [&](unsigned a, unsigned b) {
+    return std::make_pair(transfers[a].start, transfers[a].needed) <
+           std::make_pair(transfers[b].start, transfers[b].needed);
+  });
+
+  // Each start and wait goes into a gap between two of the block's ops,
+  // before the next op that stays in the block: in a gap, the waits first
+  // (a start there may read what they return), then the starts.
+  llvm::DenseSet<Operation *> moved;
+  for (unsigned i : chosen)
+    for (Operation *op : transfers[i].ops)
+      moved.insert(op);
+  auto anchor = [&](int64_t gap) {
+    for (int64_t p = gap + 1;; ++p)
+      if (!moved.contains(order[p]))
+        return order[p];
+  };
+  MLIRContext *ctx = block.getParent()->getContext();
+  llvm::DenseMap<unsigned, StartOp> startOf;
+  unsigned streamIndex = 0;
+  int64_t gaps = static_cast<int64_t>(order.size()) - 1;
+  for (int64_t gap = -1; gap < gaps; ++gap) {
+    OpBuilder builder(anchor(gap));
+    for (unsigned i : chosen) {
+      Transfer &t = transfers[i];
+      if (t.needed - 1 != gap)
+        continue;
+      SmallVector<Type> types;
+      for (Value output : t.outputs)
+        types.push_back(output.getType());
+      auto wait = WaitOp::create(builder, t.collective->getLoc(), types,
+                                 startOf[i].getToken());
+      StartOp start = startOf[i];
+      for (auto [output, result] : llvm::zip(t.outputs, wait.getResults()))
+        output.replaceUsesWithIf(result, [&](OpOperand &use) {
+          return !start->isAncestor(use.getOwner());
+        });
+    }
+    for (unsigned i : chosen) {
+      Transfer &t = transfers[i];
+      if (t.start != gap)
+        continue;
+      Location loc = t.collective->getLoc();
+      auto start = StartOp::create(builder, loc, TokenType::get(ctx));
+      startOf[i] = start;
+      OpBuilder inside(ctx);
+      Block *body = inside.createBlock(&start.getBody());
+      for (Operation *op : t.ops)
+        op->moveBefore(body, body->end());
+      inside.setInsertionPointToEnd(body);
+      YieldOp::create(inside, loc, t.outputs);
+      builder.setInsertionPointAfter(start);
+      if (streams > 1) {
+        auto collective = cast<CollectiveOpInterface>(t.collective);
+        PlanAttr plan = collective.getPlanAttr();
+        if (!plan || !plan.getStream())
+          collective.setPlanAttr(
+              PlanAttr::get(ctx, plan ? plan.getAlgorithm() : std::nullopt,
+                            plan ? plan.getProtocol() : std::nullopt,
+                            plan ? plan.getChannels() : std::nullopt,
+                            plan ? plan.getChunkBytes() : std::nullopt,
+                            plan ? plan.getPrecision() : Type(),
+                            plan ? plan.getRoute() : std::nullopt,
+                            static_cast<int64_t>(streamIndex++ % streams)));
+      }
+      ++numOpsScheduled;
+      if (explain)
+        t.collective->emitRemark()
+            << "comm-schedule: started "
+            << (t.start < 0 ? std::string("at the beginning of the block")
+                            : "after " + describe(order[t.start]))
+            << ", waited for before " << describe(order[t.needed]) << ", "
+            << countBetween(t) << " op(s) in between";
+    }
+  }
+}
+
+void SchedulePass::runOnOperation() {
+  if (memoryBudget < 0 || streams < 1 || streams > 64) {
+    getOperation().emitError()
+        << "comm-schedule: memory-budget must be non-negative and streams in "
+           "[1, 64], got memory-budget="
+        << static_cast<int64_t>(memoryBudget)
+        << " streams=" << static_cast<int64_t>(streams);
+    return signalPassFailure();
+  }
+  // Blocks outside async regions, innermost last so that positions stay
+  // valid while a block is rewritten.
+  SmallVector<Block *> blocks;
+  getOperation()->walk([&](Block *block) {
+    Operation *parent = block->getParentOp();
+    if (!parent || isa<StartOp>(parent) || parent->getParentOfType<StartOp>())
+      return;
+    if (block->empty() || !block->back().hasTrait<OpTrait::IsTerminator>())
+      return;
+    blocks.push_back(block);
+  });
+  for (Block *block : blocks)
+    scheduleBlock(*block);
+}

@@ -1,0 +1,117 @@
+// RUN: comm-opt %s --comm-schedule -split-input-file | FileCheck %s
+// RUN: comm-opt %s --comm-schedule="memory-budget=4096" -split-input-file | FileCheck %s --check-prefix=BUDGET
+// RUN: comm-opt %s --comm-schedule="streams=2" -split-input-file | FileCheck %s --check-prefix=STREAMS
+// RUN: comm-opt %s --comm-schedule=explain -split-input-file -verify-diagnostics -o /dev/null
+// RUN: not comm-opt %s --comm-schedule="streams=0" 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: comm-schedule: memory-budget must be non-negative and streams in [1, 64], got memory-budget=0 streams=0
+
+/// A layer's gradients start as soon as its backward produced them and are
+/// waited for where they are used: here at the end, so both overlap the
+/// backward of the layer below and the optimizer step.
+// CHECK-LABEL: func.func @backward
+// CHECK: %[[G2:.*]] = comm.compute "l2"
+// CHECK-NEXT: %[[T2:.*]] = comm.start {
+// CHECK-NEXT: comm.all_reduce sum %[[G2]]
+// CHECK: %[[G1:.*]] = comm.compute "l1"
+// CHECK-NEXT: %[[T1:.*]] = comm.start {
+// CHECK-NEXT: comm.all_reduce sum %[[G1]]
+// CHECK: comm.compute "opt"
+// CHECK-NEXT: %[[R2:.*]] = comm.wait %[[T2]]
+// CHECK-NEXT: %[[R1:.*]] = comm.wait %[[T1]]
+// CHECK-NEXT: return %[[R1]], %[[R2]]
+// STREAMS-LABEL: func.func @backward
+// STREAMS: comm.all_reduce sum %{{.*}} plan <stream = 0>
+// STREAMS: comm.all_reduce sum %{{.*}} plan <stream = 1>
+func.func @backward(%w: tensor<64xf32>) -> (tensor<1024xf32>, tensor<1024xf32>) {
+  %g2 = comm.compute "l2"(%w) time_us 100.0 : (tensor<64xf32>) -> tensor<1024xf32>
+  // expected-remark @+1 {{comm-schedule: started after 'comm.compute' (line 26), waited for before 'func.return' (line 33), 2 op(s) in between}}
+  %r2 = comm.all_reduce sum %g2 over [[0, 1, 2, 3]] : tensor<1024xf32>
+  %g1 = comm.compute "l1"(%w) time_us 100.0 : (tensor<64xf32>) -> tensor<1024xf32>
+  // expected-remark @+1 {{comm-schedule: started after 'comm.compute' (line 29), waited for before 'func.return' (line 33), 1 op(s) in between}}
+  %r1 = comm.all_reduce sum %g1 over [[0, 1, 2, 3]] : tensor<1024xf32>
+  comm.compute "opt"(%w) time_us 50.0 : (tensor<64xf32>) -> ()
+  return %r1, %r2 : tensor<1024xf32>, tensor<1024xf32>
+}
+
+// -----
+
+/// A bucket's pack and unpack travel with its collective; a collective that
+/// reads another's result starts after that one's wait.
+// CHECK-LABEL: func.func @bucket_chain
+// CHECK: %[[T:.*]] = comm.start {
+// CHECK-NEXT: comm.pack
+// CHECK-NEXT: comm.all_reduce
+// CHECK-NEXT: comm.unpack
+// CHECK: comm.compute "between"
+// CHECK-NEXT: %[[U:.*]]:2 = comm.wait %[[T]]
+// CHECK-NEXT: comm.start {
+// CHECK-NEXT: comm.all_reduce sum %[[U]]#0
+func.func @bucket_chain(%a: tensor<8xf32>, %b: tensor<8xf32>, %w: tensor<64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %p = comm.pack %a, %b offsets [0, 8] : tensor<8xf32>, tensor<8xf32> -> tensor<16xf32>
+  // expected-remark @+1 {{comm-schedule: started at the beginning of the block, waited for before 'comm.all_reduce' (line 56), 1 op(s) in between}}
+  %r = comm.all_reduce sum %p over [[0, 1, 2, 3]] : tensor<16xf32>
+  %x, %y = comm.unpack %r offsets [0, 8] : tensor<16xf32> -> tensor<8xf32>, tensor<8xf32>
+  comm.compute "between"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
+  // expected-remark @+1 {{comm-schedule: started after 'comm.compute' (line 54), waited for before 'func.return' (line 58), 1 op(s) in between}}
+  %s = comm.all_reduce sum %x over [[0, 1, 2, 3]] : tensor<8xf32>
+  comm.compute "after"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
+  return %s, %y : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+/// Nothing between start and wait: it stays blocking. Nothing starts above
+/// a point-to-point exchange.
+// CHECK-LABEL: func.func @negative_nothing_between
+// CHECK-NOT: comm.start
+// CHECK: return
+func.func @negative_nothing_between(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %r = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+  %s = comm.all_reduce sum %r over [[0, 1, 2, 3]] : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @fenced
+// CHECK: comm.send
+// CHECK-NEXT: comm.start
+// CHECK: comm.compute "c"
+// CHECK-NEXT: comm.wait
+func.func @fenced(%a: tensor<8xf32>, %w: tensor<64xf32>) -> tensor<8xf32> {
+  comm.send %a to [[0, 1]] tag 0 : tensor<8xf32>
+  // expected-remark @+1 {{comm-schedule: started after 'comm.send'}}
+  %r = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+  comm.compute "c"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+/// Ready at the same point (the start of the block: their operands are
+/// arguments), the one needed first goes first. With a 4 KiB budget the
+/// second 4 KiB transfer waits for the first to be waited for.
+// CHECK-LABEL: func.func @needed_first
+// CHECK: comm.start {
+// CHECK-NEXT: comm.all_reduce sum %[[B:.*]] over
+// CHECK: comm.start {
+// CHECK-NEXT: comm.all_reduce sum %[[A:.*]] over
+// BUDGET-LABEL: func.func @needed_first
+// BUDGET: comm.start {
+// BUDGET-NEXT: comm.all_reduce sum %arg1
+// BUDGET: comm.compute "d"
+// BUDGET-NEXT: comm.wait
+// BUDGET-NEXT: comm.start {
+// BUDGET-NEXT: comm.all_reduce sum %arg0
+// BUDGET: comm.compute "use_b"
+func.func @needed_first(%a: tensor<1024xf32>, %b: tensor<1024xf32>, %w: tensor<64xf32>) -> tensor<1024xf32> {
+  comm.compute "c"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
+  // expected-remark @+1 {{comm-schedule: started at the beginning of the block, waited for before 'func.return'}}
+  %ra = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<1024xf32>
+  // expected-remark @+1 {{comm-schedule: started at the beginning of the block, waited for before 'comm.compute'}}
+  %rb = comm.all_reduce sum %b over [[0, 1, 2, 3]] : tensor<1024xf32>
+  comm.compute "d"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
+  comm.compute "use_b"(%rb) time_us 10.0 : (tensor<1024xf32>) -> ()
+  comm.compute "e"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
+  return %ra : tensor<1024xf32>
+}
