@@ -59,11 +59,20 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
     with regions (so no transfer crosses an async boundary or a point-to-
     point exchange). Ops inside a `comm.start` body fuse with each other.
 
-    Bucket size follows PyTorch DDP's rule: a bucket closes when the next
-    tensor would take it over `threshold-bytes` (default 25 MiB), and the
-    first bucket of a block over `first-bucket-bytes` (default 1 MiB) so
-    that the first gradients go out early. A tensor larger than the limit
-    travels alone.
+    With `mode=threshold` (the default), bucket size follows PyTorch DDP's
+    rule: a bucket closes when the next tensor would take it over
+    `threshold-bytes` (default 25 MiB), and the first bucket of a block over
+    `first-bucket-bytes` (default 1 MiB) so that the first gradients go out
+    early. A tensor larger than the limit travels alone.
+
+    With `mode=cost`, the boundaries come from the cost model on the
+    module's topology for `backend`: each run of compatible collectives is
+    cut into the buckets that let the last of them finish first, assuming
+    (as `comm-schedule` arranges) that a bucket starts on the communication
+    stream as soon as its last member's operand is computed and the stream
+    is free. One large bucket waits for everything; many small ones each
+    pay the latency of a collective; the cut between trades the two. A
+    bucket still holds at most `threshold-bytes`, and at most 256 tensors.
 
     ```mlir
     %x = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
@@ -81,6 +90,22 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
     Option<"firstBucketBytes", "first-bucket-bytes", "int64_t",
            /*default=*/"1 << 20",
            "Largest first bucket of a block in bytes (DDP's first bucket)">,
+    Option<"mode", "mode", "::mlir::comm::FuseMode",
+           /*default=*/"::mlir::comm::FuseMode::threshold",
+           "How buckets are sized",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::comm::FuseMode::threshold, "threshold",
+                        "fixed limits (PyTorch DDP's rule)"),
+             clEnumValN(::mlir::comm::FuseMode::cost, "cost",
+                        "the boundaries that finish the transfers first, "
+                        "by the cost model"))}]>,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology the cost mode plans for (overrides the comm.topology "
+           "module attribute)">,
+    Option<"backend", "backend", "::mlir::comm::Backend",
+           /*default=*/"::mlir::comm::Backend::nccl",
+           "The runtime backend the cost mode plans for",
+           "::mlir::comm::BackendValues()">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark on each bucket's collective">,
   ];

@@ -16,6 +16,9 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   check.topology = options.topology;
   pm.addPass(createCommCheckTopology(check));
   CommFuseOptions fuse;
+  fuse.mode = FuseMode::cost;
+  fuse.topology = options.topology;
+  fuse.backend = options.backend;
   fuse.explain = options.explain;
   pm.addPass(createCommFuse(fuse));
   CommReducePrecisionOptions precision;

@@ -63,34 +63,6 @@ struct Instr {
   std::vector<int32_t> groupOfRank;
 };
 
-/// Dense peak throughput of a GPU (bf16 tensor cores), for compute steps
-/// that give flops but no time (datasheet figures, docs/Simulator.md).
-static double getPeakFlops(const Device &gpu) {
-  int cc = gpu.computeCapability;
-  if (cc >= 100)
-    return 2250e12;
-  if (cc >= 90)
-    return 989e12;
-  if (cc == 89)
-    return 362e12;
-  if (cc == 86)
-    return 71e12;
-  if (cc >= 80)
-    return 312e12;
-  if (cc >= 70)
-    return 125e12;
-  return 100e12;
-}
-
-static uint64_t tensorBytes(Type type) {
-  auto tensor = dyn_cast_or_null<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape() ||
-      !tensor.getElementType().isIntOrFloat())
-    return 0;
-  return tensor.getNumElements() *
-         ((tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8);
-}
-
 /// Flattens the entry function into instructions, unrolling scf.for loops
 /// with constant bounds and inlining calls.
 class Flattener {
@@ -174,33 +146,12 @@ LogicalResult Flattener::flattenOp(Operation *op, unsigned depth,
     out.push_back(add(std::move(instr)));
     return success();
   }
-  if (auto compute = dyn_cast<ComputeOp>(op)) {
+  if (std::optional<double> time = getLocalTimeUs(op, topology)) {
+    // Compute steps, and packs and unpacks (local kernels).
     instr.kind = InstrKind::Compute;
-    instr.name = compute.getName().str();
-    const Device &gpu = topology.getDevice(topology.getGPU(0));
-    if (auto time = compute.getTimeUs()) {
-      instr.durationUs = time->convertToDouble();
-    } else {
-      double flops = compute.getFlops() ? compute.getFlops()->convertToDouble()
-                                        : 0;
-      double bytes = compute.getBytesAttr() ? compute.getBytesAttr().getInt()
-                                            : 0;
-      double hbm = gpu.memoryGBps > 0 ? gpu.memoryGBps : 1000;
-      instr.durationUs =
-          std::max(flops / getPeakFlops(gpu), bytes / (hbm * 1e9)) * 1e6;
-    }
-    out.push_back(add(std::move(instr)));
-    return success();
-  }
-  if (isa<PackOp, UnpackOp>(op)) {
-    // A local kernel that reads and writes the buffer once.
-    instr.kind = InstrKind::Compute;
-    uint64_t bytes = 0;
-    for (Type type : op->getResultTypes())
-      bytes += tensorBytes(type);
-    const Device &gpu = topology.getDevice(topology.getGPU(0));
-    double hbm = gpu.memoryGBps > 0 ? gpu.memoryGBps : 1000;
-    instr.durationUs = 3.0 + 2.0 * bytes / (hbm * 1e3);
+    if (auto compute = dyn_cast<ComputeOp>(op))
+      instr.name = compute.getName().str();
+    instr.durationUs = *time;
     out.push_back(add(std::move(instr)));
     return success();
   }

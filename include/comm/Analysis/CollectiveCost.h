@@ -28,6 +28,17 @@ namespace comm {
 /// std::nullopt for ops that move nothing between ranks or memories.
 std::optional<CollectiveRequest> getCollectiveRequest(Operation *op);
 
+/// How long `op` occupies a rank without communicating, in us: a
+/// comm.compute its `time_us`, else the larger of its flops at the GPU's
+/// dense peak and its bytes at the GPU's HBM bandwidth; a comm.pack or
+/// comm.unpack a kernel launch plus reading and writing the buffer once.
+/// std::nullopt for every other op.
+std::optional<double> getLocalTimeUs(Operation *op, const Topology &topology);
+
+/// How long packing or unpacking `bytes` takes: a kernel launch plus
+/// reading and writing them once in HBM.
+double getPackTimeUs(double bytes, const Topology &topology);
+
 /// The ranks a program runs on, and what bounds them.
 struct ProgramRanks {
   uint64_t ranks = 0;

@@ -1,5 +1,8 @@
 // RUN: comm-opt %s --comm-fuse -split-input-file | FileCheck %s
 // RUN: comm-opt %s --comm-fuse="threshold-bytes=1024 first-bucket-bytes=512" -split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: comm-opt %s --comm-fuse="mode=cost topology=dgx-h100" -split-input-file | FileCheck %s --check-prefix=COST
+// RUN: not comm-opt %s --comm-fuse="mode=cost" --mlir-disable-threading -split-input-file 2>&1 | FileCheck %s --check-prefix=NOTOPO
+// NOTOPO: error: no topology
 // RUN: not comm-opt %s --comm-fuse="threshold-bytes=0" 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: error: comm-fuse: threshold-bytes and first-bucket-bytes must be positive, got 0 and 1048576
 
@@ -152,4 +155,53 @@ func.func @limits(%a: tensor<64xf32>, %big: tensor<512xf32>) -> tensor<64xf32> {
   %6 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
   %7 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
   return %7 : tensor<64xf32>
+}
+
+// -----
+
+/// Cost mode: gradients of two layers, each layer's ready when its backward
+/// is done. One bucket would wait for both layers; a bucket per layer lets
+/// the first travel while the second layer computes, which the cost model
+/// predicts finishes first. Threshold mode only counts bytes: the first
+/// gradient (over the 1 MiB first bucket) goes alone, the other three share
+/// a bucket that waits for layer 1.
+
+// COST-LABEL: func.func @layers
+// COST: comm.compute "layer2.backward"
+// COST: comm.compute "layer1.backward"
+// COST: comm.pack
+// COST-NEXT: comm.all_reduce sum %{{.*}} : tensor<4198400xf32>
+// COST: comm.pack
+// COST-NEXT: comm.all_reduce sum %{{.*}} : tensor<4198400xf32>
+// CHECK-LABEL: func.func @layers
+// CHECK: comm.all_reduce sum %{{.*}} : tensor<4194304xf32>
+// CHECK: comm.all_reduce sum %{{.*}} : tensor<4202496xf32>
+module attributes {comm.topology = "dgx-h100"} {
+func.func @layers(%x: tensor<1024xf32>, %w: tensor<64xf32>) -> tensor<64xf32> {
+  %g2, %b2 = comm.compute "layer2.backward"(%x, %w) time_us 500.0 : (tensor<1024xf32>, tensor<64xf32>) -> (tensor<4194304xf32>, tensor<4096xf32>)
+  %g1, %b1 = comm.compute "layer1.backward"(%x, %w) time_us 500.0 : (tensor<1024xf32>, tensor<64xf32>) -> (tensor<4194304xf32>, tensor<4096xf32>)
+  %r2 = comm.all_reduce sum %g2 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<4194304xf32>
+  %s2 = comm.all_reduce sum %b2 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<4096xf32>
+  %r1 = comm.all_reduce sum %g1 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<4194304xf32>
+  %s1 = comm.all_reduce sum %b1 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<4096xf32>
+  %u = comm.compute "optimizer"(%r2, %s2, %r1, %s1) time_us 50.0 : (tensor<4194304xf32>, tensor<4096xf32>, tensor<4194304xf32>, tensor<4096xf32>) -> tensor<64xf32>
+  return %u : tensor<64xf32>
+}
+}
+
+// -----
+
+/// Cost mode: small gradients all ready together go in one bucket (each
+/// collective's latency would otherwise be paid again).
+// COST-LABEL: func.func @together
+// COST: comm.all_reduce sum %{{.*}} : tensor<4096xf32>
+// COST-NOT: comm.all_reduce
+module attributes {comm.topology = "dgx-h100"} {
+func.func @together(%a: tensor<1024xf32>, %b: tensor<1024xf32>, %c: tensor<1024xf32>, %d: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) {
+  %0 = comm.all_reduce sum %a over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024xf32>
+  %1 = comm.all_reduce sum %b over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024xf32>
+  %2 = comm.all_reduce sum %c over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024xf32>
+  %3 = comm.all_reduce sum %d over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024xf32>
+  return %0, %1, %2, %3 : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>
+}
 }

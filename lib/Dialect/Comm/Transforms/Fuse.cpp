@@ -9,11 +9,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Analysis/CollectiveCost.h"
+#include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+
+#include <cmath>
+#include <map>
 
 namespace mlir {
 namespace comm {
@@ -39,9 +44,16 @@ struct FusePass : public comm::impl::CommFuseBase<FusePass> {
   void runOnOperation() override;
 
 private:
-  void fuseBlock(Block &block);
+  void fuseBlock(Block &block, const CostModel *model);
   /// Replaces the members of `bucket` by pack + collective + unpack.
   void materialize(Bucket &bucket);
+  /// Cuts a run of compatible collectives into the buckets that finish the
+  /// last of them first, by `model`; `ready` gives when each member's
+  /// operand is computed.
+  SmallVector<Bucket>
+  partition(ArrayRef<Operation *> run,
+            const llvm::DenseMap<Operation *, double> &ready,
+            const CostModel &model);
 };
 } // namespace
 
@@ -117,8 +129,30 @@ void FusePass::materialize(Bucket &bucket) {
                         << " collectives, " << bucket.bytes << " bytes, in one";
 }
 
-void FusePass::fuseBlock(Block &block) {
+void FusePass::fuseBlock(Block &block, const CostModel *model) {
   using Key = std::pair<OperationName, std::pair<DictionaryAttr, Type>>;
+  bool byCost = mode == FuseMode::cost;
+  // In cost mode, when each op's operands are computed: the compute
+  // stream's clock after the op that defines them.
+  llvm::DenseMap<Operation *, double> ready;
+  if (byCost) {
+    double clock = 0;
+    llvm::DenseMap<Operation *, double> after;
+    for (Operation &op : block) {
+      clock += getLocalTimeUs(&op, model->getTopology()).value_or(0);
+      after[&op] = clock;
+    }
+    for (Operation &op : block) {
+      double at = 0;
+      for (Value operand : op.getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && def->getBlock() == &block)
+          at = std::max(at, after.lookup(def));
+      ready[&op] = at;
+    }
+  }
+  // Runs of compatible collectives (cost mode), cut once the block is read.
+  SmallVector<SmallVector<Operation *>> runs;
   llvm::MapVector<Key, Bucket> open;
   bool firstBucket = true;
   auto close = [&](Key key) {
@@ -128,7 +162,10 @@ void FusePass::fuseBlock(Block &block) {
     Bucket bucket = std::move(it->second);
     open.erase(it);
     firstBucket = false;
-    materialize(bucket);
+    if (byCost)
+      runs.push_back(bucket.members);
+    else
+      materialize(bucket);
   };
   auto closeAll = [&]() {
     SmallVector<Key> keys;
@@ -158,16 +195,18 @@ void FusePass::fuseBlock(Block &block) {
 
     Key key = getKey(&op);
     int64_t bytes = getBytes(&op);
-    // A tensor that would take its bucket over the limit closes it and
-    // starts the next one; one over the limit on its own travels alone.
-    auto it = open.find(key);
-    if (it != open.end() &&
-        it->second.bytes + bytes >
-            (firstBucket ? firstBucketBytes : thresholdBytes))
-      close(key);
-    if (bytes > (firstBucket ? firstBucketBytes : thresholdBytes)) {
-      firstBucket = false; // it goes first, alone
-      continue;
+    if (!byCost) {
+      // A tensor that would take its bucket over the limit closes it and
+      // starts the next one; one over the limit on its own travels alone.
+      auto it = open.find(key);
+      if (it != open.end() &&
+          it->second.bytes + bytes >
+              (firstBucket ? firstBucketBytes : thresholdBytes))
+        close(key);
+      if (bytes > (firstBucket ? firstBucketBytes : thresholdBytes)) {
+        firstBucket = false; // it goes first, alone
+        continue;
+      }
     }
     Bucket &bucket = open[key];
     bucket.members.push_back(&op);
@@ -175,6 +214,78 @@ void FusePass::fuseBlock(Block &block) {
     bucket.results.insert(op.getResult(0));
   }
   closeAll();
+  for (ArrayRef<Operation *> run : runs)
+    for (Bucket &bucket : partition(run, ready, *model))
+      materialize(bucket);
+}
+
+SmallVector<Bucket>
+FusePass::partition(ArrayRef<Operation *> run,
+                    const llvm::DenseMap<Operation *, double> &ready,
+                    const CostModel &model) {
+  constexpr size_t kMaxMembers = 256;
+  size_t m = run.size();
+  SmallVector<CollectiveRequest> requests;
+  for (Operation *op : run) {
+    std::optional<CollectiveRequest> request = getCollectiveRequest(op);
+    request->backend = backend;
+    request->native = false;
+    requests.push_back(*request);
+  }
+  // Predictions on a grid of sizes 2^(1/32) apart: the buckets' sizes
+  // vary, their costs change smoothly.
+  std::map<int64_t, double> cache;
+  auto cost = [&](uint64_t bytes) {
+    int64_t step = static_cast<int64_t>(std::ceil(32 * std::log2(bytes + 1.0)));
+    auto it = cache.find(step);
+    if (it != cache.end())
+      return it->second;
+    CollectiveRequest request = requests.front();
+    unsigned element = std::max(1u, request.elementBytes);
+    uint64_t rounded = static_cast<uint64_t>(std::exp2(step / 32.0));
+    request.bytes = std::max<uint64_t>(element, rounded / element * element);
+    llvm::Expected<Prediction> p = model.predict(request);
+    double us = p ? p->timeUs : 0;
+    if (!p)
+      llvm::consumeError(p.takeError());
+    cache[step] = us;
+    return us;
+  };
+  // best[k]: the earliest the communication stream can finish the first k
+  // members; from[k]: where the last bucket of that cut begins.
+  std::vector<double> best(m + 1, 0);
+  std::vector<size_t> from(m + 1, 0);
+  for (size_t k = 1; k <= m; ++k) {
+    best[k] = std::numeric_limits<double>::infinity();
+    uint64_t bytes = 0;
+    double readyAt = 0;
+    for (size_t j = k; j >= 1 && k - j < kMaxMembers; --j) {
+      bytes += requests[j - 1].bytes;
+      if (j < k && bytes > static_cast<uint64_t>(thresholdBytes))
+        break;
+      readyAt = std::max(readyAt, ready.lookup(run[j - 1]));
+      // A bucket of several also packs and unpacks on the stream.
+      double packing =
+          j < k ? 2 * getPackTimeUs(bytes, model.getTopology()) : 0;
+      double end = std::max(readyAt, best[j - 1]) + cost(bytes) + packing;
+      // Ties go to the larger bucket (found first).
+      if (end < best[k] * (1 - 1e-9)) {
+        best[k] = end;
+        from[k] = j - 1;
+      }
+    }
+  }
+  SmallVector<Bucket> buckets;
+  for (size_t k = m; k > 0; k = from[k]) {
+    Bucket bucket;
+    for (size_t i = from[k]; i < k; ++i) {
+      bucket.members.push_back(run[i]);
+      bucket.bytes += getBytes(run[i]);
+    }
+    buckets.push_back(std::move(bucket));
+  }
+  std::reverse(buckets.begin(), buckets.end());
+  return buckets;
 }
 
 void FusePass::runOnOperation() {
@@ -186,8 +297,18 @@ void FusePass::runOnOperation() {
         << static_cast<int64_t>(firstBucketBytes);
     return signalPassFailure();
   }
+  std::unique_ptr<CostModel> model;
+  std::shared_ptr<const Topology> topologyRef;
+  if (mode == FuseMode::cost) {
+    FailureOr<std::shared_ptr<const Topology>> loaded =
+        getTopologyFor(getOperation(), topology);
+    if (failed(loaded))
+      return signalPassFailure();
+    topologyRef = *loaded;
+    model = std::make_unique<CostModel>(*topologyRef);
+  }
   SmallVector<Block *> blocks;
   getOperation()->walk([&](Block *block) { blocks.push_back(block); });
   for (Block *block : blocks)
-    fuseBlock(*block);
+    fuseBlock(*block, model.get());
 }

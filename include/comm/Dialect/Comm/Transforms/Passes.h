@@ -11,6 +11,16 @@
 namespace mlir {
 namespace comm {
 
+/// How comm-fuse sizes its buckets.
+enum class FuseMode {
+  /// PyTorch DDP's rule: fixed byte limits, a smaller first bucket.
+  threshold,
+  /// The bucket boundaries that let the transfers finish first, by the
+  /// cost model, with compute ahead of each transfer as the schedule
+  /// will overlap it.
+  cost,
+};
+
 #define GEN_PASS_DECL
 #include "comm/Dialect/Comm/CommPasses.h.inc"
 
