@@ -74,6 +74,13 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
     pay the latency of a collective; the cut between trades the two. A
     bucket still holds at most `threshold-bytes`, and at most 256 tensors.
 
+    With `mode=cycle`, bucket size follows Horovod's tensor fusion: a
+    background thread wakes every `cycle-us` and sends the tensors that
+    became ready since, fused up to `threshold-bytes`. A bucket closes when
+    the next tensor's operand is computed in a later cycle than its first
+    member's (by the compute clock of the cost model, as in cost mode) or
+    would take it over the limit.
+
     ```mlir
     %x = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
     %y = comm.all_reduce sum %b over [[0, 1, 2, 3]] : tensor<8x16xf32>
@@ -98,7 +105,16 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
                         "fixed limits (PyTorch DDP's rule)"),
              clEnumValN(::mlir::comm::FuseMode::cost, "cost",
                         "the boundaries that finish the transfers first, "
-                        "by the cost model"))}]>,
+                        "by the cost model"),
+             clEnumValN(::mlir::comm::FuseMode::cycle, "cycle",
+                        "what becomes ready within one cycle (Horovod's "
+                        "rule)"))}]>,
+    Option<"maxTensors", "max-tensors", "int64_t", /*default=*/"0",
+           "Most tensors in one bucket (0: no limit; cost mode never "
+           "puts more than 256 in one; XLA's combiners stop at 256)">,
+    Option<"cycleUs", "cycle-us", "double", /*default=*/"1000.0",
+           "Length of a fusion cycle in us (mode=cycle; Horovod's "
+           "HOROVOD_CYCLE_TIME, 1 ms by default)">,
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
            "Topology the cost mode plans for (overrides the comm.topology "
            "module attribute)">,

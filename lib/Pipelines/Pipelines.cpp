@@ -10,28 +10,69 @@
 using namespace mlir;
 using namespace mlir::comm;
 
+/// The comm-fuse options of each strategy: DDP's and XLA's byte limits,
+/// Horovod's cycle, comm's cost model.
+static CommFuseOptions getFuseOptions(const PlanningPipelineOptions &options) {
+  CommFuseOptions fuse;
+  fuse.topology = options.topology;
+  fuse.backend = options.backend;
+  fuse.explain = options.explain;
+  switch (options.strategy) {
+  case Strategy::comm:
+    fuse.mode = FuseMode::cost;
+    break;
+  case Strategy::ddp:
+    // torch.nn.parallel.DistributedDataParallel: bucket_cap_mb=25 and
+    // _DEFAULT_FIRST_BUCKET_BYTES = 1 MiB.
+    fuse.mode = FuseMode::threshold;
+    fuse.thresholdBytes = 25 << 20;
+    fuse.firstBucketBytes = 1 << 20;
+    break;
+  case Strategy::horovod:
+    // HOROVOD_FUSION_THRESHOLD 128 MiB, HOROVOD_CYCLE_TIME 1 ms (0.21+).
+    fuse.mode = FuseMode::cycle;
+    fuse.thresholdBytes = 128 << 20;
+    fuse.cycleUs = 1000;
+    break;
+  case Strategy::xla:
+    // xla/service/collective_utils.h: 30 MiB + 7 bytes; 256 ops per
+    // combined collective; no smaller first group.
+    fuse.mode = FuseMode::threshold;
+    fuse.thresholdBytes = (30 << 20) + 7;
+    fuse.firstBucketBytes = (30 << 20) + 7;
+    fuse.maxTensors = 256;
+    break;
+  case Strategy::naive:
+    break;
+  }
+  return fuse;
+}
+
 void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
                                        const PlanningPipelineOptions &options) {
   CommCheckTopologyOptions check;
   check.topology = options.topology;
   pm.addPass(createCommCheckTopology(check));
-  CommFuseOptions fuse;
-  fuse.mode = FuseMode::cost;
-  fuse.topology = options.topology;
-  fuse.backend = options.backend;
-  fuse.explain = options.explain;
-  pm.addPass(createCommFuse(fuse));
-  CommReducePrecisionOptions precision;
-  precision.topology = options.topology;
-  precision.backend = options.backend;
-  precision.maxRelError = options.maxRelError;
-  precision.explain = options.explain;
-  pm.addPass(createCommReducePrecision(precision));
-  CommSelectAlgorithmOptions select;
-  select.topology = options.topology;
-  select.backend = options.backend;
-  select.explain = options.explain;
-  pm.addPass(createCommSelectAlgorithm(select));
+  if (options.strategy == Strategy::naive) {
+    pm.addPass(createCanonicalizerPass());
+    return;
+  }
+  pm.addPass(createCommFuse(getFuseOptions(options)));
+  // Only comm's planner narrows wire types and chooses algorithms; the
+  // frameworks leave both to the backend (NCCL's own tuner).
+  if (options.strategy == Strategy::comm) {
+    CommReducePrecisionOptions precision;
+    precision.topology = options.topology;
+    precision.backend = options.backend;
+    precision.maxRelError = options.maxRelError;
+    precision.explain = options.explain;
+    pm.addPass(createCommReducePrecision(precision));
+    CommSelectAlgorithmOptions select;
+    select.topology = options.topology;
+    select.backend = options.backend;
+    select.explain = options.explain;
+    pm.addPass(createCommSelectAlgorithm(select));
+  }
   CommScheduleOptions schedule;
   schedule.memoryBudget = options.memoryBudget;
   schedule.explain = options.explain;
@@ -57,6 +98,7 @@ void mlir::comm::buildCompilePipeline(OpPassManager &pm,
     PlanningPipelineOptions planning;
     planning.topology = options.topology;
     planning.backend = getBackend(options.target);
+    planning.strategy = options.strategy;
     buildPlanningPipeline(pm, planning);
   }
   LoweringPipelineOptions lowering;
@@ -70,7 +112,8 @@ void mlir::comm::registerPipelines() {
       "The planning pipeline: check the program against the topology, "
       "fuse small collectives into buckets, narrow wire types where a "
       "tolerance allows, choose algorithms and protocols with the cost "
-      "model, start transfers early and wait late, simplify",
+      "model, start transfers early and wait late, simplify; or, with "
+      "strategy=naive|ddp|horovod|xla, what that framework does",
       buildPlanningPipeline);
   PassPipelineRegistration<LoweringPipelineOptions>(
       "comm-lower-to-emitc",

@@ -336,10 +336,11 @@ TEST(Simulator, EveryTableAlgorithmHasPhases) {
           for (const PhaseSpec &phase : *phases)
             for (const FlowSpec &flow : phase.flows)
               bytes += flow.bytes;
-          if (kind != CollectiveKind::Barrier)
+          if (kind != CollectiveKind::Barrier) {
             EXPECT_GT(bytes, 0)
                 << name.str() << " " << stringifyCollectiveKind(kind).str()
                 << " " << stringifyAlgorithm(algorithm).str();
+          }
         }
       }
     }

@@ -62,6 +62,12 @@ static cl::opt<Target> target("target",
                                        "backend it calls (default cpu-mpi)"),
                               TargetValues(), cl::init(Target::cpu_mpi),
                               cl::cat(category));
+static cl::opt<Strategy>
+    strategy("strategy",
+             cl::desc("who plans (with a topology; default comm): comm's "
+                      "planner, or a baseline doing what a framework's "
+                      "defaults do, to compare against"),
+             StrategyValues(), cl::init(Strategy::comm), cl::cat(category));
 static cl::opt<bool> withHarness(
     "emit-harness",
     cl::desc("link a main() that fills deterministic inputs on every rank, "
@@ -334,6 +340,7 @@ int Driver::run() {
   CompileOptions options;
   options.target = target;
   options.topology = topology;
+  options.strategy = strategy;
   if (options.topology.empty())
     if (auto attr = (*module)->getAttrOfType<StringAttr>("comm.topology"))
       options.topology = attr.getValue().str();
@@ -348,7 +355,8 @@ int Driver::run() {
   std::pair<double, double> tolerances{1e-5, 1e-6};
   step((options.topology.empty()
             ? "lowering for "
-            : "planning for " + options.topology + " and lowering for ") +
+            : "planning for " + options.topology + " (strategy " +
+                  stringifyStrategy(strategy).str() + ") and lowering for ") +
        stringifyTarget(target));
   if (failed(compile(*module, options, &tolerances)))
     return 1;

@@ -1,7 +1,8 @@
 //===- CompileOptions.h - what a program is compiled for --------*- C++ -*-===//
 //
-// The one spelling of a compilation target (cpu-mpi, cuda-nccl, cuda-verbs)
-// and of a runtime backend (mpi, nccl, verbs): the pass options of
+// The one spelling of a compilation target (cpu-mpi, cuda-nccl, cuda-verbs),
+// of a runtime backend (mpi, nccl, verbs) and of a planning strategy (comm
+// and the baselines): the pass options of
 // convert-comm-to-emitc and the pipelines, comm-compile's --target,
 // comm-translate's --comm-target and comm-sim's --backend all take their
 // values from the tables here. Header-only, so that the conversion pass can
@@ -115,12 +116,72 @@ template <typename EnumT> struct EnumValues {
   }
 };
 
+/// Who plans: comm's own planner or a baseline that does what a
+/// framework's documented defaults do (docs/Planning.md cites each).
+enum class Strategy : uint8_t {
+  /// comm's planner: buckets, precision, algorithms and the schedule from
+  /// the cost model on the topology.
+  comm,
+  /// The program as written: one blocking call per tensor, in order, with
+  /// the backend's own algorithm choice.
+  naive,
+  /// PyTorch DDP: 25 MiB buckets with a 1 MiB first one, in gradient-ready
+  /// order, overlapped with the backward.
+  ddp,
+  /// Horovod tensor fusion: what becomes ready within a 1 ms cycle, up to
+  /// 128 MiB, overlapped.
+  horovod,
+  /// XLA GPU: combiners up to 30 MiB and 256 ops, latency-hiding schedule.
+  xla,
+};
+
+struct StrategyInfo {
+  Strategy strategy;
+  llvm::StringLiteral name;
+  llvm::StringLiteral description;
+};
+
+inline constexpr StrategyInfo kStrategies[] = {
+    {Strategy::comm, "comm",
+     "comm's planner: fusion, precision, algorithms and schedule from the "
+     "cost model"},
+    {Strategy::naive, "naive",
+     "the program as written, blocking, the backend's own algorithms"},
+    {Strategy::ddp, "ddp",
+     "PyTorch DDP: 25 MiB buckets, 1 MiB first bucket, overlapped"},
+    {Strategy::horovod, "horovod",
+     "Horovod tensor fusion: 128 MiB, 1 ms cycle, overlapped"},
+    {Strategy::xla, "xla",
+     "XLA GPU combiners (30 MiB, 256 ops) and latency-hiding schedule"},
+};
+
+inline llvm::StringRef stringifyStrategy(Strategy strategy) {
+  return kStrategies[static_cast<unsigned>(strategy)].name;
+}
+inline std::optional<Strategy> symbolizeStrategy(llvm::StringRef name) {
+  for (const StrategyInfo &info : kStrategies)
+    if (info.name == name)
+      return info.strategy;
+  return std::nullopt;
+}
+
+/// The strategies as the values of a command-line or pass option.
+struct StrategyValues {
+  template <typename Opt> void apply(Opt &option) const {
+    for (const StrategyInfo &info : kStrategies)
+      option.getParser().addLiteralOption(info.name, info.strategy,
+                                          info.description);
+  }
+};
+
 /// Everything comm-compile decides before it calls a compiler: the
 /// pipelines it builds on one PassManager read this.
 struct CompileOptions {
   /// Preset or file the program is planned for; empty: no planning.
   std::string topology;
   Target target = Target::cpu_mpi;
+  /// Who plans when a topology is given.
+  Strategy strategy = Strategy::comm;
 };
 
 } // namespace comm

@@ -28,6 +28,11 @@ struct PlanningPipelineOptions
       llvm::cl::desc("the runtime backend the program runs on: plans name "
                      "only what it realizes"),
       llvm::cl::init(Backend::nccl), BackendValues()};
+  PassOptions::Option<Strategy> strategy{
+      *this, "strategy",
+      llvm::cl::desc("who plans: comm, or a baseline doing what a "
+                     "framework's defaults do"),
+      llvm::cl::init(Strategy::comm), StrategyValues()};
   PassOptions::Option<bool> explain{
       *this, "explain",
       llvm::cl::desc("every planning pass says what it decided (remarks)"),
@@ -56,7 +61,9 @@ struct LoweringPipelineOptions
 /// (comm-fuse), narrows the wire type where a tolerance allows it
 /// (comm-reduce-precision), chooses every collective's algorithm and
 /// protocol with the cost model (comm-select-algorithm), starts transfers
-/// early and waits late (comm-schedule) and simplifies it.
+/// early and waits late (comm-schedule) and simplifies it. A baseline
+/// strategy runs only what its framework does: fixed buckets and the
+/// schedule (ddp, horovod, xla), or nothing (naive).
 void buildPlanningPipeline(OpPassManager &pm,
                            const PlanningPipelineOptions &options);
 

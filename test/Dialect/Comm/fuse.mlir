@@ -5,6 +5,13 @@
 // NOTOPO: error: no topology
 // RUN: not comm-opt %s --comm-fuse="threshold-bytes=0" 2>&1 | FileCheck %s --check-prefix=ZERO
 // ZERO: error: comm-fuse: threshold-bytes and first-bucket-bytes must be positive, got 0 and 1048576
+// RUN: comm-opt %s --comm-fuse="mode=cycle cycle-us=400 topology=dgx-h100" -split-input-file | FileCheck %s --check-prefix=CYCLE
+// RUN: comm-opt %s --comm-fuse="mode=cycle cycle-us=2000 threshold-bytes=67108864 topology=dgx-h100" -split-input-file | FileCheck %s --check-prefix=LONGCYCLE
+// RUN: comm-opt %s --comm-fuse="max-tensors=3" -split-input-file | FileCheck %s --check-prefix=MAX
+// RUN: not comm-opt %s --comm-fuse="mode=cycle cycle-us=0" 2>&1 | FileCheck %s --check-prefix=NOCYCLE
+// NOCYCLE: error: comm-fuse: cycle-us must be a positive number of microseconds, got 0
+// RUN: not comm-opt %s --comm-fuse="max-tensors=-1" 2>&1 | FileCheck %s --check-prefix=NEGMAX
+// NEGMAX: error: comm-fuse: max-tensors must be 0 (no limit) or positive, got -1
 
 /// Three gradients of one group: one pack, one all_reduce, one unpack whose
 /// results replace the three, where the last one was.
@@ -176,6 +183,18 @@ func.func @limits(%a: tensor<64xf32>, %big: tensor<512xf32>) -> tensor<64xf32> {
 // CHECK-LABEL: func.func @layers
 // CHECK: comm.all_reduce sum %{{.*}} : tensor<4194304xf32>
 // CHECK: comm.all_reduce sum %{{.*}} : tensor<4202496xf32>
+/// Cycle mode (Horovod): layer 2's gradients are ready at 500 us, layer
+/// 1's at 1000 us. With 400 us cycles they fall in cycles 1 and 2: a bucket
+/// each; with 2 ms cycles (and a 64 MiB limit) both in cycle 0: one bucket.
+// CYCLE-LABEL: func.func @layers
+// CYCLE: comm.all_reduce sum %{{.*}} : tensor<4198400xf32>
+// CYCLE: comm.all_reduce sum %{{.*}} : tensor<4198400xf32>
+// CYCLE-NOT: comm.all_reduce
+// CYCLE: return
+// LONGCYCLE-LABEL: func.func @layers
+// LONGCYCLE: comm.all_reduce sum %{{.*}} : tensor<8396800xf32>
+// LONGCYCLE-NOT: comm.all_reduce
+// LONGCYCLE: return
 module attributes {comm.topology = "dgx-h100"} {
 func.func @layers(%x: tensor<1024xf32>, %w: tensor<64xf32>) -> tensor<64xf32> {
   %g2, %b2 = comm.compute "layer2.backward"(%x, %w) time_us 500.0 : (tensor<1024xf32>, tensor<64xf32>) -> (tensor<4194304xf32>, tensor<4096xf32>)
@@ -196,6 +215,12 @@ func.func @layers(%x: tensor<1024xf32>, %w: tensor<64xf32>) -> tensor<64xf32> {
 // COST-LABEL: func.func @together
 // COST: comm.all_reduce sum %{{.*}} : tensor<4096xf32>
 // COST-NOT: comm.all_reduce
+/// max-tensors=3: a bucket closes at three tensors.
+// MAX-LABEL: func.func @together
+// MAX: comm.all_reduce sum %{{.*}} : tensor<3072xf32>
+// MAX: comm.all_reduce sum %{{.*}} : tensor<1024xf32>
+// MAX-NOT: comm.all_reduce
+// MAX: return
 module attributes {comm.topology = "dgx-h100"} {
 func.func @together(%a: tensor<1024xf32>, %b: tensor<1024xf32>, %c: tensor<1024xf32>, %d: tensor<1024xf32>) -> (tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>) {
   %0 = comm.all_reduce sum %a over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024xf32>

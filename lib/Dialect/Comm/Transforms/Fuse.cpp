@@ -1,11 +1,12 @@
-//===- Fuse.cpp - bucket compatible collectives ------------------*- C++
-//-*-===//
+//===- Fuse.cpp - bucket compatible collectives ----------------*- C++ -*-===//
 //
 // comm-fuse: collectives that could travel as one (same kind, same
 // attributes, same element type) are gathered in program order into
 // buckets, each becoming pack + one collective + unpack where its last
 // member was. A bucket never moves a collective past a use of its result,
-// nor across an async boundary or a point-to-point exchange.
+// nor across an async boundary or a point-to-point exchange. Bucket
+// boundaries come from byte limits (PyTorch DDP), from fusion cycles
+// (Horovod) or from the cost model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,10 +133,11 @@ void FusePass::materialize(Bucket &bucket) {
 void FusePass::fuseBlock(Block &block, const CostModel *model) {
   using Key = std::pair<OperationName, std::pair<DictionaryAttr, Type>>;
   bool byCost = mode == FuseMode::cost;
-  // In cost mode, when each op's operands are computed: the compute
-  // stream's clock after the op that defines them.
+  bool byCycle = mode == FuseMode::cycle;
+  // In cost and cycle mode, when each op's operands are computed: the
+  // compute stream's clock after the op that defines them.
   llvm::DenseMap<Operation *, double> ready;
-  if (byCost) {
+  if (model) {
     double clock = 0;
     llvm::DenseMap<Operation *, double> after;
     for (Operation &op : block) {
@@ -154,6 +156,8 @@ void FusePass::fuseBlock(Block &block, const CostModel *model) {
   // Runs of compatible collectives (cost mode), cut once the block is read.
   SmallVector<SmallVector<Operation *>> runs;
   llvm::MapVector<Key, Bucket> open;
+  // In cycle mode, the cycle each open bucket's first member is ready in.
+  llvm::DenseMap<Key, int64_t> openCycle;
   bool firstBucket = true;
   auto close = [&](Key key) {
     auto it = open.find(key);
@@ -195,7 +199,26 @@ void FusePass::fuseBlock(Block &block, const CostModel *model) {
 
     Key key = getKey(&op);
     int64_t bytes = getBytes(&op);
-    if (!byCost) {
+    if (maxTensors > 0) {
+      auto it = open.find(key);
+      if (it != open.end() &&
+          it->second.members.size() >= static_cast<size_t>(maxTensors))
+        close(key);
+    }
+    if (byCycle) {
+      // Horovod sends what became ready in one cycle together, up to the
+      // limit; a tensor over the limit on its own travels alone.
+      auto cycle =
+          static_cast<int64_t>(std::floor(ready.lookup(&op) / cycleUs));
+      auto it = open.find(key);
+      if (it != open.end() && (openCycle.lookup(key) != cycle ||
+                               it->second.bytes + bytes > thresholdBytes))
+        close(key);
+      if (bytes > thresholdBytes)
+        continue;
+      if (!open.count(key))
+        openCycle[key] = cycle;
+    } else if (!byCost) {
       // A tensor that would take its bucket over the limit closes it and
       // starts the next one; one over the limit on its own travels alone.
       auto it = open.find(key);
@@ -223,7 +246,7 @@ SmallVector<Bucket>
 FusePass::partition(ArrayRef<Operation *> run,
                     const llvm::DenseMap<Operation *, double> &ready,
                     const CostModel &model) {
-  constexpr size_t kMaxMembers = 256;
+  size_t maxMembers = maxTensors > 0 ? std::min<int64_t>(maxTensors, 256) : 256;
   size_t m = run.size();
   SmallVector<CollectiveRequest> requests;
   for (Operation *op : run) {
@@ -259,7 +282,7 @@ FusePass::partition(ArrayRef<Operation *> run,
     best[k] = std::numeric_limits<double>::infinity();
     uint64_t bytes = 0;
     double readyAt = 0;
-    for (size_t j = k; j >= 1 && k - j < kMaxMembers; --j) {
+    for (size_t j = k; j >= 1 && k - j < maxMembers; --j) {
       bytes += requests[j - 1].bytes;
       if (j < k && bytes > static_cast<uint64_t>(thresholdBytes))
         break;
@@ -297,9 +320,22 @@ void FusePass::runOnOperation() {
         << static_cast<int64_t>(firstBucketBytes);
     return signalPassFailure();
   }
+  if (maxTensors < 0) {
+    getOperation().emitError()
+        << "comm-fuse: max-tensors must be 0 (no limit) or positive, got "
+        << static_cast<int64_t>(maxTensors);
+    return signalPassFailure();
+  }
+  if (!(cycleUs > 0) || !std::isfinite(cycleUs)) {
+    getOperation().emitError()
+        << "comm-fuse: cycle-us must be a positive number of microseconds, "
+           "got "
+        << static_cast<double>(cycleUs);
+    return signalPassFailure();
+  }
   std::unique_ptr<CostModel> model;
   std::shared_ptr<const Topology> topologyRef;
-  if (mode == FuseMode::cost) {
+  if (mode != FuseMode::threshold) {
     FailureOr<std::shared_ptr<const Topology>> loaded =
         getTopologyFor(getOperation(), topology);
     if (failed(loaded))

@@ -19,6 +19,9 @@ enum class FuseMode {
   /// cost model, with compute ahead of each transfer as the schedule
   /// will overlap it.
   cost,
+  /// Horovod's tensor fusion: the tensors that become ready within one
+  /// cycle travel together, up to the byte limit.
+  cycle,
 };
 
 #define GEN_PASS_DECL
