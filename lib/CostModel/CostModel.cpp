@@ -97,6 +97,48 @@ static std::string describeLinkRef(const Topology &topology, LinkId id) {
          formatBandwidth(link.props->bandwidthGBps) + ")";
 }
 
+double CostModel::getPatternFlowBandwidth(ArrayRef<int64_t> ranks,
+                                          bool fromFirst) const {
+  SmallVector<Path> paths;
+  for (size_t i = 0; i < (fromFirst ? 1 : ranks.size()); ++i)
+    for (size_t j = 0; j < ranks.size(); ++j)
+      if (i != j)
+        paths.push_back(topology.getGPUPath(ranks[i], ranks[j]));
+  llvm::DenseMap<uint64_t, unsigned> flowsOnLink;
+  double rate = kInf;
+  for (const Path &path : paths) {
+    if (!path.isConnected())
+      return 0;
+    rate = std::min(rate, getPathBandwidth(path));
+    for (const PathHop &hop : path.hops)
+      ++flowsOnLink[2 * hop.link + hop.reverse];
+  }
+  for (auto [directed, flows] : flowsOnLink)
+    rate = std::min(rate, topology.getLink(directed / 2).props->bandwidthGBps /
+                              flows);
+  return std::isinf(rate) ? 0 : rate;
+}
+
+std::pair<double, std::string>
+CostModel::getDirectBandwidth(const GroupShape &shape,
+                              double protocolFactor) const {
+  // What a GPU sends in all: its own link, its share of the node's
+  // network, and the n-1 flows it sends at the rate the busiest shared
+  // link leaves each.
+  double bw = shape.injectGBps;
+  std::string bottleneck = "each GPU's own link";
+  if (shape.nodes > 1 && shape.nodeNetworkGBps / shape.perNode < bw) {
+    bw = shape.nodeNetworkGBps / shape.perNode;
+    bottleneck = "each GPU's share of " + shape.networkBottleneck;
+  }
+  double pattern = (shape.ranks - 1) * shape.allPairsFlowGBps;
+  if (pattern > 0 && pattern < bw) {
+    bw = pattern;
+    bottleneck = "the link the exchange's flows share most";
+  }
+  return {bw * protocolFactor, bottleneck};
+}
+
 GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   std::string key;
   {
@@ -269,6 +311,11 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   }
   if (std::isinf(shape.injectGBps))
     shape.injectGBps = shape.injectRawGBps = shape.ringGBps;
+  if (ranks.size() >= 2 && ranks.size() <= 128) {
+    shape.allPairsFlowGBps =
+        getPatternFlowBandwidth(ranks, /*fromFirst=*/false);
+    shape.fromRootFlowGBps = getPatternFlowBandwidth(ranks, /*fromFirst=*/true);
+  }
 
   std::lock_guard<std::mutex> lock(cacheMutex);
   shapeCache[key] = shape;
@@ -552,10 +599,7 @@ CostModel::predictWith(const CollectiveRequest &request,
     case Algorithm::direct: {
       if (protocol == Protocol::ll128)
         return std::nullopt;
-      double bw =
-          (multiNode ? std::min(shape.injectGBps, shape.nodeNetworkGBps / g)
-                     : shape.injectGBps) *
-          protocolFactor;
+      auto [bw, bottleneck] = getDirectBandwidth(shape, protocolFactor);
       base("");
       steps(1, multiNode ? LinkClass::Network : intra, "exchange");
       b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs,
@@ -563,7 +607,7 @@ CostModel::predictWith(const CollectiveRequest &request,
       b.bandwidth("bandwidth", (n - 1) * S, bw,
                   "every rank reads every other rank's buffer");
       p.busBandwidthGBps = 2 * (n - 1) / n * S / (p.bandwidthUs * 1e3);
-      p.bottleneck = "each GPU's own link";
+      p.bottleneck = bottleneck;
       break;
     }
     case Algorithm::halving_doubling: {
@@ -634,26 +678,42 @@ CostModel::predictWith(const CollectiveRequest &request,
     case Algorithm::direct: {
       if (protocol == Protocol::ll128)
         return std::nullopt;
-      double bw =
-          (multiNode ? std::min(shape.injectGBps, shape.nodeNetworkGBps / g)
-                     : shape.injectGBps) *
-          protocolFactor;
+      auto [bw, bottleneck] = getDirectBandwidth(shape, protocolFactor);
       base("");
       steps(1, multiNode ? LinkClass::Network : intra, "exchange");
       b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs);
       b.bandwidth("bandwidth", (n - 1) / n * S, bw);
       p.busBandwidthGBps = bw;
-      p.bottleneck = "each GPU's own link";
+      p.bottleneck = bottleneck;
       break;
     }
     case Algorithm::halving_doubling: {
+      // Recursive halving (reduce_scatter) or doubling (all_gather): the
+      // exchange at distance d moves d/n of the buffer, so the levels
+      // between nodes (d >= g) move (N-1)/N of it, each GPU through its
+      // share of the node's network, and the levels inside a node the rest.
       double levels = ceilLog2(static_cast<uint64_t>(n));
-      double bus = ringBus * protocolFactor;
+      double netLevels = multiNode ? ceilLog2(static_cast<uint64_t>(N)) : 0;
       base("");
-      steps(levels, multiNode ? LinkClass::Network : intra, "halving/doubling");
-      b.bandwidth("bandwidth", (n - 1) / n * S, bus, ringBottleneck);
-      p.busBandwidthGBps = bus;
-      p.bottleneck = ringBottleneck;
+      steps(levels - netLevels, intra, "halving/doubling");
+      if (!multiNode) {
+        double bus = ringBus * protocolFactor;
+        b.bandwidth("bandwidth", (n - 1) / n * S, bus, ringBottleneck);
+        p.busBandwidthGBps = bus;
+        p.bottleneck = ringBottleneck;
+        break;
+      }
+      steps(netLevels, LinkClass::Network, "halving/doubling");
+      double intraBw = shape.ringGBps * protocolFactor;
+      double perGpuNet = shape.nodeNetworkGBps / g * protocolFactor;
+      double crossing = (N - 1) / N * S;
+      b.bandwidth("levels across nodes", crossing, perGpuNet,
+                  "each GPU's share of " + shape.networkBottleneck);
+      b.bandwidth("levels inside nodes",
+                  std::max((n - 1) / n * S - crossing, 0.0),
+                  std::isinf(intraBw) ? shape.injectGBps : intraBw);
+      p.busBandwidthGBps = (n - 1) / n * S / (p.bandwidthUs * 1e3);
+      p.bottleneck = shape.networkBottleneck;
       break;
     }
     default:
@@ -675,7 +735,14 @@ CostModel::predictWith(const CollectiveRequest &request,
                 llvm::formatv("{0} peers", n - 1));
       double intraUs = onNode / (intraBw * 1e3);
       double netUs = multiNode ? g * offNode / (netBw * 1e3) : 0;
-      if (netUs > intraUs) {
+      // Every pair's block at the rate the busiest shared link leaves it.
+      double pairGBps = shape.allPairsFlowGBps * protocolFactor;
+      double pairUs = pairGBps > 0 ? S / n / (pairGBps * 1e3) : 0;
+      if (pairUs > std::max(intraUs, netUs)) {
+        b.bandwidth("bandwidth", S / n, pairGBps,
+                    "one pair's block on the link its flows share most");
+        p.bottleneck = "the link the exchange's flows share most";
+      } else if (netUs > intraUs) {
         b.bandwidth("bandwidth", g * offNode, netBw,
                     "the node's traffic to other nodes over " +
                         shape.networkBottleneck);
@@ -723,9 +790,15 @@ CostModel::predictWith(const CollectiveRequest &request,
         return std::nullopt;
       steps(1, multiNode ? LinkClass::Network : intra, "exchange");
       b.latency("per-peer latency", (n - 1) * P.perPeerLatencyUs);
-      b.bandwidth("bandwidth", (n - 1) * S, shape.injectGBps * protocolFactor,
+      double bw = shape.injectGBps;
+      std::string bottleneck = "the root's own link";
+      if (shape.fromRootFlowGBps > 0 && (n - 1) * shape.fromRootFlowGBps < bw) {
+        bw = (n - 1) * shape.fromRootFlowGBps;
+        bottleneck = "the link the root's flows share most";
+      }
+      b.bandwidth("bandwidth", (n - 1) * S, bw * protocolFactor,
                   "the root exchanges the buffer with every rank");
-      p.bottleneck = "the root's own link";
+      p.bottleneck = bottleneck;
     } else if (algorithm == Algorithm::halving_doubling) {
       // Van de Geijn: a binomial scatter and a recursive-doubling all_gather
       // (for reduce, a recursive-halving reduce_scatter and a binomial
@@ -735,10 +808,24 @@ CostModel::predictWith(const CollectiveRequest &request,
             request.kind == CollectiveKind::Broadcast
                 ? "scatter/all_gather"
                 : "reduce_scatter/gather");
-      b.bandwidth("bandwidth", 2 * (n - 1) / n * S, bus,
-                  "2(n-1)/n of the buffer at " + formatBandwidth(bus) + " (" +
-                      ringBottleneck + ")");
-      p.bottleneck = ringBottleneck;
+      if (multiNode) {
+        // As for all_gather: the levels between nodes move (N-1)/N of the
+        // buffer per round through each GPU's share of the node's network.
+        double perGpuNet = shape.nodeNetworkGBps / g * protocolFactor;
+        double intraBw = shape.ringGBps * protocolFactor;
+        double crossing = 2 * (N - 1) / N * S;
+        b.bandwidth("levels across nodes", crossing, perGpuNet,
+                    "each GPU's share of " + shape.networkBottleneck);
+        b.bandwidth("levels inside nodes",
+                    std::max(2 * (n - 1) / n * S - crossing, 0.0),
+                    std::isinf(intraBw) ? shape.injectGBps : intraBw);
+        p.bottleneck = shape.networkBottleneck;
+      } else {
+        b.bandwidth("bandwidth", 2 * (n - 1) / n * S, bus,
+                    "2(n-1)/n of the buffer at " + formatBandwidth(bus) + " (" +
+                        ringBottleneck + ")");
+        p.bottleneck = ringBottleneck;
+      }
     } else if (algorithm == Algorithm::hierarchical) {
       // A tree across nodes among the GPUs at the root's local index, then
       // a tree inside every node (the reverse for reduce).

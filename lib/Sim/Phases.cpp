@@ -318,18 +318,22 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
     }
     if (request.kind == CollectiveKind::Broadcast ||
         request.kind == CollectiveKind::Reduce) {
-      // A chain across nodes among the GPUs at the root's local index and a
-      // chain inside every node, each carrying the whole buffer; reduce
-      // runs them in the other order.
+      // A tree across nodes among the GPUs at the root's local index and a
+      // tree inside every node, each carrying the whole buffer (pipelined:
+      // as flows, chains; as latency, log2 levels); reduce runs them in the
+      // other order.
       unsigned perNode = topology.getGPUsPerNode();
+      auto levels = [](double count) {
+        return count > 1 ? std::ceil(std::log2(count)) : 0.0;
+      };
       PhaseSpec across{
           "across nodes",
           P.baseLatencyUs[static_cast<unsigned>(Algorithm::hierarchical)]
                          [static_cast<unsigned>(protocol)] +
-              stepLatency(P, LinkClass::Network, protocol) * (N - 1),
+              stepLatency(P, LinkClass::Network, protocol) * levels(N),
           {}};
       PhaseSpec inside{
-          "inside the node", stepLatency(P, intra, protocol) * (g - 1), {}};
+          "inside the node", stepLatency(P, intra, protocol) * levels(g), {}};
       perGroup([&](ArrayRef<int64_t> group) {
         int64_t root = group[std::clamp<int64_t>(
             request.root, 0, static_cast<int64_t>(group.size()) - 1)];

@@ -664,10 +664,15 @@ LogicalResult Simulation::run() {
                         : topology.getPath(flow.src, flow.dst);
         if (!path.isConnected() || path.hops.empty())
           continue;
-        double cap = flow.fixedCapGBps > 0
-                         ? flow.fixedCapGBps
-                         : model.getPathBandwidth(path) * flow.protocolFactor;
-        network.addFlow(path, flow.bytes, cap, key);
+        // A protocol that carries less than its wire bytes (LL's flags,
+        // LL128's) puts 1/factor of the payload on every link it crosses,
+        // so flows that share a link feel it too.
+        double bytes = flow.bytes, cap = flow.fixedCapGBps;
+        if (cap <= 0) {
+          cap = model.getPathBandwidth(path);
+          bytes /= flow.protocolFactor;
+        }
+        network.addFlow(path, bytes, cap, key);
         if (traceRanks)
           for (const PathHop &hop : path.hops)
             instance.traceLinks.push_back(2 * hop.link + hop.reverse);
@@ -734,6 +739,107 @@ LogicalResult Simulation::run() {
   return success();
 }
 
+/// The step's lower bound (SimResult::lowerBoundUs) on the flattened
+/// program: per rank, the compute ops' time, and the transfers it takes
+/// part in, summed per (kind, group or pairs, memory spaces) and each such
+/// class bounded by the cost model's physical bound of its total bytes.
+/// Transfers on one stream run one after another, and a class bounded as
+/// one buffer pays its bandwidth term once and its latency once, which no
+/// fusion of its members beats.
+static void boundStep(const Flattener &program, uint64_t worldSize,
+                      const CostModel &model, SimResult &result) {
+  struct Class {
+    CollectiveRequest request;
+    SmallVector<int64_t, 8> group;
+  };
+  for (uint64_t rank = 0; rank < worldSize; ++rank) {
+    double compute = 0;
+    std::map<std::string, Class> classes;
+    for (const Instr &instr : program.instrs) {
+      if (instr.kind == InstrKind::Compute) {
+        if (isa<ComputeOp>(instr.op))
+          compute += instr.durationUs;
+        continue;
+      }
+      if (instr.kind != InstrKind::Collective &&
+          instr.kind != InstrKind::Send && instr.kind != InstrKind::Recv)
+        continue;
+      const CollectiveRequest &request = instr.request;
+      std::string key;
+      llvm::raw_string_ostream os(key);
+      os << static_cast<int>(request.kind) << ":" << request.elementBytes
+         << ":";
+      SmallVector<int64_t, 8> group;
+      SmallVector<std::pair<int64_t, int64_t>> pairs;
+      if (request.kind == CollectiveKind::Copy) {
+        if (request.copyRank != static_cast<int64_t>(rank))
+          continue;
+        os << static_cast<int>(request.copySource) << "->"
+           << static_cast<int>(request.copyTarget);
+      } else if (!request.pairs.empty()) {
+        // A rank's own pairs: a send from it, a receive into it.
+        for (auto pair : request.pairs)
+          if ((instr.kind != InstrKind::Recv &&
+               pair.first == static_cast<int64_t>(rank)) ||
+              (instr.kind != InstrKind::Send &&
+               pair.second == static_cast<int64_t>(rank)))
+            pairs.push_back(pair);
+        if (pairs.empty())
+          continue;
+        for (auto [src, dst] : pairs)
+          os << src << ">" << dst << ",";
+      } else {
+        int32_t index = instr.groupOfRank[rank];
+        if (index < 0)
+          continue;
+        group.assign(request.groups[index].begin(),
+                     request.groups[index].end());
+        for (int64_t member : group)
+          os << member << ",";
+      }
+      auto [it, inserted] = classes.try_emplace(key);
+      Class &entry = it->second;
+      if (inserted) {
+        entry.request = request;
+        entry.request.bytes = 0;
+        entry.request.pairs.assign(pairs.begin(), pairs.end());
+        entry.request.groups.clear();
+        if (!group.empty())
+          entry.request.groups.push_back(group);
+        entry.group = group;
+      }
+      entry.request.bytes += request.bytes;
+    }
+    double transfers = 0;
+    std::string why;
+    double largest = 0;
+    for (auto &[key, entry] : classes) {
+      GroupShape shape;
+      if (entry.group.size() > 1)
+        shape = model.getGroupShape(entry.group);
+      else if (entry.request.kind != CollectiveKind::Copy &&
+               entry.request.pairs.empty())
+        continue; // a group of one moves nothing
+      auto [us, what] = model.getLowerBound(entry.request, shape);
+      transfers += us;
+      if (us > largest) {
+        largest = us;
+        why = what;
+      }
+    }
+    if (transfers > result.transferBoundUs)
+      result.transferBoundUs = transfers;
+    double bound = std::max(compute, transfers);
+    if (bound > result.lowerBoundUs) {
+      result.lowerBoundUs = bound;
+      result.lowerBoundWhy = compute >= transfers
+                                 ? "compute of rank " + std::to_string(rank)
+                                 : "transfers of rank " + std::to_string(rank) +
+                                       " on one stream (largest: " + why + ")";
+    }
+  }
+}
+
 FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,
                                                        const Topology &topology,
                                                        const CostModel &model,
@@ -757,5 +863,6 @@ FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,
                         world->ranks, traceRanks);
   if (failed(simulation.run()))
     return failure();
+  boundStep(flattener, world->ranks, model, simulation.result);
   return std::move(simulation.result);
 }

@@ -91,6 +91,9 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
         {"step_time_us", result->stepTimeUs},
         {"exposed_comm_us", result->exposedCommUs},
         {"compute_us", result->computeUs},
+        {"lower_bound_us", result->lowerBoundUs},
+        {"transfer_bound_us", result->transferBoundUs},
+        {"lower_bound_why", result->lowerBoundWhy},
         {"comm_bytes", result->commBytes},
         {"ranks", static_cast<int64_t>(result->ranks)},
         {"collectives", static_cast<int64_t>(result->collectives)},
@@ -110,6 +113,13 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
                         result->stepTimeUs > 0
                             ? result->exposedCommUs / result->stepTimeUs
                             : 0.0);
+    os << llvm::formatv("  lower bound        {0,12:F2} us ({1:F2}x above it; "
+                        "{2})\n",
+                        result->lowerBoundUs,
+                        result->lowerBoundUs > 0
+                            ? result->stepTimeUs / result->lowerBoundUs
+                            : 1.0,
+                        result->lowerBoundWhy);
     os << llvm::formatv("  bytes on links     {0,12:F0}\n", result->commBytes);
     os << llvm::formatv("  collectives        {0,12} ({1} flows)\n",
                         result->collectives, result->flows);

@@ -183,6 +183,14 @@ struct GroupShape {
   std::string networkBottleneck;
   /// Longest one-way path latency between two ranks of the group.
   double diameterUs = 0;
+  /// Rate of one flow when every rank of the group sends to every other at
+  /// once (direct algorithms), and when the group's first rank sends to
+  /// every other (a direct broadcast): each flow at most its path's
+  /// bandwidth, each link's raw bandwidth split among the flows crossing
+  /// it, as the simulator shares links. 0 where not computed (groups of
+  /// more than 128 ranks): the injection bandwidth is used instead.
+  double allPairsFlowGBps = 0;
+  double fromRootFlowGBps = 0;
 };
 
 class CostModel {
@@ -226,6 +234,12 @@ public:
   llvm::Error validate(const CollectiveRequest &request) const;
 
 private:
+  /// Per-GPU bandwidth of a direct exchange among the group, and what
+  /// limits it.
+  std::pair<double, std::string>
+  getDirectBandwidth(const GroupShape &shape, double protocolFactor) const;
+  /// GroupShape::allPairsFlowGBps (or fromRootFlowGBps with `fromFirst`).
+  double getPatternFlowBandwidth(ArrayRef<int64_t> ranks, bool fromFirst) const;
   std::optional<Prediction> predictWith(const CollectiveRequest &request,
                                         const GroupShape &shape,
                                         Algorithm algorithm,

@@ -51,6 +51,15 @@ struct SimResult {
   uint64_t ranks = 0;
   uint64_t collectives = 0; ///< collective instances simulated
   uint64_t flows = 0;
+  /// No plan of the program on one communication stream per rank runs
+  /// faster: the larger of a rank's compute (comm.compute ops alone) and
+  /// the sum of its transfers at their physical bounds, with every
+  /// transfer of one kind and group counted as one (as if fused) so that
+  /// no bucketing beats it.
+  double lowerBoundUs = 0;
+  /// The transfer part of the bound, and what sets the bound.
+  double transferBoundUs = 0;
+  std::string lowerBoundWhy;
   std::vector<LinkUse> links; ///< most used first
   std::vector<TraceEvent> events;
   std::vector<LinkInterval> linkIntervals;
