@@ -128,8 +128,8 @@ def Comm_BufferPackOp : Comm_BufferOp<"pack"> {
   let summary = "place several buffers into one flat buffer";
   let description = [{
     The bufferized form of `comm.pack`: writes every input at its offset of
-    `target` (converting the element type when they differ) and zeros the
-    rest.
+    `target` (of each block's, in parts, with `blocks`), converting the
+    element type when they differ, and zeros the rest.
 
     ```mlir
     comm.buffer.pack %a, %b into %buf {offsets = array<i64: 0, 64>}
@@ -137,9 +137,13 @@ def Comm_BufferPackOp : Comm_BufferOp<"pack"> {
     ```
   }];
   let arguments = (ins Variadic<Comm_Buffer>:$inputs, Comm_Buffer:$target,
-                       DenseI64ArrayAttr:$offsets);
+                       DenseI64ArrayAttr:$offsets,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$blocks);
   let assemblyFormat = [{
     $inputs `into` $target attr-dict `:` type($inputs) `into` type($target)
+  }];
+  let extraClassDeclaration = [{
+    int64_t getNumBlocks() { return getBlocks().value_or(1); }
   }];
 }
 
@@ -154,9 +158,13 @@ def Comm_BufferUnpackOp : Comm_BufferOp<"unpack"> {
     ```
   }];
   let arguments = (ins Comm_Buffer:$source, Variadic<Comm_Buffer>:$outputs,
-                       DenseI64ArrayAttr:$offsets);
+                       DenseI64ArrayAttr:$offsets,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$blocks);
   let assemblyFormat = [{
     $source `into` $outputs attr-dict `:` type($source) `into` type($outputs)
+  }];
+  let extraClassDeclaration = [{
+    int64_t getNumBlocks() { return getBlocks().value_or(1); }
   }];
 }
 

@@ -381,19 +381,33 @@ def Comm_PackOp : Comm_Op<"pack", [Pure]> {
     than the inputs, in which case the values are converted (rounded to
     nearest even) as they are packed.
 
+    With `blocks k`, the result is `k` equal blocks and every input is cut
+    into `k` equal parts: part `r` of input `i` goes to offset `offsets[i]`
+    of block `r`. This is the layout a reduce_scatter over `k` ranks needs
+    to hand each rank its part of every tensor (and an all_gather leaves
+    for `comm.unpack ... blocks k`).
+
     ```mlir
     %0 = comm.pack %a, %b offsets [0, 64]
         : tensor<64xf32>, tensor<8x8xf32> -> tensor<128xf32>
     // Packing with conversion to bf16 for a reduced-precision transfer.
     %1 = comm.pack %a, %b offsets [0, 64]
         : tensor<64xf32>, tensor<8x8xf32> -> tensor<128xbf16>
+    // Four blocks of 32: elements 16r..16r+15 of %a, then of %b, in block r.
+    %2 = comm.pack %a, %b offsets [0, 16] blocks 4
+        : tensor<64xf32>, tensor<8x8xf32> -> tensor<128xf32>
     ```
   }];
   let arguments = (ins Variadic<Comm_Tensor>:$inputs,
-                       DenseI64ArrayAttr:$offsets);
+                       DenseI64ArrayAttr:$offsets,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$blocks);
   let results = (outs Comm_Tensor:$result);
   let assemblyFormat = [{
-    $inputs `offsets` $offsets attr-dict `:` type($inputs) `->` type($result)
+    $inputs `offsets` $offsets (`blocks` $blocks^)? attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// How many blocks the buffer is cut into (1 without `blocks`).
+    int64_t getNumBlocks() { return getBlocks().value_or(1); }
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
@@ -404,17 +418,27 @@ def Comm_UnpackOp : Comm_Op<"unpack", [Pure]> {
   let description = [{
     Result `i` is read from element offset `offsets[i]` of the 1-D input
     and reshaped to its type. A result with a different floating-point
-    element type than the buffer is converted as it is read.
+    element type than the buffer is converted as it is read. With
+    `blocks k`, the input is `k` equal blocks and result `i` is the
+    concatenation of what each block holds at `offsets[i]` (the layout an
+    all_gather over `k` ranks of a packed buffer produces).
 
     ```mlir
     %a, %b = comm.unpack %buf offsets [0, 64]
         : tensor<128xf32> -> tensor<64xf32>, tensor<8x8xf32>
+    %c, %d = comm.unpack %gathered offsets [0, 16] blocks 4
+        : tensor<128xf32> -> tensor<64xf32>, tensor<8x8xf32>
     ```
   }];
-  let arguments = (ins Comm_Tensor:$input, DenseI64ArrayAttr:$offsets);
+  let arguments = (ins Comm_Tensor:$input, DenseI64ArrayAttr:$offsets,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$blocks);
   let results = (outs Variadic<Comm_Tensor>:$results);
   let assemblyFormat = [{
-    $input `offsets` $offsets attr-dict `:` type($input) `->` type($results)
+    $input `offsets` $offsets (`blocks` $blocks^)? attr-dict `:` type($input) `->` type($results)
+  }];
+  let extraClassDeclaration = [{
+    /// How many blocks the buffer is cut into (1 without `blocks`).
+    int64_t getNumBlocks() { return getBlocks().value_or(1); }
   }];
   let hasVerifier = 1;
   let hasFolder = 1;

@@ -44,13 +44,16 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
   let summary = "bucket compatible collectives into one packed transfer";
   let description = [{
     Walks every block in program order and gathers collectives that could
-    travel as one into buckets: all_reduce, broadcast, reduce and permute
-    ops of the same kind with the same attributes (groups or pairs,
-    reduction, root, plan) and element type. A bucket becomes one
-    `comm.pack` of its members' inputs, one collective on the flat buffer,
-    and one `comm.unpack` whose results replace the members', placed where
-    its last member was. Each rank pays one launch and one set of steps per
-    bucket instead of per tensor.
+    travel as one into buckets: all_reduce, broadcast, reduce, permute, and
+    all_gather and reduce_scatter along dimension 0, of the same kind with
+    the same attributes (groups or pairs, reduction, root, dimension, plan)
+    and element type. A bucket becomes one `comm.pack` of its members'
+    inputs, one collective on the flat buffer, and one `comm.unpack` whose
+    results replace the members', placed where its last member was. An
+    all_gather's unpack reads each tensor from every rank's block
+    (`blocks k`); a reduce_scatter's pack cuts every tensor into one part
+    per rank. Each rank pays one launch and one set of steps per bucket
+    instead of per tensor.
 
     Buckets respect what the program says about order: a bucket closes
     before an op that uses one of its members' results (so nothing is
@@ -149,8 +152,13 @@ def CommSchedule : Pass<"comm-schedule", "::mlir::ModuleOp"> {
     between its start and its wait stays blocking.
 
     `memory-budget` bounds the bytes in flight (the payloads of started,
-    not yet waited transfers) on a rank: a start that would exceed it is
-    delayed until enough earlier transfers are waited for. `streams` spreads
+    not yet waited transfers) on a rank. With a topology (the option or the
+    module's `comm.topology`), the cost model says when each transfer ends
+    (the compute before it, one communication stream): a start that would
+    exceed the budget first waits for earlier transfers that will have
+    ended by then, the oldest first, which costs nothing; otherwise, and
+    without a topology, it is delayed until enough earlier transfers are
+    waited for where they are needed. `streams` spreads
     the transfers round-robin over that many communication streams
     (`#comm.plan<stream = k>`); 1 keeps them on the backend's own.
 
@@ -175,6 +183,14 @@ def CommSchedule : Pass<"comm-schedule", "::mlir::ModuleOp"> {
            "Most bytes in flight per rank (0: no bound)">,
     Option<"streams", "streams", "int64_t", /*default=*/"1",
            "Communication streams to spread the transfers over">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology whose cost model says when transfers end (overrides "
+           "the comm.topology module attribute; empty and no attribute: "
+           "none)">,
+    Option<"backend", "backend", "::mlir::comm::Backend",
+           /*default=*/"::mlir::comm::Backend::nccl",
+           "The runtime backend the transfers run on",
+           "::mlir::comm::BackendValues()">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark on each scheduled collective">,
   ];

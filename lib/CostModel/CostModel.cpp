@@ -97,16 +97,12 @@ static std::string describeLinkRef(const Topology &topology, LinkId id) {
          formatBandwidth(link.props->bandwidthGBps) + ")";
 }
 
-double CostModel::getPatternFlowBandwidth(ArrayRef<int64_t> ranks,
-                                          bool fromFirst) const {
-  SmallVector<Path> paths;
-  for (size_t i = 0; i < (fromFirst ? 1 : ranks.size()); ++i)
-    for (size_t j = 0; j < ranks.size(); ++j)
-      if (i != j)
-        paths.push_back(topology.getGPUPath(ranks[i], ranks[j]));
+double
+CostModel::getFlowRate(ArrayRef<std::pair<int64_t, int64_t>> pairs) const {
   llvm::DenseMap<uint64_t, unsigned> flowsOnLink;
   double rate = kInf;
-  for (const Path &path : paths) {
+  for (auto [src, dst] : pairs) {
+    Path path = topology.getGPUPath(src, dst);
     if (!path.isConnected())
       return 0;
     rate = std::min(rate, getPathBandwidth(path));
@@ -312,9 +308,27 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   if (std::isinf(shape.injectGBps))
     shape.injectGBps = shape.injectRawGBps = shape.ringGBps;
   if (ranks.size() >= 2 && ranks.size() <= 128) {
-    shape.allPairsFlowGBps =
-        getPatternFlowBandwidth(ranks, /*fromFirst=*/false);
-    shape.fromRootFlowGBps = getPatternFlowBandwidth(ranks, /*fromFirst=*/true);
+    // The patterns of the direct and halving/doubling algorithms, as the
+    // simulator's phases lay them out.
+    size_t count = ranks.size();
+    SmallVector<std::pair<int64_t, int64_t>> pairs;
+    for (size_t i = 0; i < count; ++i)
+      for (size_t j = 0; j < count; ++j)
+        if (i != j)
+          pairs.push_back({ranks[i], ranks[j]});
+    shape.allPairsFlowGBps = getFlowRate(pairs);
+    shape.fromRootFlowGBps = getFlowRate(ArrayRef(pairs).take_front(count - 1));
+    unsigned levels = 0;
+    while ((size_t(1) << levels) < count)
+      ++levels;
+    for (unsigned level = 0; level < levels; ++level) {
+      size_t distance = size_t(1) << (levels - 1 - level);
+      pairs.clear();
+      for (size_t i = 0; i < count; ++i)
+        if ((i ^ distance) < count)
+          pairs.push_back({ranks[i], ranks[i ^ distance]});
+      shape.halvingLevelFlowGBps.push_back(getFlowRate(pairs));
+    }
   }
 
   std::lock_guard<std::mutex> lock(cacheMutex);
@@ -486,6 +500,31 @@ CostModel::predictWith(const CollectiveRequest &request,
   p.bytes = request.bytes;
   p.ranks = shape.ranks;
   TermBuilder b{p};
+  // Recursive halving / doubling level by level, at the rates the
+  // group's links leave each level's pairs: `rounds` passes (2 for
+  // all_reduce, broadcast and reduce). False where the levels were not
+  // computed.
+  auto halvingLevels = [&](double rounds) {
+    ArrayRef<double> rates = shape.halvingLevelFlowGBps;
+    if (rates.empty() || llvm::is_contained(rates, 0.0))
+      return false;
+    double us = 0, bytes = 0, slowest = kInf;
+    size_t slowestLevel = 0;
+    for (auto [level, rate] : llvm::enumerate(rates)) {
+      double part = rounds * S / double(uint64_t(2) << level);
+      us += part / (rate * protocolFactor * 1e3);
+      bytes += part;
+      if (rate < slowest) {
+        slowest = rate;
+        slowestLevel = level;
+      }
+    }
+    b.bandwidth("halving/doubling levels", bytes, bytes / (us * 1e3),
+                llvm::formatv("slowest: ranks {0} apart at {1} per pair",
+                              uint64_t(1) << (rates.size() - 1 - slowestLevel),
+                              formatBandwidth(slowest)));
+    return true;
+  };
   auto base = [&](StringRef what) {
     b.latency("base latency", P.baseLatencyUs[a][pr],
               stringifyAlgorithm(algorithm) + "/" +
@@ -623,10 +662,12 @@ CostModel::predictWith(const CollectiveRequest &request,
       // The first levels (largest distance) cross nodes.
       double crossing = multiNode ? 2 * (N - 1) / N * S : 0;
       double local = 2 * (n - 1) / n * S - (multiNode ? crossing / g : 0);
-      if (multiNode)
-        b.bandwidth("levels across nodes", crossing, perGpuNet);
-      b.bandwidth("levels inside nodes", std::max(local, 0.0),
-                  std::isinf(intraBw) ? shape.injectGBps : intraBw);
+      if (!halvingLevels(2)) {
+        if (multiNode)
+          b.bandwidth("levels across nodes", crossing, perGpuNet);
+        b.bandwidth("levels inside nodes", std::max(local, 0.0),
+                    std::isinf(intraBw) ? shape.injectGBps : intraBw);
+      }
       p.busBandwidthGBps = 2 * (n - 1) / n * S / (p.bandwidthUs * 1e3);
       p.bottleneck = multiNode ? shape.networkBottleneck : shape.ringBottleneck;
       break;
@@ -696,6 +737,13 @@ CostModel::predictWith(const CollectiveRequest &request,
       double netLevels = multiNode ? ceilLog2(static_cast<uint64_t>(N)) : 0;
       base("");
       steps(levels - netLevels, intra, "halving/doubling");
+      if (multiNode)
+        steps(netLevels, LinkClass::Network, "halving/doubling");
+      if (halvingLevels(1)) {
+        p.busBandwidthGBps = (n - 1) / n * S / (p.bandwidthUs * 1e3);
+        p.bottleneck = multiNode ? shape.networkBottleneck : ringBottleneck;
+        break;
+      }
       if (!multiNode) {
         double bus = ringBus * protocolFactor;
         b.bandwidth("bandwidth", (n - 1) / n * S, bus, ringBottleneck);
@@ -703,7 +751,6 @@ CostModel::predictWith(const CollectiveRequest &request,
         p.bottleneck = ringBottleneck;
         break;
       }
-      steps(netLevels, LinkClass::Network, "halving/doubling");
       double intraBw = shape.ringGBps * protocolFactor;
       double perGpuNet = shape.nodeNetworkGBps / g * protocolFactor;
       double crossing = (N - 1) / N * S;
@@ -808,7 +855,9 @@ CostModel::predictWith(const CollectiveRequest &request,
             request.kind == CollectiveKind::Broadcast
                 ? "scatter/all_gather"
                 : "reduce_scatter/gather");
-      if (multiNode) {
+      if (halvingLevels(2)) {
+        p.bottleneck = ringBottleneck;
+      } else if (multiNode) {
         // As for all_gather: the levels between nodes move (N-1)/N of the
         // buffer per round through each GPU's share of the node's network.
         double perGpuNet = shape.nodeNetworkGBps / g * protocolFactor;
@@ -1030,7 +1079,7 @@ CostModel::predictAll(const CollectiveRequest &request) const {
         request.algorithm
             ? SmallVector<Algorithm>{*request.algorithm}
             : SmallVector<Algorithm>(getSearchedAlgorithms(request));
-    SmallVector<GroupShape> shapes;
+    SmallVector<GroupShape, 2> shapes;
     for (const auto &group : request.groups) {
       shapes.push_back(getGroupShape(group));
       if (request.groups.size() > 64)

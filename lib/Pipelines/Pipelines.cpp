@@ -19,7 +19,10 @@ static CommFuseOptions getFuseOptions(const PlanningPipelineOptions &options) {
   fuse.explain = options.explain;
   switch (options.strategy) {
   case Strategy::comm:
+    // The cost model sizes the buckets; the limit only bounds the memory a
+    // bucket's buffer takes.
     fuse.mode = FuseMode::cost;
+    fuse.thresholdBytes = 256 << 20;
     break;
   case Strategy::ddp:
     // torch.nn.parallel.DistributedDataParallel: bucket_cap_mb=25 and
@@ -75,6 +78,8 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   }
   CommScheduleOptions schedule;
   schedule.memoryBudget = options.memoryBudget;
+  schedule.topology = options.topology;
+  schedule.backend = options.backend;
   schedule.explain = options.explain;
   pm.addPass(createCommSchedule(schedule));
   pm.addPass(createCanonicalizerPass());

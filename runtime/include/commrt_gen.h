@@ -817,6 +817,14 @@ inline commrt_piece piece(const void *data, int64_t count, int64_t offset,
   return p;
 }
 
+/// The piece of `count` elements starting at element `start` of `data`
+/// (one part of a tensor packed in blocks).
+inline commrt_piece piece_at(const void *data, int64_t start, int64_t count,
+                             int64_t offset, commrt_dtype dtype) {
+  return piece(static_cast<const char *>(data) + bytesOf(start, dtype), count,
+               offset, dtype);
+}
+
 /// Host pack/unpack of same-typed pieces in ascending, disjoint order (what
 /// comm-fuse produces): plain copies, the gaps zeroed. Returns false when
 /// the pieces need the runtime's general path (conversion, any order).

@@ -191,6 +191,10 @@ struct GroupShape {
   /// more than 128 ranks): the injection bandwidth is used instead.
   double allPairsFlowGBps = 0;
   double fromRootFlowGBps = 0;
+  /// Rate of one flow at each level of recursive halving / doubling, as
+  /// the simulator orders them: level k pairs ranks 2^(L-1-k) apart (L
+  /// levels) and moves 1/2^(k+1) of the buffer. Empty where not computed.
+  SmallVector<double, 8> halvingLevelFlowGBps;
 };
 
 class CostModel {
@@ -238,8 +242,10 @@ private:
   /// limits it.
   std::pair<double, std::string>
   getDirectBandwidth(const GroupShape &shape, double protocolFactor) const;
-  /// GroupShape::allPairsFlowGBps (or fromRootFlowGBps with `fromFirst`).
-  double getPatternFlowBandwidth(ArrayRef<int64_t> ranks, bool fromFirst) const;
+  /// The rate of each of `pairs`' flows running at once: at most its
+  /// path's bandwidth, each link's raw bandwidth split among the flows
+  /// that cross it (0 if a pair is not connected).
+  double getFlowRate(ArrayRef<std::pair<int64_t, int64_t>> pairs) const;
   std::optional<Prediction> predictWith(const CollectiveRequest &request,
                                         const GroupShape &shape,
                                         Algorithm algorithm,

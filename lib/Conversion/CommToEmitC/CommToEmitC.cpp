@@ -565,22 +565,32 @@ struct MemrefCopyLowering : CommPattern<memref::CopyOp> {
   }
 };
 
-/// The pieces of a pack or unpack, one `commrt_piece` value each.
+/// The pieces of a pack or unpack, one `commrt_piece` value each; with
+/// several blocks, one per part of every buffer, block by block (ascending
+/// offsets, as the runtime's plain-copy path wants them).
 SmallVector<Value> buildPieces(ConversionPatternRewriter &rewriter,
                                Operation *op, const CommToEmitCState &state,
                                ValueRange original, ValueRange converted,
-                               ArrayRef<int64_t> offsets) {
+                               ArrayRef<int64_t> offsets, int64_t blocks,
+                               int64_t flatElements) {
   SmallVector<Value> pieces;
   Type pieceType = emitc::OpaqueType::get(op->getContext(), "commrt_piece");
-  for (auto [index, buffer] : llvm::enumerate(original)) {
-    pieces.push_back(CallBuilder(rewriter, op, state)
-                         .operand(converted[index])
-                         .integer(numElements(buffer))
-                         .integer(offsets[index])
-                         .literal(getCommrtDtypeName(elementOf(buffer)))
-                         .call("commgen::piece", pieceType)
-                         .getResult(0));
-  }
+  int64_t blockSize = flatElements / blocks;
+  for (int64_t block = 0; block < blocks; ++block)
+    for (auto [index, buffer] : llvm::enumerate(original)) {
+      int64_t part = numElements(buffer) / blocks;
+      CallBuilder call(rewriter, op, state);
+      call.operand(converted[index]);
+      if (blocks > 1)
+        call.integer(block * part);
+      call.integer(part)
+          .integer(block * blockSize + offsets[index])
+          .literal(getCommrtDtypeName(elementOf(buffer)));
+      pieces.push_back(
+          call.call(blocks > 1 ? "commgen::piece_at" : "commgen::piece",
+                    pieceType)
+              .getResult(0));
+    }
   return pieces;
 }
 
@@ -589,9 +599,9 @@ struct PackLowering : CommPattern<BufferPackOp> {
   LogicalResult
   matchAndRewrite(BufferPackOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    SmallVector<Value> pieces =
-        buildPieces(rewriter, op, state, op.getInputs(), adaptor.getInputs(),
-                    op.getOffsets());
+    SmallVector<Value> pieces = buildPieces(
+        rewriter, op, state, op.getInputs(), adaptor.getInputs(),
+        op.getOffsets(), op.getNumBlocks(), numElements(op.getTarget()));
     CallBuilder call(rewriter, op, state);
     call.async()
         .operand(adaptor.getTarget())
@@ -612,9 +622,9 @@ struct UnpackLowering : CommPattern<BufferUnpackOp> {
   LogicalResult
   matchAndRewrite(BufferUnpackOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    SmallVector<Value> pieces =
-        buildPieces(rewriter, op, state, op.getOutputs(), adaptor.getOutputs(),
-                    op.getOffsets());
+    SmallVector<Value> pieces = buildPieces(
+        rewriter, op, state, op.getOutputs(), adaptor.getOutputs(),
+        op.getOffsets(), op.getNumBlocks(), numElements(op.getSource()));
     CallBuilder call(rewriter, op, state);
     call.async()
         .operand(adaptor.getSource())

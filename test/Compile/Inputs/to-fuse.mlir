@@ -1,10 +1,16 @@
 // An unfused step for comm-fuse: gradients of two groups, broadcasts from
-// one root, a permute pair, a collective that depends on another, and an
-// async region. harness.test fuses it and checks the fused
+// one root, a permute pair, a collective that depends on another, an
+// async region, and all-gathers and reduce-scatters along dimension 0
+// (packed in blocks, one per rank). harness.test fuses it and checks the fused
 // program against this one on 4 ranks.
 func.func @step(%a: tensor<64xf32>, %b: tensor<8x16xf32>, %c: tensor<3xf32>, %i: tensor<40xi32>)
     -> (tensor<64xf32>, tensor<8x16xf32>, tensor<3xf32>, tensor<64xf32>, tensor<3xf32>,
-        tensor<40xi32>, tensor<40xi32>, tensor<64xf32>, tensor<3xf32>, tensor<64xf32>, tensor<3xf32>) {
+        tensor<40xi32>, tensor<40xi32>, tensor<64xf32>, tensor<3xf32>, tensor<64xf32>, tensor<3xf32>,
+        tensor<256xf32>, tensor<32x16xf32>, tensor<16xf32>, tensor<2x16xf32>) {
+  %g0 = comm.all_gather %a over [[0, 1, 2, 3]] dim 0 : tensor<64xf32> -> tensor<256xf32>
+  %g1 = comm.all_gather %b over [[0, 1, 2, 3]] dim 0 : tensor<8x16xf32> -> tensor<32x16xf32>
+  %s0 = comm.reduce_scatter sum %a over [[0, 1, 2, 3]] dim 0 : tensor<64xf32> -> tensor<16xf32>
+  %s1 = comm.reduce_scatter sum %b over [[0, 1, 2, 3]] dim 0 : tensor<8x16xf32> -> tensor<2x16xf32>
   %0 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<64xf32>
   %1 = comm.all_reduce sum %b over [[0, 1, 2, 3]] : tensor<8x16xf32>
   %2 = comm.all_reduce sum %a over [[0, 1], [2, 3]] : tensor<64xf32>
@@ -20,7 +26,8 @@ func.func @step(%a: tensor<64xf32>, %b: tensor<8x16xf32>, %c: tensor<3xf32>, %i:
     comm.yield %9, %10 : tensor<64xf32>, tensor<3xf32>
   }
   %11:2 = comm.wait %t : tensor<64xf32>, tensor<3xf32>
-  return %0, %1, %3, %2, %4, %5, %6, %7, %8, %11#0, %11#1
+  return %0, %1, %3, %2, %4, %5, %6, %7, %8, %11#0, %11#1, %g0, %g1, %s0, %s1
       : tensor<64xf32>, tensor<8x16xf32>, tensor<3xf32>, tensor<64xf32>, tensor<3xf32>,
-        tensor<40xi32>, tensor<40xi32>, tensor<64xf32>, tensor<3xf32>, tensor<64xf32>, tensor<3xf32>
+        tensor<40xi32>, tensor<40xi32>, tensor<64xf32>, tensor<3xf32>, tensor<64xf32>, tensor<3xf32>,
+        tensor<256xf32>, tensor<32x16xf32>, tensor<16xf32>, tensor<2x16xf32>
 }

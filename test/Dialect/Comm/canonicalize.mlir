@@ -64,6 +64,30 @@ func.func @unpack_of_pack(%a: tensor<4xf32>, %b: tensor<2x3xf32>) -> (tensor<4xf
 
 // -----
 
+/// The same with blocks: the parts go back where they came from.
+// CHECK-LABEL: func.func @unpack_of_pack_blocks
+// CHECK-NOT: comm.
+// CHECK: return
+func.func @unpack_of_pack_blocks(%a: tensor<8xf32>, %b: tensor<4x2xf32>) -> (tensor<8xf32>, tensor<4x2xf32>) {
+  %0 = comm.pack %a, %b offsets [0, 2] blocks 4 : tensor<8xf32>, tensor<4x2xf32> -> tensor<16xf32>
+  %1:2 = comm.unpack %0 offsets [0, 2] blocks 4 : tensor<16xf32> -> tensor<8xf32>, tensor<4x2xf32>
+  return %1#0, %1#1 : tensor<8xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+/// Packed in blocks, unpacked whole: every tensor reads other elements.
+// CHECK-LABEL: func.func @negative_unpack_other_blocks
+// CHECK: comm.pack
+// CHECK: comm.unpack
+func.func @negative_unpack_other_blocks(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = comm.pack %a, %b offsets [0, 2] blocks 4 : tensor<8xf32>, tensor<8xf32> -> tensor<16xf32>
+  %1:2 = comm.unpack %0 offsets [0, 8] : tensor<16xf32> -> tensor<8xf32>, tensor<8xf32>
+  return %1#0, %1#1 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 /// Packing to bf16 rounds: unpacking does not give the inputs back.
 // CHECK-LABEL: func.func @negative_unpack_of_converting_pack
 // CHECK: comm.pack

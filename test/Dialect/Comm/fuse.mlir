@@ -130,15 +130,41 @@ func.func @negative_boundaries(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf3
 
 // -----
 
-/// Gathers and scatters interleave their ranks' blocks: packing would
-/// change what each tensor gets, so they never fuse.
+/// All-gathers along dimension 0 fuse: the shards are packed whole, the
+/// gathered buffer holds one block per rank, and the unpack reads each
+/// tensor from every block. Reduce-scatters the other way round: the pack
+/// cuts every tensor into one part per rank.
+// CHECK-LABEL: func.func @gather_scatter
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<4xf32>, %[[C:.*]]: tensor<8x2xf32>, %[[D:.*]]: tensor<16xf32>)
+// CHECK-NEXT: %[[P:.*]] = comm.pack %[[A]], %[[B]] offsets [0, 6] : tensor<2x3xf32>, tensor<4xf32> -> tensor<10xf32>
+// CHECK-NEXT: %[[G:.*]] = comm.all_gather %[[P]] over {{\[\[}}0, 1, 2, 3]] dim 0 : tensor<10xf32> -> tensor<40xf32>
+// CHECK-NEXT: %[[U:.*]]:2 = comm.unpack %[[G]] offsets [0, 6] blocks 4 : tensor<40xf32> -> tensor<8x3xf32>, tensor<16xf32>
+// CHECK-NEXT: %[[Q:.*]] = comm.pack %[[C]], %[[D]] offsets [0, 4] blocks 4 : tensor<8x2xf32>, tensor<16xf32> -> tensor<32xf32>
+// CHECK-NEXT: %[[S:.*]] = comm.reduce_scatter sum %[[Q]] over {{\[\[}}0, 1, 2, 3]] dim 0 : tensor<32xf32> -> tensor<8xf32>
+// CHECK-NEXT: %[[V:.*]]:2 = comm.unpack %[[S]] offsets [0, 4] : tensor<8xf32> -> tensor<2x2xf32>, tensor<4xf32>
+// CHECK-NEXT: return %[[U]]#0, %[[U]]#1, %[[V]]#0, %[[V]]#1
+func.func @gather_scatter(%a: tensor<2x3xf32>, %b: tensor<4xf32>, %c: tensor<8x2xf32>, %d: tensor<16xf32>)
+    -> (tensor<8x3xf32>, tensor<16xf32>, tensor<2x2xf32>, tensor<4xf32>) {
+  %0 = comm.all_gather %a over [[0, 1, 2, 3]] dim 0 : tensor<2x3xf32> -> tensor<8x3xf32>
+  %1 = comm.all_gather %b over [[0, 1, 2, 3]] dim 0 : tensor<4xf32> -> tensor<16xf32>
+  %2 = comm.reduce_scatter sum %c over [[0, 1, 2, 3]] dim 0 : tensor<8x2xf32> -> tensor<2x2xf32>
+  %3 = comm.reduce_scatter sum %d over [[0, 1, 2, 3]] dim 0 : tensor<16xf32> -> tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<8x3xf32>, tensor<16xf32>, tensor<2x2xf32>, tensor<4xf32>
+}
+
+// -----
+
+/// Along another dimension a rank's part of a tensor is not contiguous,
+/// and an all_to_all's blocks interleave: they never fuse.
 // CHECK-LABEL: func.func @negative_gather
 // CHECK-NOT: comm.pack
 // CHECK: return
-func.func @negative_gather(%a: tensor<8xf32>) -> (tensor<32xf32>, tensor<32xf32>) {
-  %0 = comm.all_gather %a over [[0, 1, 2, 3]] dim 0 : tensor<8xf32> -> tensor<32xf32>
-  %1 = comm.all_gather %a over [[0, 1, 2, 3]] dim 0 : tensor<8xf32> -> tensor<32xf32>
-  return %0, %1 : tensor<32xf32>, tensor<32xf32>
+func.func @negative_gather(%a: tensor<2x8xf32>, %b: tensor<8xf32>) -> (tensor<2x32xf32>, tensor<2x32xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0 = comm.all_gather %a over [[0, 1, 2, 3]] dim 1 : tensor<2x8xf32> -> tensor<2x32xf32>
+  %1 = comm.all_gather %a over [[0, 1, 2, 3]] dim 1 : tensor<2x8xf32> -> tensor<2x32xf32>
+  %2 = comm.all_to_all %b over [[0, 1, 2, 3]] split 0 concat 0 : tensor<8xf32> -> tensor<8xf32>
+  %3 = comm.all_to_all %b over [[0, 1, 2, 3]] split 0 concat 0 : tensor<8xf32> -> tensor<8xf32>
+  return %0, %1, %2, %3 : tensor<2x32xf32>, tensor<2x32xf32>, tensor<8xf32>, tensor<8xf32>
 }
 
 // -----

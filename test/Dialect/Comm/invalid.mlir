@@ -521,6 +521,38 @@ func.func @unpack_too_large(%buf: tensor<8xf32>) {
   return
 }
 
+// -----
+
+func.func @pack_blocks_buffer(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.pack' op buffer of 6 elements does not split into 4 equal blocks}}
+  %0 = comm.pack %a offsets [0] blocks 4 : tensor<4xf32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @pack_blocks_input(%a: tensor<6xf32>) {
+  // expected-error @+1 {{'comm.pack' op input #0 of 6 elements does not split into 4 equal parts}}
+  %0 = comm.pack %a offsets [0] blocks 4 : tensor<6xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @unpack_blocks_overflow(%buf: tensor<16xf32>) {
+  // expected-error @+1 {{'comm.unpack' op result #1 (2 elements at offset 3) does not fit in the block of 4 elements}}
+  %0:2 = comm.unpack %buf offsets [0, 3] blocks 4 : tensor<16xf32> -> tensor<8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @pack_blocks_zero(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.pack' op attribute 'blocks' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = comm.pack %a offsets [0] blocks 0 : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//

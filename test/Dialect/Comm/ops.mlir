@@ -79,6 +79,10 @@ func.func @buffers(%a: tensor<64xf32>, %b: tensor<8x8xf32>) -> (tensor<64xf32>, 
   %2:2 = comm.unpack %0 offsets [0, 64] : tensor<128xf32> -> tensor<64xf32>, tensor<8x8xf32>
   // CHECK: comm.unpack %{{.*}} offsets [72, 0] : tensor<136xbf16> -> tensor<64xf32>, tensor<8x8xf32>
   %3:2 = comm.unpack %1 offsets [72, 0] : tensor<136xbf16> -> tensor<64xf32>, tensor<8x8xf32>
+  // CHECK: comm.pack %{{.*}}, %{{.*}} offsets [0, 16] blocks 4 : tensor<64xf32>, tensor<8x8xf32> -> tensor<128xf32>
+  %4 = comm.pack %a, %b offsets [0, 16] blocks 4 : tensor<64xf32>, tensor<8x8xf32> -> tensor<128xf32>
+  // CHECK: comm.unpack %{{.*}} offsets [0, 16] blocks 4 : tensor<128xf32> -> tensor<64xf32>, tensor<8x8xf32>
+  %5:2 = comm.unpack %4 offsets [0, 16] blocks 4 : tensor<128xf32> -> tensor<64xf32>, tensor<8x8xf32>
   return %2#0, %3#1 : tensor<64xf32>, tensor<8x8xf32>
 }
 

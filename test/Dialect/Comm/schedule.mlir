@@ -115,3 +115,35 @@ func.func @needed_first(%a: tensor<1024xf32>, %b: tensor<1024xf32>, %w: tensor<6
   comm.compute "e"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
   return %ra : tensor<1024xf32>
 }
+
+// -----
+
+/// A transfer nobody reads until the end holds its bytes in flight. With a
+/// 4 KiB budget and no cost model, the second transfer cannot start until
+/// the first is waited for at the end: it stays blocking.
+/// With the cost model, the first has long ended when the second starts
+/// (4 KiB take microseconds, the compute between takes 1 ms): it is
+/// waited for early, for free, and the second starts as soon as it can.
+// BUDGET-LABEL: func.func @ended_waits_early
+// RUN: comm-opt %s --comm-schedule="memory-budget=4096 topology=dgx-h100" -split-input-file | FileCheck %s --check-prefix=MODEL
+// BUDGET: comm.compute "q"
+// BUDGET-NEXT: comm.all_reduce sum %{{.*}}#1
+// BUDGET-NEXT: comm.compute "c2"
+// MODEL-LABEL: func.func @ended_waits_early
+// MODEL: comm.compute "q"
+// MODEL-NEXT: comm.wait
+// MODEL-NEXT: comm.start {
+// MODEL-NEXT: comm.all_reduce sum %{{.*}}#1
+// MODEL: comm.compute "c2"
+func.func @ended_waits_early(%w: tensor<64xf32>) -> (tensor<1024xf32>, tensor<64xf32>) {
+  %p:2 = comm.compute "p"(%w) time_us 10.0 : (tensor<64xf32>) -> (tensor<1024xf32>, tensor<64xf32>)
+  // expected-remark @+1 {{comm-schedule: started after 'comm.compute'}}
+  %ra = comm.all_reduce sum %p#0 over [[0, 1, 2, 3]] : tensor<1024xf32>
+  comm.compute "c"(%w) time_us 1000.0 : (tensor<64xf32>) -> ()
+  %q:2 = comm.compute "q"(%w) time_us 10.0 : (tensor<64xf32>) -> (tensor<64xf32>, tensor<1024xf32>)
+  // expected-remark @+1 {{comm-schedule: started after 'comm.compute'}}
+  %rb = comm.all_reduce sum %q#1 over [[0, 1, 2, 3]] : tensor<1024xf32>
+  comm.compute "c2"(%w) time_us 1000.0 : (tensor<64xf32>) -> ()
+  %u = comm.compute "use_b"(%rb) time_us 10.0 : (tensor<1024xf32>) -> tensor<64xf32>
+  return %ra, %u : tensor<1024xf32>, tensor<64xf32>
+}

@@ -148,14 +148,16 @@ LogicalResult BufferPackOp::verify() {
   if (failed(verifyTensorSizes(*this)))
     return failure();
   return verifyBufferLayout(*this, getTarget().getType(),
-                            getInputs().getTypes(), getOffsets(), "input");
+                            getInputs().getTypes(), getOffsets(), "input",
+                            getNumBlocks());
 }
 
 LogicalResult BufferUnpackOp::verify() {
   if (failed(verifyTensorSizes(*this)))
     return failure();
   return verifyBufferLayout(*this, getSource().getType(),
-                            getOutputs().getTypes(), getOffsets(), "output");
+                            getOutputs().getTypes(), getOffsets(), "output",
+                            getNumBlocks());
 }
 
 LogicalResult BufferComputeOp::verify() {

@@ -581,17 +581,23 @@ LogicalResult CopyOp::verify() {
 /// piece in messages ("input" or "result").
 LogicalResult mlir::comm::detail::verifyBufferLayout(
     Operation *op, Type bufferType, TypeRange pieces, ArrayRef<int64_t> offsets,
-    StringRef what) {
+    StringRef what, int64_t blocks) {
   auto buffer = cast<ShapedType>(bufferType);
   if (buffer.getRank() != 1)
     return op->emitOpError() << "expects a 1-D buffer, got " << buffer;
+  if (buffer.getNumElements() % blocks)
+    return op->emitOpError()
+           << "buffer of " << buffer.getNumElements()
+           << " elements does not split into " << blocks << " equal blocks";
   if (pieces.empty())
     return op->emitOpError() << "expects at least one " << what;
   if (offsets.size() != pieces.size())
     return op->emitOpError() << "expects one offset per " << what << " ("
                              << pieces.size() << "), got " << offsets.size();
   Type bufferElt = buffer.getElementType();
-  int64_t capacity = buffer.getNumElements();
+  // With blocks, offsets are within a block and each piece has one part in
+  // every block.
+  int64_t capacity = buffer.getNumElements() / blocks;
   SmallVector<std::tuple<int64_t, int64_t, unsigned>> extents;
   for (auto [index, piece] : llvm::enumerate(pieces)) {
     auto type = cast<ShapedType>(piece);
@@ -601,15 +607,20 @@ LogicalResult mlir::comm::detail::verifyBufferLayout(
              << what << " #" << index << " has element type " << elt
              << " but the buffer holds " << bufferElt
              << "; only floating-point types convert";
-    int64_t offset = offsets[index], size = type.getNumElements();
+    if (type.getNumElements() % blocks)
+      return op->emitOpError()
+             << what << " #" << index << " of " << type.getNumElements()
+             << " elements does not split into " << blocks << " equal parts";
+    int64_t offset = offsets[index], size = type.getNumElements() / blocks;
     if (offset < 0)
       return op->emitOpError() << "offset of " << what << " #" << index
                                << " is negative (" << offset << ")";
     if (size > capacity || offset > capacity - size)
       return op->emitOpError()
-             << what << " #" << index << " (" << size
-             << " elements at offset " << offset
-             << ") does not fit in the buffer of " << capacity << " elements";
+             << what << " #" << index << " (" << size << " elements at offset "
+             << offset << ") does not fit in the "
+             << (blocks > 1 ? "block" : "buffer") << " of " << capacity
+             << " elements";
     extents.emplace_back(offset, size, index);
   }
   llvm::sort(extents);
@@ -644,7 +655,7 @@ LogicalResult PackOp::verify() {
   if (failed(verifyTensorSizes(*this)))
     return failure();
   return verifyBufferLayout(*this, getType(), getInputs().getTypes(),
-                            getOffsets(), "input");
+                            getOffsets(), "input", getNumBlocks());
 }
 
 /// pack(unpack(%b)) with the same layout, covering the whole buffer and
@@ -655,6 +666,7 @@ OpFoldResult PackOp::fold(FoldAdaptor) {
   auto unpack = getInputs().front().getDefiningOp<UnpackOp>();
   if (!unpack || unpack.getInput().getType() != getType() ||
       unpack.getOffsets() != getOffsets() ||
+      unpack.getNumBlocks() != getNumBlocks() ||
       !llvm::equal(unpack.getResults(), getInputs()) ||
       convertsElements(getType(), getInputs().getTypes()) ||
       !coversBuffer(getType(), getInputs().getTypes()))
@@ -666,7 +678,7 @@ LogicalResult UnpackOp::verify() {
   if (failed(verifyTensorSizes(*this)))
     return failure();
   return verifyBufferLayout(*this, getInput().getType(), getResultTypes(),
-                            getOffsets(), "result");
+                            getOffsets(), "result", getNumBlocks());
 }
 
 /// unpack(pack(%a, %b)) with the same layout and no conversion is %a, %b.
@@ -674,6 +686,7 @@ LogicalResult UnpackOp::fold(FoldAdaptor,
                              SmallVectorImpl<OpFoldResult> &results) {
   auto pack = getInput().getDefiningOp<PackOp>();
   if (!pack || pack.getOffsets() != getOffsets() ||
+      pack.getNumBlocks() != getNumBlocks() ||
       pack.getInputs().getTypes() != getResultTypes() ||
       convertsElements(pack.getType(), pack.getInputs().getTypes()))
     return failure();

@@ -21,7 +21,7 @@ LogicalResult verifyReduction(Operation *op, ReductionKind kind,
 LogicalResult verifyTensorSizes(Operation *op);
 LogicalResult verifyBufferLayout(Operation *op, Type bufferType,
                                  TypeRange pieces, ArrayRef<int64_t> offsets,
-                                 StringRef what);
+                                 StringRef what, int64_t blocks = 1);
 LogicalResult verifyTransfer(Operation *op, PlanAttr plan, Type elementType);
 LogicalResult verifyRoot(Operation *op, int64_t root, ReplicaGroupsAttr groups);
 /// `dim` is a dimension of `type`.

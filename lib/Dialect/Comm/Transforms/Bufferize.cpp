@@ -189,7 +189,8 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     SmallVector<Value> inputs;
     for (Value v : pack.getInputs())
       inputs.push_back(lookup(v));
-    BufferPackOp::create(builder, loc, inputs, out, pack.getOffsetsAttr());
+    BufferPackOp::create(builder, loc, inputs, out, pack.getOffsetsAttr(),
+                         pack.getBlocksAttr());
     return success();
   }
   if (auto unpack = dyn_cast<UnpackOp>(op)) {
@@ -197,7 +198,7 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     for (Value v : unpack.getResults())
       outputs.push_back(result(v));
     BufferUnpackOp::create(builder, loc, lookup(unpack.getInput()), outputs,
-                           unpack.getOffsetsAttr());
+                           unpack.getOffsetsAttr(), unpack.getBlocksAttr());
     return success();
   }
   if (auto compute = dyn_cast<ComputeOp>(op)) {

@@ -62,10 +62,19 @@ private:
 /// element (or moves it whole), so that packing several tensors into one
 /// buffer gives each the result it would have had alone.
 static bool isFusible(Operation *op) {
-  if (!isa<AllReduceOp, BroadcastOp, ReduceOp, PermuteOp>(op))
+  // An all_gather or reduce_scatter along dimension 0 moves contiguous
+  // parts of each tensor: packed in blocks, one per rank, they fuse too.
+  if (auto gather = dyn_cast<AllGatherOp>(op); gather && gather.getDim() != 0)
     return false;
+  if (auto scatter = dyn_cast<ReduceScatterOp>(op);
+      scatter && scatter.getDim() != 0)
+    return false;
+  if (!isa<AllReduceOp, BroadcastOp, ReduceOp, PermuteOp, AllGatherOp,
+           ReduceScatterOp>(op))
+    return false;
+  auto input = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  return type && type.hasStaticShape();
+  return input && type && input.hasStaticShape() && type.hasStaticShape();
 }
 
 /// Ops no bucket may cross: async boundaries, point-to-point exchanges,
@@ -84,9 +93,13 @@ getKey(Operation *op) {
            cast<ShapedType>(op->getResult(0).getType()).getElementType()}};
 }
 
+/// The bytes a collective moves as nccl-tests counts them: the larger of
+/// its input and result (an all_gather's gathered result, a
+/// reduce_scatter's whole input).
 static int64_t getBytes(Operation *op) {
+  auto input = cast<ShapedType>(op->getOperand(0).getType());
   auto type = cast<ShapedType>(op->getResult(0).getType());
-  return type.getNumElements() *
+  return std::max(input.getNumElements(), type.getNumElements()) *
          ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
 }
 
@@ -95,30 +108,54 @@ void FusePass::materialize(Bucket &bucket) {
     return;
   Operation *last = bucket.members.back();
   OpBuilder builder(last);
+  // An all_gather over k ranks gathers k blocks of the packed shards, so
+  // its unpack reads each tensor from every block; a reduce_scatter hands
+  // rank r block r, so its pack cuts every tensor into k parts. Offsets
+  // are within a block.
+  int64_t blocks = 1;
+  bool gather = isa<AllGatherOp>(last), scatter = isa<ReduceScatterOp>(last);
+  auto inputType = cast<RankedTensorType>(last->getOperand(0).getType());
+  auto resultType = cast<RankedTensorType>(last->getResult(0).getType());
+  if (gather)
+    blocks = resultType.getNumElements() / inputType.getNumElements();
+  if (scatter)
+    blocks = inputType.getNumElements() / resultType.getNumElements();
   SmallVector<Value> inputs;
   SmallVector<Type> types;
   SmallVector<int64_t> offsets;
   SmallVector<Location> locations;
-  int64_t elements = 0;
+  int64_t perBlock = 0;
   for (Operation *member : bucket.members) {
+    auto input = cast<RankedTensorType>(member->getOperand(0).getType());
     auto type = cast<RankedTensorType>(member->getResult(0).getType());
     inputs.push_back(member->getOperand(0));
     types.push_back(type);
-    offsets.push_back(elements);
-    elements += type.getNumElements();
+    offsets.push_back(perBlock);
+    perBlock += (scatter ? input.getNumElements() : type.getNumElements()) /
+                (gather || scatter ? blocks : 1);
     locations.push_back(member->getLoc());
   }
   Location loc = builder.getFusedLoc(locations);
-  auto flat = RankedTensorType::get(
-      {elements}, cast<ShapedType>(types.front()).getElementType());
-  auto pack = PackOp::create(builder, loc, flat, inputs,
-                             builder.getDenseI64ArrayAttr(offsets));
+  Type element = resultType.getElementType();
+  // The packed input holds every block for a reduce_scatter, one block
+  // (this rank's shards) for an all_gather; the result the other way.
+  auto packed =
+      RankedTensorType::get({scatter ? perBlock * blocks : perBlock}, element);
+  auto flat =
+      RankedTensorType::get({gather ? perBlock * blocks : perBlock}, element);
+  IntegerAttr packBlocks =
+      scatter ? builder.getI64IntegerAttr(blocks) : IntegerAttr();
+  IntegerAttr unpackBlocks =
+      gather ? builder.getI64IntegerAttr(blocks) : IntegerAttr();
+  auto pack = PackOp::create(builder, loc, packed, inputs,
+                             builder.getDenseI64ArrayAttr(offsets), packBlocks);
   Operation *fused = builder.clone(*last);
   fused->setLoc(loc);
   fused->setOperand(0, pack.getResult());
   fused->getResult(0).setType(flat);
-  auto unpack = UnpackOp::create(builder, loc, types, fused->getResult(0),
-                                 builder.getDenseI64ArrayAttr(offsets));
+  auto unpack =
+      UnpackOp::create(builder, loc, types, fused->getResult(0),
+                       builder.getDenseI64ArrayAttr(offsets), unpackBlocks);
   for (auto [member, result] : llvm::zip(bucket.members, unpack.getResults())) {
     member->getResult(0).replaceAllUsesWith(result);
     member->erase();
@@ -264,11 +301,18 @@ FusePass::partition(ArrayRef<Operation *> run,
     if (it != cache.end())
       return it->second;
     CollectiveRequest request = requests.front();
-    unsigned element = std::max(1u, request.elementBytes);
+    // Whole elements, and for gathers and scatters a whole number of them
+    // per rank.
+    uint64_t unit = std::max(1u, request.elementBytes);
+    if (request.kind == CollectiveKind::AllGather ||
+        request.kind == CollectiveKind::ReduceScatter)
+      unit *= std::max<size_t>(1, request.groups.front().size());
     uint64_t rounded = static_cast<uint64_t>(std::exp2(step / 32.0));
-    request.bytes = std::max<uint64_t>(element, rounded / element * element);
+    request.bytes = std::max<uint64_t>(unit, rounded / unit * unit);
     llvm::Expected<Prediction> p = model.predict(request);
-    double us = p ? p->timeUs : 0;
+    // A size the model rejects (it should not happen: the members were
+    // predicted) costs as if it took forever, so it is never chosen.
+    double us = p ? p->timeUs : std::numeric_limits<double>::infinity();
     if (!p)
       llvm::consumeError(p.takeError());
     cache[step] = us;

@@ -1,5 +1,4 @@
-//===- Schedule.cpp - start early, wait late ---------------------*- C++
-//-*-===//
+//===- Schedule.cpp - start early, wait late -------------------*- C++ -*-===//
 //
 // comm-schedule: every blocking collective of a block becomes a comm.start
 // right after the last op its operands come from and a comm.wait right
@@ -9,12 +8,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Analysis/CollectiveCost.h"
+#include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Sequence.h"
+
+#include <queue>
+#include <tuple>
 
 namespace mlir {
 namespace comm {
@@ -47,6 +51,9 @@ struct SchedulePass : public comm::impl::CommScheduleBase<SchedulePass> {
 
 private:
   void scheduleBlock(Block &block);
+  /// With a topology: the cost model that says when a transfer ends
+  /// (owned by runOnOperation).
+  const CostModel *model = nullptr;
 };
 } // namespace
 
@@ -150,44 +157,99 @@ void SchedulePass::scheduleBlock(Block &block) {
     t.start = t.earliest;
   }
 
-  // The bytes in flight may not exceed the budget: a start that would
-  // exceed it waits until enough earlier transfers are waited for (at the
-  // latest, it starts right before it is needed).
+  // The bytes in flight may not exceed the budget. With a cost model, a
+  // start that would exceed it first waits for the transfers started
+  // before it that will have ended by then (waiting for them costs
+  // nothing, while a transfer nobody reads until the end of the block
+  // would hold its bytes all along), the oldest first; when those are not
+  // enough, it starts once enough transfers are waited for where they are
+  // needed (at the latest, right before it is needed itself).
+  // When each transfer would end: the compute clock after each op of the
+  // block, and one communication stream running the transfers in the
+  // order they start.
+  std::vector<double> clockAfter(order.size(), 0);
+  std::vector<double> duration(transfers.size(), 0);
+  if (model) {
+    double clock = 0;
+    for (auto [p, op] : llvm::enumerate(order)) {
+      if (!transferOf.count(op))
+        clock += getLocalTimeUs(op, model->getTopology()).value_or(0);
+      clockAfter[p] = clock;
+    }
+    for (auto [i, t] : llvm::enumerate(transfers)) {
+      std::optional<CollectiveRequest> request =
+          getCollectiveRequest(t.collective);
+      if (!request)
+        continue;
+      request->backend = backend;
+      request->native =
+          !cast<CollectiveOpInterface>(t.collective).getPlanAttr();
+      llvm::Expected<Prediction> p = model->predict(*request);
+      if (p)
+        duration[i] = p->timeUs;
+      else
+        llvm::consumeError(p.takeError());
+    }
+  }
+  auto clockAt = [&](int64_t gap) { return gap < 0 ? 0.0 : clockAfter[gap]; };
+  std::vector<double> endsAt(transfers.size(), 0);
+  double streamFree = 0;
   if (memoryBudget > 0) {
-    SmallVector<unsigned> byStart;
-    for (unsigned i = 0; i < transfers.size(); ++i)
-      byStart.push_back(i);
-    llvm::stable_sort(byStart, [&](unsigned a, unsigned b) {
-      return std::make_pair(transfers[a].start, transfers[a].needed) <
-             std::make_pair(transfers[b].start, transfers[b].needed);
-    });
+    // Transfers in the order they start (a start moved later goes back
+    // into the queue), so that the stream's clock follows them.
+    using Key = std::tuple<int64_t, int64_t, unsigned>;
+    std::priority_queue<Key, std::vector<Key>, std::greater<Key>> queue;
+    for (auto [i, t] : llvm::enumerate(transfers))
+      queue.push({t.start, t.needed, static_cast<unsigned>(i)});
     SmallVector<unsigned> inFlight;
-    for (unsigned i : byStart) {
+    while (!queue.empty()) {
+      auto [queuedStart, queuedNeeded, i] = queue.top();
+      queue.pop();
       Transfer &t = transfers[i];
+      if (queuedStart != t.start)
+        continue;
+      auto overlaps = [&](unsigned j) {
+        return transfers[j].start <= t.start &&
+               transfers[j].needed - 1 > t.start;
+      };
       auto bytesInFlight = [&]() {
         int64_t bytes = 0;
         for (unsigned j : inFlight)
-          if (transfers[j].start <= t.start &&
-              transfers[j].needed - 1 > t.start)
+          if (overlaps(j))
             bytes += transfers[j].bytes;
         return bytes;
       };
-      while (bytesInFlight() + t.bytes > memoryBudget) {
-        // Move to the gap of the earliest wait still ahead (waits go before
-        // starts in a gap); at the latest, start right where it is needed.
+      // Wait early for what was started before and has ended, oldest
+      // first.
+      SmallVector<unsigned> ended;
+      for (unsigned j : inFlight)
+        if (model && transfers[j].start < t.start && overlaps(j) &&
+            endsAt[j] <= clockAt(t.start))
+          ended.push_back(j);
+      llvm::stable_sort(ended, [&](unsigned a, unsigned b) {
+        return transfers[a].start < transfers[b].start;
+      });
+      for (unsigned j : ended) {
+        if (bytesInFlight() + t.bytes <= memoryBudget)
+          break;
+        transfers[j].needed = t.start + 1;
+      }
+      if (bytesInFlight() + t.bytes > memoryBudget) {
+        // Move to the gap of the earliest wait still ahead (waits go
+        // before starts in a gap) and try again there; at the latest,
+        // start right where it is needed.
         int64_t next = t.needed - 1;
         for (unsigned j : inFlight)
-          if (transfers[j].start <= t.start &&
-              transfers[j].needed - 1 > t.start)
+          if (overlaps(j))
             next = std::min(next, transfers[j].needed - 1);
-        if (next <= t.start) {
-          t.start = t.needed - 1;
-          break;
+        t.start = next <= t.start ? t.needed - 1 : next;
+        if (t.start < t.needed - 1) {
+          queue.push({t.start, t.needed, i});
+          continue;
         }
-        t.start = next;
-        if (t.start >= t.needed - 1)
-          break;
       }
+      endsAt[i] = std::max(clockAt(t.start), streamFree) + duration[i];
+      streamFree = endsAt[i];
       inFlight.push_back(i);
     }
   }
@@ -290,6 +352,18 @@ void SchedulePass::runOnOperation() {
         << " streams=" << static_cast<int64_t>(streams);
     return signalPassFailure();
   }
+  std::shared_ptr<const Topology> topologyRef;
+  std::unique_ptr<CostModel> ownedModel;
+  if (!topology.empty() ||
+      getOperation()->hasAttr(CommDialect::getTopologyAttrName())) {
+    FailureOr<std::shared_ptr<const Topology>> loaded =
+        getTopologyFor(getOperation(), topology);
+    if (failed(loaded))
+      return signalPassFailure();
+    topologyRef = *loaded;
+    ownedModel = std::make_unique<CostModel>(*topologyRef);
+  }
+  model = ownedModel.get();
   // Blocks outside async regions, innermost last so that positions stay
   // valid while a block is rewritten.
   SmallVector<Block *> blocks;
