@@ -146,10 +146,18 @@ std::pair<double, double> mlir::comm::defaultTolerances(ModuleOp module) {
       rtol = std::max(rtol, bound.getValueAsDouble());
       atol = std::max(atol, bound.getValueAsDouble());
     }
+    // A sum of 16-bit floats rounds at every step: another algorithm (a
+    // plan's, or a bucket's) adds in another order and rounds elsewhere.
+    Type precision;
+    if (isa<AllReduceOp, ReduceScatterOp, ReduceOp>(op))
+      if (Type element = getElementTypeOrSelf(op->getResult(0).getType());
+          element.isBF16() || element.isF16())
+        precision = element;
     auto plan = op->getAttrOfType<PlanAttr>("plan");
-    if (!plan || !plan.getPrecision())
+    if (plan && plan.getPrecision())
+      precision = plan.getPrecision();
+    if (!precision)
       return;
-    Type precision = plan.getPrecision();
     // A few roundings of the wire type's unit (bf16: 2^-8, f16: 2^-11).
     if (precision.isBF16()) {
       rtol = std::max(rtol, 0x1p-5);

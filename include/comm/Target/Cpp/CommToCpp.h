@@ -61,8 +61,10 @@ void emitHarness(ArrayRef<EntryPoint> entries, const HarnessOptions &options,
 void makeReference(ModuleOp module, StringRef prefix);
 
 /// The smallest precision any #comm.plan of `module` sends floating-point
-/// data in, and the largest comm.error_bound comm-reduce-precision
-/// recorded, as tolerances (rtol, atol) for checking its results.
+/// data in (or any reduction of 16-bit floats sums in: another algorithm
+/// rounds in another order), and the largest comm.error_bound
+/// comm-reduce-precision recorded, as tolerances (rtol, atol) for checking
+/// its results.
 std::pair<double, double> defaultTolerances(ModuleOp module);
 
 /// Registers --comm-to-cpp with mlir-translate's registry.
