@@ -136,13 +136,14 @@ void SchedulePass::scheduleBlock(Block &block) {
   // As early as the operands and the last fence before it allow. An
   // operand another transfer produces is available after that transfer's
   // wait, in the gap before its first use.
+  // The last fence before each position (-1: none), in one pass.
+  std::vector<int64_t> fenceBefore(order.size() + 1, -1);
+  for (size_t p = 0; p < order.size(); ++p)
+    fenceBefore[p + 1] =
+        isFence(order[p]) ? static_cast<int64_t>(p) : fenceBefore[p];
   for (Transfer &t : transfers) {
     int64_t first = position.lookup(t.ops.front());
-    for (int64_t i = first - 1; i >= 0; --i)
-      if (isFence(order[i])) {
-        t.earliest = i;
-        break;
-      }
+    t.earliest = fenceBefore[first];
     for (Operation *op : t.ops)
       for (Value operand : op->getOperands()) {
         Operation *def = operand.getDefiningOp();
@@ -169,7 +170,7 @@ void SchedulePass::scheduleBlock(Block &block) {
   // order they start.
   std::vector<double> clockAfter(order.size(), 0);
   std::vector<double> duration(transfers.size(), 0);
-  if (model) {
+  if (model && memoryBudget > 0) {
     double clock = 0;
     for (auto [p, op] : llvm::enumerate(order)) {
       if (!transferOf.count(op))
@@ -208,6 +209,11 @@ void SchedulePass::scheduleBlock(Block &block) {
       Transfer &t = transfers[i];
       if (queuedStart != t.start)
         continue;
+      // Transfers are taken in the order they start: one waited for by now
+      // overlaps nothing that comes later.
+      llvm::erase_if(inFlight, [&](unsigned j) {
+        return transfers[j].needed - 1 <= t.start;
+      });
       auto overlaps = [&](unsigned j) {
         return transfers[j].start <= t.start &&
                transfers[j].needed - 1 > t.start;
@@ -257,10 +263,14 @@ void SchedulePass::scheduleBlock(Block &block) {
   // Rewrite: starts in the order they become possible, then needed.
   // Only what lies between a start and its wait and is no transfer itself
   // can hide a transfer.
+  // Ops that are no transfer, before each position.
+  std::vector<int64_t> othersBefore(order.size() + 1, 0);
+  for (size_t p = 0; p < order.size(); ++p)
+    othersBefore[p + 1] = othersBefore[p] + !transferOf.count(order[p]);
   auto countBetween = [&](const Transfer &t) {
-    return llvm::count_if(llvm::seq(t.start + 1, t.needed), [&](int64_t p) {
-      return !transferOf.count(order[p]);
-    });
+    return t.needed > t.start + 1
+               ? othersBefore[t.needed] - othersBefore[t.start + 1]
+               : 0;
   };
   SmallVector<unsigned> chosen;
   for (unsigned i = 0; i < transfers.size(); ++i)
@@ -287,12 +297,21 @@ void SchedulePass::scheduleBlock(Block &block) {
   llvm::DenseMap<unsigned, StartOp> startOf;
   unsigned streamIndex = 0;
   int64_t gaps = static_cast<int64_t>(order.size()) - 1;
+  // The transfers waited for and started in each gap, in `chosen` order.
+  llvm::DenseMap<int64_t, SmallVector<unsigned, 2>> waitsIn, startsIn;
+  for (unsigned i : chosen) {
+    waitsIn[transfers[i].needed - 1].push_back(i);
+    startsIn[transfers[i].start].push_back(i);
+  }
   for (int64_t gap = -1; gap < gaps; ++gap) {
+    auto waiting = waitsIn.find(gap);
+    auto starting = startsIn.find(gap);
+    if (waiting == waitsIn.end() && starting == startsIn.end())
+      continue;
     OpBuilder builder(anchor(gap));
-    for (unsigned i : chosen) {
+    for (unsigned i : waiting != waitsIn.end() ? waiting->second
+                                               : SmallVector<unsigned, 2>()) {
       Transfer &t = transfers[i];
-      if (t.needed - 1 != gap)
-        continue;
       SmallVector<Type> types;
       for (Value output : t.outputs)
         types.push_back(output.getType());
@@ -304,10 +323,9 @@ void SchedulePass::scheduleBlock(Block &block) {
           return !start->isAncestor(use.getOwner());
         });
     }
-    for (unsigned i : chosen) {
+    for (unsigned i : starting != startsIn.end() ? starting->second
+                                                 : SmallVector<unsigned, 2>()) {
       Transfer &t = transfers[i];
-      if (t.start != gap)
-        continue;
       Location loc = t.collective->getLoc();
       auto start = StartOp::create(builder, loc, TokenType::get(ctx));
       startOf[i] = start;
