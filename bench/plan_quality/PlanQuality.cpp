@@ -78,7 +78,7 @@ static double seconds(std::chrono::steady_clock::time_point since) {
 
 namespace {
 struct Outcome {
-  double stepUs = 0, exposedUs = 0, boundUs = 0;
+  double stepUs = 0, exposedUs = 0, boundUs = 0, computeUs = 0;
   bool ok = false;
 };
 } // namespace
@@ -111,6 +111,7 @@ static Outcome planAndSimulate(MLIRContext &context, ModuleOp original,
   outcome.stepUs = result->stepTimeUs;
   outcome.exposedUs = result->exposedCommUs;
   outcome.boundUs = result->lowerBoundUs;
+  outcome.computeUs = result->computeUs;
   outcome.ok = true;
   return outcome;
 }
@@ -240,6 +241,10 @@ int main(int argc, char **argv) {
   // baseline's, its step against both.
   unsigned cases = 0, notSlower = 0, noWorseThanBest = 0, muchBetter = 0;
   std::map<std::string, std::pair<double, double>> exposedVsNaive;
+  // What overlap alone leaves: the unplanned program's transfers (its
+  // exposed time, all blocking) less its compute; fewer, faster transfers
+  // (buckets, algorithms) leave less.
+  std::map<std::string, double> exposedFloor;
   bool failed = false;
   for (const std::string &topologyName : topologyNames) {
     auto topology = buildTopologyPreset(topologyName);
@@ -295,6 +300,8 @@ int main(int argc, char **argv) {
         ++muchBetter;
       exposedVsNaive[topologyName + " " + workload] = {comm.exposedUs,
                                                        naive.exposedUs};
+      exposedFloor[topologyName + " " + workload] =
+          std::max(0.0, naive.exposedUs - naive.computeUs);
     }
   }
 
@@ -306,10 +313,15 @@ int main(int argc, char **argv) {
         continue;
       double ratio =
           it->second.second > 0 ? it->second.first / it->second.second : 0.0;
+      double floor = it->second.second > 0
+                         ? exposedFloor[it->first] / it->second.second
+                         : 0.0;
       llvm::outs() << llvm::formatv(
           "comm exposed / unplanned exposed, {0} on {1}: {2:F3} (target <= "
-          "0.5: {3})\n",
-          workload, topologyName, ratio, ratio <= 0.5 ? "met" : "MISSED");
+          "0.5: {3}; the unplanned transfers, all hidden under the "
+          "compute, would leave {4:F3})\n",
+          workload, topologyName, ratio, ratio <= 0.5 ? "met" : "MISSED",
+          floor);
     }
   llvm::outs() << llvm::formatv(
       "comm never slower than unplanned: {0} of {1} cases ({2})\n", notSlower,
