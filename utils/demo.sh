@@ -5,7 +5,8 @@
 #     framework hands it over) with comm's planning pipeline and prints the
 #     plan and what each pass decided,
 #  3. simulates the unplanned program, the plan written by hand in
-#     examples/grad_step.by-hand.mlir and comm's plan on that machine,
+#     examples/grad_step.by-hand.mlir, the plans of the PyTorch DDP, Horovod
+#     and XLA baseline strategies and comm's plan on that machine,
 #  4. compiles comm's plan for cpu-mpi with a harness, runs it on 4 local
 #     ranks and checks its results against the unplanned program.
 set -euo pipefail
@@ -26,7 +27,7 @@ comm_log "2. the plan: comm-opt --comm-plan=\"topology=dgx-h100 explain=true\" e
   -o "$COMM_BUILD/demo-planned.mlir" 2>&1 | grep "remark:" >&2
 cat "$COMM_BUILD/demo-planned.mlir"
 
-comm_log "3. simulated on dgx-h100: comm-sim run (unplanned, by hand, comm-plan)"
+comm_log "3. simulated on dgx-h100: comm-sim run (unplanned, by hand, each baseline strategy, comm-plan)"
 simulate() {
   "$bin/comm-sim" run "$1" --topology dgx-h100 > "$COMM_BUILD/demo-$2.txt"
   awk '/step time/ {print $3}' "$COMM_BUILD/demo-$2.txt"
@@ -34,8 +35,17 @@ simulate() {
 unplanned_us=$(simulate "$program" unplanned)
 byhand_us=$(simulate "$byhand" by-hand)
 planned_us=$(simulate "$COMM_BUILD/demo-planned.mlir" planned)
-awk -v u="$unplanned_us" -v h="$byhand_us" -v p="$planned_us" 'BEGIN {
-  printf "[comm] simulated step: unplanned %.2f us, by hand %.2f us (%.2fx), comm-plan %.2f us (%.2fx)\n", u, h, u / h, p, u / p }' >&2
+awk -v u="$unplanned_us" -v h="$byhand_us" 'BEGIN {
+  printf "[comm] simulated step: unplanned %.2f us, by hand %.2f us (%.2fx)\n", u, h, u / h }' >&2
+for strategy in ddp horovod xla; do
+  "$bin/comm-opt" --comm-plan="topology=dgx-h100 strategy=$strategy" "$program" \
+    -o "$COMM_BUILD/demo-$strategy.mlir"
+  strategy_us=$(simulate "$COMM_BUILD/demo-$strategy.mlir" "$strategy")
+  awk -v u="$unplanned_us" -v s="$strategy_us" -v p="$planned_us" -v n="$strategy" 'BEGIN {
+    printf "[comm] simulated step, strategy %-7s %.2f us (%.2fx unplanned); comm-plan gains %.2fx over it\n", n, s, u / s, s / p }' >&2
+done
+awk -v u="$unplanned_us" -v p="$planned_us" 'BEGIN {
+  printf "[comm] simulated step, comm-plan        %.2f us (%.2fx unplanned)\n", p, u / p }' >&2
 
 comm_log "4. comm's plan compiled for cpu-mpi and run on 4 local ranks against the unplanned program"
 mkdir -p "$COMM_BUILD/demo"
