@@ -6,8 +6,10 @@
                               algorithm, bound_us (numbers; algorithm a
                               string), sizes increasing
   check-json.py run FILE      an object with at least step_time_us,
-                              exposed_comm_us, compute_us, comm_bytes
-                              (non-negative numbers, exposed <= step)
+                              exposed_comm_us, compute_us, comm_bytes,
+                              lower_bound_us, transfer_bound_us
+                              (non-negative numbers, exposed <= step,
+                              lower bound <= step)
   check-json.py trace FILE    a Chrome/Perfetto trace: {"traceEvents": [...]}
                               where every event has name, ph, pid; "X" events
                               have tid, ts >= 0 and dur >= 0; "M" events name
@@ -59,12 +61,16 @@ def bench(data):
 def run(data):
     if not isinstance(data, dict):
         fail("expected an object")
-    for key in ("step_time_us", "exposed_comm_us", "compute_us", "comm_bytes"):
+    for key in ("step_time_us", "exposed_comm_us", "compute_us", "comm_bytes",
+                "lower_bound_us", "transfer_bound_us"):
         if key not in data:
             fail("missing key " + key)
         number(data[key], key)
     if data["exposed_comm_us"] > data["step_time_us"] * (1 + 1e-9):
         fail("exposed communication exceeds the step")
+    # No plan runs faster than the bound.
+    if data["lower_bound_us"] > data["step_time_us"] * (1 + 1e-9):
+        fail("the step is shorter than its lower bound")
     return "step %.3f us" % data["step_time_us"]
 
 

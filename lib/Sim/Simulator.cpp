@@ -748,19 +748,34 @@ LogicalResult Simulation::run() {
 /// fusion of its members beats.
 static void boundStep(const Flattener &program, uint64_t worldSize,
                       const CostModel &model, SimResult &result) {
+  // Groups are interned once (a group of 16,384 ranks is not copied per
+  // rank), and a class's bound is computed once for all its ranks.
+  std::map<std::vector<int64_t>, unsigned> groupIds;
+  std::vector<std::vector<unsigned>> groupIdsOf(program.instrs.size());
+  for (auto [index, instr] : llvm::enumerate(program.instrs))
+    if (instr.kind == InstrKind::Collective)
+      for (const auto &group : instr.request.groups)
+        groupIdsOf[index].push_back(
+            groupIds
+                .try_emplace(std::vector<int64_t>(group.begin(), group.end()),
+                             groupIds.size())
+                .first->second);
   struct Class {
-    CollectiveRequest request;
+    const CollectiveRequest *request = nullptr;
     SmallVector<int64_t, 8> group;
+    SmallVector<std::pair<int64_t, int64_t>> pairs;
+    uint64_t bytes = 0;
   };
+  std::map<std::pair<std::string, uint64_t>, std::pair<double, std::string>>
+      bounds;
+  std::vector<double> compute(worldSize, 0);
+  for (const Instr &instr : program.instrs)
+    if (instr.kind == InstrKind::Compute && isa<ComputeOp>(instr.op))
+      for (double &c : compute)
+        c += instr.durationUs;
   for (uint64_t rank = 0; rank < worldSize; ++rank) {
-    double compute = 0;
     std::map<std::string, Class> classes;
-    for (const Instr &instr : program.instrs) {
-      if (instr.kind == InstrKind::Compute) {
-        if (isa<ComputeOp>(instr.op))
-          compute += instr.durationUs;
-        continue;
-      }
+    for (auto [index, instr] : llvm::enumerate(program.instrs)) {
       if (instr.kind != InstrKind::Collective &&
           instr.kind != InstrKind::Send && instr.kind != InstrKind::Recv)
         continue;
@@ -769,12 +784,12 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
       llvm::raw_string_ostream os(key);
       os << static_cast<int>(request.kind) << ":" << request.elementBytes
          << ":";
-      SmallVector<int64_t, 8> group;
       SmallVector<std::pair<int64_t, int64_t>> pairs;
+      int32_t groupIndex = -1;
       if (request.kind == CollectiveKind::Copy) {
         if (request.copyRank != static_cast<int64_t>(rank))
           continue;
-        os << static_cast<int>(request.copySource) << "->"
+        os << "copy" << static_cast<int>(request.copySource) << "->"
            << static_cast<int>(request.copyTarget);
       } else if (!request.pairs.empty()) {
         // A rank's own pairs: a send from it, a receive into it.
@@ -789,38 +804,46 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
         for (auto [src, dst] : pairs)
           os << src << ">" << dst << ",";
       } else {
-        int32_t index = instr.groupOfRank[rank];
-        if (index < 0)
+        groupIndex = instr.groupOfRank[rank];
+        if (groupIndex < 0)
           continue;
-        group.assign(request.groups[index].begin(),
-                     request.groups[index].end());
-        for (int64_t member : group)
-          os << member << ",";
+        os << "g" << groupIdsOf[index][groupIndex];
       }
+      os.flush();
       auto [it, inserted] = classes.try_emplace(key);
       Class &entry = it->second;
       if (inserted) {
-        entry.request = request;
-        entry.request.bytes = 0;
-        entry.request.pairs.assign(pairs.begin(), pairs.end());
-        entry.request.groups.clear();
-        if (!group.empty())
-          entry.request.groups.push_back(group);
-        entry.group = group;
+        entry.request = &request;
+        entry.pairs = pairs;
+        if (groupIndex >= 0)
+          entry.group.assign(request.groups[groupIndex].begin(),
+                             request.groups[groupIndex].end());
       }
-      entry.request.bytes += request.bytes;
+      entry.bytes += request.bytes;
     }
     double transfers = 0;
     std::string why;
     double largest = 0;
     for (auto &[key, entry] : classes) {
-      GroupShape shape;
-      if (entry.group.size() > 1)
-        shape = model.getGroupShape(entry.group);
-      else if (entry.request.kind != CollectiveKind::Copy &&
-               entry.request.pairs.empty())
+      if (entry.group.size() < 2 &&
+          entry.request->kind != CollectiveKind::Copy && entry.pairs.empty())
         continue; // a group of one moves nothing
-      auto [us, what] = model.getLowerBound(entry.request, shape);
+      // Point-to-point classes name the rank; grouped ones are the same
+      // for every rank of the group.
+      auto [cached, fresh] = bounds.try_emplace({key, entry.bytes});
+      if (fresh) {
+        CollectiveRequest request = *entry.request;
+        request.bytes = entry.bytes;
+        request.pairs.assign(entry.pairs.begin(), entry.pairs.end());
+        request.groups.clear();
+        GroupShape shape;
+        if (!entry.group.empty()) {
+          request.groups.push_back(entry.group);
+          shape = model.getGroupShape(entry.group);
+        }
+        cached->second = model.getLowerBound(request, shape);
+      }
+      auto [us, what] = cached->second;
       transfers += us;
       if (us > largest) {
         largest = us;
@@ -829,10 +852,10 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
     }
     if (transfers > result.transferBoundUs)
       result.transferBoundUs = transfers;
-    double bound = std::max(compute, transfers);
+    double bound = std::max(compute[rank], transfers);
     if (bound > result.lowerBoundUs) {
       result.lowerBoundUs = bound;
-      result.lowerBoundWhy = compute >= transfers
+      result.lowerBoundWhy = compute[rank] >= transfers
                                  ? "compute of rank " + std::to_string(rank)
                                  : "transfers of rank " + std::to_string(rank) +
                                        " on one stream (largest: " + why + ")";
