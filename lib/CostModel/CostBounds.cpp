@@ -95,7 +95,9 @@ CostModel::getLowerBound(const CollectiveRequest &request,
            topology.getNode().getDevicesOfKind(DeviceKind::CPU)) {
         Path path = topology.getPath(
             gpu, topology.getDeviceId(topology.getNodeIndex(gpu), cpu));
-        if (path.isConnected() && device.numa == cpu)
+        // The CPU of the GPU's own socket.
+        if (path.isConnected() &&
+            topology.getNode().getDevice(cpu).numa == device.numa)
           cut(S, path.bandwidthGBps,
               "the buffer over the GPU's link to its CPU (" +
                   formatBandwidth(path.bandwidthGBps) + ")");

@@ -395,7 +395,7 @@ llvm::Error NcclXmlImporter::importPci(xmlNode *pci, unsigned parent, int numa,
   if (!classText || StringRef(*classText).getAsInteger(0, classCode))
     return fail(pci, "<pci busid=\"" + busId +
                          "\"> needs a PCI class code such as 0x060400");
-  unsigned generation, width;
+  unsigned generation = 0, width = 0;
   if (llvm::Error error = pcieLinkOf(pci, generation, width))
     return error;
   unsigned line = xmlGetLineNo(pci);
@@ -417,7 +417,7 @@ llvm::Error NcclXmlImporter::importPci(xmlNode *pci, unsigned parent, int numa,
   bool isNVSwitch = classCode == 0x068000;
 
   if (gpuChild) {
-    unsigned device;
+    unsigned device = 0;
     if (llvm::Error error = importGpu(gpuChild, pci, parent, numa, device))
       return error;
     graph.getDevice(device).busId = busId;
