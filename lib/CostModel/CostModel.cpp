@@ -59,6 +59,8 @@ double CostModel::getLinkEfficiency(const Link &link) const {
   case LinkKind::Network:
     return params
         .networkEfficiency[static_cast<unsigned>(topology.getFabric().network)];
+  case LinkKind::SharedMemory:
+    return 1.0; // its figure is a measured rate already
   }
   return 1.0;
 }
@@ -970,6 +972,21 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
     worstLatency = std::max(worstLatency, path.latencyUs);
   }
   unsigned pr = static_cast<unsigned>(protocol);
+  if (topology.hasProcessRanks()) {
+    // Between processes a message costs its path (MPI's shared memory
+    // transport); there is no kernel to launch.
+    b.latency("path latency", worstLatency, "one message along the path");
+    if (worstUs > 0) {
+      p.bandwidthUs += worstUs;
+      p.terms.push_back({"bandwidth", worstUs,
+                         "the buffer at " +
+                             formatBandwidth(p.busBandwidthGBps) + " (" + why +
+                             ")"});
+    }
+    p.bottleneck = why;
+    p.timeUs = p.latencyUs + p.bandwidthUs;
+    return p;
+  }
   b.latency(
       "base latency",
       params.p2pLatencyUs +
@@ -1058,10 +1075,101 @@ Prediction CostModel::predictCopy(const CollectiveRequest &request) const {
   return p;
 }
 
+std::optional<llvm::Expected<SmallVector<Prediction, 4>>>
+CostModel::predictOnHost(const CollectiveRequest &request) const {
+  const HostProfile &profile = getDefaultHostProfile();
+  if (!profile.lookup(request.kind, std::nullopt))
+    return std::nullopt;
+  if (request.backend && *request.backend != Backend::mpi)
+    return requestError("the ranks of '" + topology.getName() +
+                        "' are processes on the CPU, which the mpi backend "
+                        "runs; the " +
+                        stringifyBackend(*request.backend) +
+                        " backend cannot run them");
+  // MPI's own collective (no algorithm) and the runtime's schedules, as the
+  // request's backend and native flag select them.
+  SmallVector<std::optional<Algorithm>, 6> candidates;
+  if (request.algorithm) {
+    candidates.push_back(request.algorithm);
+  } else {
+    if (!request.backend || request.native)
+      candidates.push_back(std::nullopt);
+    if (!request.native)
+      for (Algorithm algorithm :
+           getRealizedAlgorithms(request.kind, Backend::mpi))
+        candidates.push_back(algorithm);
+  }
+  SmallVector<Prediction, 4> results;
+  if (request.protocol && *request.protocol != Protocol::simple)
+    candidates.clear(); // MPI has no LL protocols
+  uint64_t n = 0;
+  for (const auto &group : request.groups)
+    n = std::max<uint64_t>(n, group.size());
+  GroupShape shape = getGroupShape(request.groups.front());
+  auto [bound, boundWhy] = getLowerBound(request, shape);
+  for (std::optional<Algorithm> candidate : candidates) {
+    const HostProfile::Row *row = profile.lookup(request.kind, candidate);
+    if (!row)
+      continue;
+    Prediction p;
+    p.kind = request.kind;
+    p.algorithm = candidate.value_or(Algorithm::ring);
+    p.native = !candidate;
+    p.measured = true;
+    p.protocol = Protocol::simple;
+    p.bytes = request.bytes;
+    p.ranks = n;
+    if (n >= 2) {
+      auto [latency, bandwidth] = profile.interpolate(*row, request.bytes, n);
+      TermBuilder b{p};
+      std::string what =
+          candidate ? "the runtime's " + stringifyAlgorithm(*candidate).str()
+                    : std::string("MPI's own collective");
+      b.latency(
+          "measured latency", latency,
+          what + ", " + profile.source +
+              (n == profile.ranks ? std::string() : ", scaled by its steps"));
+      p.bandwidthUs += bandwidth;
+      p.terms.push_back(
+          {"measured bandwidth", bandwidth,
+           what + ", interpolated between the measured sizes" +
+               (n == profile.ranks ? std::string()
+                                   : ", scaled by the bytes a rank moves")});
+      p.timeUs = p.latencyUs + p.bandwidthUs;
+      p.busBandwidthGBps = p.bandwidthUs > 0
+                               ? getBusBandwidthFactor(request.kind, n) *
+                                     request.bytes / (p.bandwidthUs * 1e3)
+                               : 0;
+    }
+    p.bottleneck = "the host's shared memory and cores (measured)";
+    p.boundUs = bound;
+    p.boundDetail = boundWhy;
+    p.efficiency = p.timeUs > 0 ? std::min(1.0, bound / p.timeUs) : 1.0;
+    results.push_back(std::move(p));
+  }
+  llvm::stable_sort(results, [](const Prediction &x, const Prediction &y) {
+    return x.timeUs < y.timeUs;
+  });
+  if (results.empty())
+    return requestError(
+        "no measured schedule of " + stringifyCollectiveKind(request.kind) +
+        (request.algorithm ? " with algorithm '" +
+                                 stringifyAlgorithm(*request.algorithm) + "'"
+                           : std::string()) +
+        (request.protocol
+             ? " and protocol '" + stringifyProtocol(*request.protocol) + "'"
+             : std::string()) +
+        " among the processes of '" + topology.getName() + "'");
+  return std::move(results);
+}
+
 llvm::Expected<SmallVector<Prediction, 4>>
 CostModel::predictAll(const CollectiveRequest &request) const {
   if (llvm::Error error = validate(request))
     return std::move(error);
+  if (topology.hasProcessRanks() && !request.groups.empty())
+    if (auto onHost = predictOnHost(request))
+      return std::move(*onHost);
   SmallVector<Prediction, 4> results;
   static const Protocol protocols[] = {Protocol::simple, Protocol::ll128,
                                        Protocol::ll};
@@ -1070,7 +1178,8 @@ CostModel::predictAll(const CollectiveRequest &request) const {
   } else if (request.kind == CollectiveKind::Permute ||
              request.kind == CollectiveKind::SendRecv) {
     for (Protocol protocol : protocols)
-      if (!request.protocol || *request.protocol == protocol)
+      if ((!request.protocol || *request.protocol == protocol) &&
+          (protocol == Protocol::simple || !topology.hasProcessRanks()))
         results.push_back(predictPointToPoint(request, protocol));
   } else {
     // Groups run concurrently; the slowest decides. Groups of the same shape
@@ -1144,10 +1253,9 @@ CostModel::predict(const CollectiveRequest &request) const {
 }
 
 void CostModel::explain(const Prediction &p, llvm::raw_ostream &os) {
-  os << llvm::formatv("{0} of {1} bytes on {2} ranks: {3} / {4}, {5:F2} us\n",
+  os << llvm::formatv("{0} of {1} bytes on {2} ranks: {3}, {4:F2} us\n",
                       stringifyCollectiveKind(p.kind), p.bytes, p.ranks,
-                      stringifyAlgorithm(p.algorithm),
-                      stringifyProtocol(p.protocol), p.timeUs);
+                      describeAlgorithm(p), p.timeUs);
   os << llvm::formatv("  latency part   {0,10:F2} us\n", p.latencyUs);
   os << llvm::formatv("  bandwidth part {0,10:F2} us\n", p.bandwidthUs);
   for (const CostTerm &term : p.terms)

@@ -213,6 +213,13 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
     return phases;
   }
 
+  // A time measured as a whole (the host profile) runs as one phase: its
+  // links' sharing is in the measurement, not in flows.
+  if (prediction.measured) {
+    phases.push_back({describeAlgorithm(prediction), prediction.timeUs, {}});
+    return phases;
+  }
+
   if (request.kind == CollectiveKind::Barrier) {
     phases.push_back({"barrier", prediction.timeUs, {}});
     return phases;

@@ -428,8 +428,7 @@ LogicalResult Simulation::launch(uint64_t key, Instance &instance) {
   instance.startUs = instance.arrivalUs;
   if (request.kind != CollectiveKind::Copy)
     ++result.collectives;
-  instance.label += " (" + stringifyAlgorithm(prediction->algorithm).str() +
-                    "/" + stringifyProtocol(prediction->protocol).str() + ")";
+  instance.label += " (" + describeAlgorithm(*prediction) + ")";
   startPhase(key, instance, instance.arrivalUs);
   return success();
 }

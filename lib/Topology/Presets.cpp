@@ -195,6 +195,37 @@ static void buildPcie4Gpu(NodeGraph &graph) {
   }
 }
 
+/// The machine comm's CPU backend runs on: MPI ranks as processes of one
+/// machine, each joined to the CPU's memory by a shared-memory link. The
+/// link figures are the fastest rates and the smallest latency the runtime
+/// reached on 4 ranks of a 2-core machine (bench/algorithms, docs/Topology.md),
+/// so that the lower bound stays below every measured time; the collectives'
+/// times come from the measured host profile (CostModel.h).
+static void buildHost(NodeGraph &graph, unsigned ranks) {
+  Device cpu;
+  cpu.kind = DeviceKind::CPU;
+  cpu.name = "cpu0";
+  cpu.index = cpu.numa = 0;
+  cpu.arch = "x86_64";
+  cpu.model = "host CPU (2 cores, shared by the ranks)";
+  unsigned socket = graph.addDevice(std::move(cpu));
+  for (unsigned rank = 0; rank < ranks; ++rank) {
+    Device process;
+    process.kind = DeviceKind::Process;
+    process.name = llvm::formatv("proc{0}", rank).str();
+    process.index = rank;
+    process.numa = 0;
+    unsigned id = graph.addDevice(std::move(process));
+    Link link;
+    link.a = id;
+    link.b = socket;
+    link.kind = LinkKind::SharedMemory;
+    link.bandwidthGBps = 4.0;
+    link.latencyUs = kSharedMemoryLatencyUs;
+    graph.addLink(link);
+  }
+}
+
 namespace {
 struct PresetInfo {
   StringRef name;
@@ -217,11 +248,14 @@ static const PresetInfo kPresets[] = {
                  "8570"},
     {"pcie-4gpu", "4x L40S-48GB on PCIe Gen4, two per PCIe switch, one switch "
                   "per socket, no NVLink, 1x 100GbE RoCE"},
+    {"host", "4 MPI ranks as processes of this machine over shared memory "
+             "(the cpu-mpi target; host<N> for N ranks), collectives timed "
+             "from the runtime's measurements"},
 };
 
 ArrayRef<StringRef> mlir::comm::getTopologyPresetNames() {
-  static const StringRef names[] = {"dgx-a100", "dgx-h100", "hgx-h200",
-                                    "dgx-b200", "pcie-4gpu"};
+  static const StringRef names[] = {"dgx-a100", "dgx-h100",  "hgx-h200",
+                                    "dgx-b200", "pcie-4gpu", "host"};
   return names;
 }
 
@@ -293,6 +327,10 @@ static bool buildMachine(StringRef name, NodeGraph &graph) {
     buildPcie4Gpu(graph);
     return true;
   }
+  if (name == "host") {
+    buildHost(graph, 4);
+    return true;
+  }
   return false;
 }
 
@@ -307,8 +345,30 @@ static std::pair<StringRef, uint64_t> splitClusterName(StringRef name) {
   return {name.substr(0, x), count};
 }
 
+/// "host" is 4 processes, "host<N>" N of them (1 to 4096); std::nullopt
+/// for other names.
+static std::optional<unsigned> getHostRanks(StringRef name) {
+  if (!name.consume_front("host"))
+    return std::nullopt;
+  if (name.empty())
+    return 4;
+  unsigned ranks;
+  if (name.getAsInteger(10, ranks) || ranks == 0 || ranks > 4096)
+    return std::nullopt;
+  return ranks;
+}
+
 llvm::Expected<std::unique_ptr<Topology>>
 mlir::comm::buildTopologyPreset(StringRef name) {
+  if (std::optional<unsigned> ranks = getHostRanks(name)) {
+    auto topology = std::make_unique<Topology>();
+    topology->setName(name);
+    topology->setSource(("preset " + name).str());
+    buildHost(topology->getNode(), *ranks);
+    if (llvm::Error error = topology->finalize())
+      return std::move(error);
+    return topology;
+  }
   auto [machine, count] = splitClusterName(name);
   auto unknown = [&]() {
     std::string known;
@@ -317,8 +377,8 @@ mlir::comm::buildTopologyPreset(StringRef name) {
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "unknown topology preset '" + name + "'; expected one of " + known +
-            ", a cluster <preset>x<N> (e.g. dgx-h100x4), or a .xml/.yaml "
-            "file");
+            ", a cluster <preset>x<N> (e.g. dgx-h100x4), host<N> (N processes "
+            "of this machine), or a .xml/.yaml file");
   };
   if (!llvm::is_contained(getTopologyPresetNames(), machine))
     return unknown();

@@ -34,12 +34,15 @@ static std::string describeLink(const Link &link) {
     return llvm::formatv("c2c x{0}", link.count).str();
   case LinkKind::Network:
     return "network";
+  case LinkKind::SharedMemory:
+    return "shared memory";
   }
   return "";
 }
 
 static std::string plural(unsigned count, StringRef noun) {
-  return llvm::formatv("{0} {1}{2}", count, noun, count == 1 ? "" : "s").str();
+  StringRef suffix = count == 1 ? "" : noun.ends_with("s") ? "es" : "s";
+  return llvm::formatv("{0} {1}{2}", count, noun, suffix).str();
 }
 
 void mlir::comm::printTopologySummary(const Topology &topology,
@@ -64,8 +67,11 @@ void mlir::comm::printTopologySummary(const Topology &topology,
     os << "hardware: none described\n";
   } else {
     unsigned gpus = graph.countDevices(DeviceKind::GPU);
-    os << "machine: " << plural(gpus, "GPU") << ", "
-       << plural(graph.countDevices(DeviceKind::CPU), "CPU") << ", "
+    unsigned processes = graph.countDevices(DeviceKind::Process);
+    os << "machine: "
+       << (processes ? plural(processes, "process") + " over shared memory"
+                     : plural(gpus, "GPU"))
+       << ", " << plural(graph.countDevices(DeviceKind::CPU), "CPU") << ", "
        << graph.countDevices(DeviceKind::PCIeSwitch) << " PCIe switch"
        << (graph.countDevices(DeviceKind::PCIeSwitch) == 1 ? "" : "es") << ", ";
     SmallVector<unsigned> nvswitches =
@@ -76,9 +82,10 @@ void mlir::comm::printTopologySummary(const Topology &topology,
     os << plural(graph.countDevices(DeviceKind::NIC), "NIC") << "; "
        << plural(graph.getNumLinks(), "link") << "\n";
     os << "nodes: " << topology.getNumNodes() << " ("
-       << plural(topology.getNumGPUs(), "GPU") << ", "
-       << topology.getNumDevices() << " devices, " << topology.getNumLinks()
-       << " links)\n";
+       << plural(topology.getNumGPUs(),
+                 topology.hasProcessRanks() ? "rank" : "GPU")
+       << ", " << topology.getNumDevices() << " devices, "
+       << topology.getNumLinks() << " links)\n";
   }
 
   const Fabric &fabric = topology.getFabric();
@@ -144,6 +151,9 @@ void mlir::comm::printTopologySummary(const Topology &topology,
         break;
       case DeviceKind::NetSwitch:
         break;
+      case DeviceKind::Process:
+        os << "  rank " << d.index << " (a process)";
+        break;
       }
       if (d.numa >= 0 && kind != DeviceKind::CPU)
         os << "  numa " << d.numa;
@@ -162,6 +172,7 @@ void mlir::comm::printTopologySummary(const Topology &topology,
     }
   };
   section(DeviceKind::GPU, "gpus");
+  section(DeviceKind::Process, "processes");
   section(DeviceKind::NIC, "nics");
   section(DeviceKind::CPU, "cpus");
   section(DeviceKind::NVSwitch, "nvswitch");
@@ -193,6 +204,7 @@ void mlir::comm::printTopologyMatrix(const Topology &topology, uint64_t node,
                                      llvm::raw_ostream &os) {
   const NodeGraph &graph = topology.getNode();
   SmallVector<unsigned> endpoints = graph.getDevicesOfKind(DeviceKind::GPU);
+  llvm::append_range(endpoints, graph.getDevicesOfKind(DeviceKind::Process));
   llvm::append_range(endpoints, graph.getDevicesOfKind(DeviceKind::NIC));
   size_t width = 6;
   for (unsigned e : endpoints)
@@ -231,6 +243,7 @@ void mlir::comm::printTopologyMatrix(const Topology &topology, uint64_t node,
         "  PIX  = PCIe through at most one PCIe switch\n"
         "  PXB  = PCIe through several PCIe switches\n"
         "  PHB  = PCIe through the CPU host bridge\n"
+        "  SHM  = between processes through shared host memory\n"
         "  SYS  = PCIe across the inter-socket interconnect\n"
         "  DIS  = no path\n";
 }
@@ -321,6 +334,10 @@ void mlir::comm::printTopologyDot(const Topology &topology,
         label += "\\n" + num(d.speedGbit) + " Gbit/s";
       break;
     case DeviceKind::NetSwitch:
+      break;
+    case DeviceKind::Process:
+      color = "palegreen";
+      shape = "ellipse";
       break;
     }
     os << "  \"" << d.name << "\" [shape=" << shape << ", fillcolor=" << color

@@ -33,6 +33,8 @@ StringRef mlir::comm::stringifyDeviceKind(DeviceKind kind) {
     return "nic";
   case DeviceKind::NetSwitch:
     return "net_switch";
+  case DeviceKind::Process:
+    return "process";
   }
   llvm_unreachable("unknown device kind");
 }
@@ -45,6 +47,7 @@ std::optional<DeviceKind> mlir::comm::symbolizeDeviceKind(StringRef name) {
       .Case("nvswitch", DeviceKind::NVSwitch)
       .Case("nic", DeviceKind::NIC)
       .Case("net_switch", DeviceKind::NetSwitch)
+      .Case("process", DeviceKind::Process)
       .Default(std::nullopt);
 }
 
@@ -60,6 +63,8 @@ StringRef mlir::comm::stringifyLinkKind(LinkKind kind) {
     return "c2c";
   case LinkKind::Network:
     return "network";
+  case LinkKind::SharedMemory:
+    return "shm";
   }
   llvm_unreachable("unknown link kind");
 }
@@ -71,6 +76,7 @@ std::optional<LinkKind> mlir::comm::symbolizeLinkKind(StringRef name) {
       .Case("cpu_interconnect", LinkKind::CPUInterconnect)
       .Case("c2c", LinkKind::C2C)
       .Case("network", LinkKind::Network)
+      .Case("shm", LinkKind::SharedMemory)
       .Default(std::nullopt);
 }
 
@@ -135,6 +141,8 @@ StringRef mlir::comm::stringifyPathKind(PathKind kind) {
     return "PXB";
   case PathKind::PHB:
     return "PHB";
+  case PathKind::SHM:
+    return "SHM";
   case PathKind::SYS:
     return "SYS";
   case PathKind::Net:
@@ -163,6 +171,8 @@ StringRef mlir::comm::describePathKind(PathKind kind) {
     return "PCIe through several PCIe switches";
   case PathKind::PHB:
     return "PCIe through the CPU host bridge";
+  case PathKind::SHM:
+    return "between processes through shared host memory";
   case PathKind::SYS:
     return "PCIe across the inter-socket interconnect";
   case PathKind::Net:
@@ -261,6 +271,8 @@ double mlir::comm::getDefaultLinkLatency(LinkKind kind) {
     return kC2CLatencyUs;
   case LinkKind::Network:
     return 0.5;
+  case LinkKind::SharedMemory:
+    return kSharedMemoryLatencyUs;
   }
   return 0;
 }
@@ -315,8 +327,8 @@ unsigned NodeGraph::countDevices(DeviceKind kind) const {
 //===----------------------------------------------------------------------===//
 
 /// Arrival states of the search: how a device was entered.
-static constexpr unsigned kNumArrivals = 6;
-static constexpr unsigned kArrivedAtStart = 5;
+static constexpr unsigned kNumArrivals = 7;
+static constexpr unsigned kArrivedAtStart = 6;
 
 static unsigned arrivalOf(LinkKind kind) { return static_cast<unsigned>(kind); }
 
@@ -341,6 +353,8 @@ static bool canForward(const Device &device, unsigned arrival, LinkKind next) {
            (in == LinkKind::Network && next == LinkKind::PCIe);
   case DeviceKind::NetSwitch:
     return in == LinkKind::Network && next == LinkKind::Network;
+  case DeviceKind::Process:
+    return false; // a process forwards nothing
   }
   return false;
 }
@@ -381,6 +395,9 @@ PathKind Topology::classify(unsigned src,
       break;
     case LinkKind::Network:
       kind = PathKind::Net;
+      break;
+    case LinkKind::SharedMemory:
+      kind = PathKind::SHM;
       break;
     }
     worst = std::max(worst, kind);
@@ -582,6 +599,16 @@ llvm::Error Topology::finalize() {
   }
 
   gpusPerNode = node.getDevicesOfKind(DeviceKind::GPU);
+  SmallVector<unsigned> processes = node.getDevicesOfKind(DeviceKind::Process);
+  processRanks = gpusPerNode.empty() && !processes.empty();
+  if (!gpusPerNode.empty() && !processes.empty())
+    return makeTopologyError(
+        source, node.getDevice(processes.front()).sourceLine,
+        "process '" + node.getDevice(processes.front()).name +
+            "' on a machine with GPUs; a machine's ranks are its GPUs or, "
+            "on a machine without GPUs, its processes");
+  if (processRanks)
+    gpusPerNode = std::move(processes);
   nicsPerNode = node.getDevicesOfKind(DeviceKind::NIC);
   railOfLocal.assign(numDevices, -1);
   for (auto [rail, local] : llvm::enumerate(nicsPerNode))

@@ -55,7 +55,9 @@ static cl::opt<std::string> topology(
     "topology",
     cl::desc("preset (e.g. dgx-h100x4) or topology file (NCCL XML, comm "
              "YAML) the program is planned and checked for; default: the "
-             "module's comm.topology attribute, or no planning"),
+             "module's comm.topology attribute, else for cpu-mpi the "
+             "processes of this machine (host, or host<N> for a world of "
+             "N > 4), else no planning"),
     cl::value_desc("preset|file"), cl::cat(category));
 static cl::opt<Target> target("target",
                               cl::desc("what is generated and which runtime "
@@ -344,6 +346,13 @@ int Driver::run() {
   if (options.topology.empty())
     if (auto attr = (*module)->getAttrOfType<StringAttr>("comm.topology"))
       options.topology = attr.getValue().str();
+  if (options.topology.empty() && target == Target::cpu_mpi) {
+    // cpu-mpi code runs as processes of one machine: plan for it.
+    options.topology = "host";
+    if (auto size = (*module)->getAttrOfType<IntegerAttr>("comm.world_size"))
+      if (size.getInt() > 4 && size.getInt() <= 4096)
+        options.topology = "host" + std::to_string(size.getInt());
+  }
   if (options.topology.empty())
     step("no --topology and no comm.topology attribute: planning skipped");
 

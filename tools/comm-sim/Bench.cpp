@@ -179,7 +179,8 @@ void mlir::comm::sim::printBench(const CostModel &model,
           {"time_us", p.timeUs},
           {"algbw_GBps", p.algBandwidthGBps()},
           {"busbw_GBps", p.busBandwidthAchievedGBps()},
-          {"algorithm", stringifyAlgorithm(p.algorithm).str()},
+          {"algorithm", p.native ? std::string("native")
+                                 : stringifyAlgorithm(p.algorithm).str()},
           {"bound_us", p.boundUs}});
     }
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(array))) << "\n";
@@ -199,9 +200,7 @@ void mlir::comm::sim::printBench(const CostModel &model,
                       "busbw(GB/s)", " algorithm/protocol", "bound(us)", "eff");
   for (const BenchRow &row : rows) {
     const Prediction &p = row.prediction;
-    std::string algo = (" " + stringifyAlgorithm(p.algorithm) + "/" +
-                        stringifyProtocol(p.protocol))
-                           .str();
+    std::string algo = " " + describeAlgorithm(p);
     os << llvm::formatv("  {0,12} {1,12} {2,8} {3,12:F2} {4,10:F2} {5,10:F2} "
                         "{6,-22} {7,12:F2} {8,8:P0}\n",
                         row.bytes, row.bytes / options.elementBytes,

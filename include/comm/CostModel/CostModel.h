@@ -130,7 +130,15 @@ struct CostTerm {
 
 struct Prediction {
   CollectiveKind kind = CollectiveKind::AllReduce;
+  /// The schedule predicted; meaningless when `native`.
   Algorithm algorithm = Algorithm::ring;
+  /// The backend's own collective (no plan names an algorithm), where the
+  /// model predicts it apart from comm's schedules (MPI on a host).
+  bool native = false;
+  /// The time comes from measurements of this collective (the host
+  /// profile), not from the links' figures: a simulator runs it as one
+  /// phase of that length.
+  bool measured = false;
   Protocol protocol = Protocol::simple;
   uint64_t bytes = 0;
   uint64_t ranks = 0;
@@ -154,6 +162,41 @@ struct Prediction {
     return algBandwidthGBps() * getBusBandwidthFactor(kind, ranks);
   }
 };
+
+/// "ring/simple", or "native" for the backend's own collective.
+std::string describeAlgorithm(const Prediction &prediction);
+
+/// Measured times of the runtime's collectives among the processes of one
+/// machine (the mpi backend over shared memory): the runtime's schedules and
+/// MPI's own collective, at a few sizes, on `ranks` ranks. A topology whose
+/// ranks are processes (the `host` preset) is predicted from it: shared
+/// memory, caches and a CPU that also reduces make these times what no link
+/// figure gives (docs/CostModel.md, "Host").
+struct HostProfile {
+  /// Where and how it was measured (printed by explanations).
+  std::string source;
+  unsigned ranks = 4;
+  /// The sizes measured, ascending (CollectiveRequest::bytes' convention).
+  SmallVector<uint64_t, 4> bytes;
+  struct Row {
+    CollectiveKind kind;
+    std::optional<Algorithm> algorithm; ///< unset: MPI's own collective
+    SmallVector<double, 4> us;          ///< one per size
+  };
+  std::vector<Row> rows;
+
+  const Row *lookup(CollectiveKind kind,
+                    std::optional<Algorithm> algorithm) const;
+  /// The time of `row` for `bytes` on `ranks` ranks: linear between the
+  /// measured sizes, the smallest size's time below them, the last
+  /// segment's slope beyond them; other group sizes scale the
+  /// size-independent part by the schedule's steps and the rest by the
+  /// bytes each rank moves. Returns (latency part, bandwidth part).
+  std::pair<double, double> interpolate(const Row &row, uint64_t bytes,
+                                        uint64_t ranks) const;
+};
+/// The profile measured on comm's development machine (bench/algorithms).
+const HostProfile &getDefaultHostProfile();
 
 /// The shape of one group on the topology, which the formulas use.
 struct GroupShape {
@@ -253,6 +296,10 @@ private:
   Prediction predictPointToPoint(const CollectiveRequest &request,
                                  Protocol protocol) const;
   Prediction predictCopy(const CollectiveRequest &request) const;
+  /// Predictions from the host profile for a collective among processes,
+  /// or std::nullopt when the profile does not cover the request's kind.
+  std::optional<llvm::Expected<SmallVector<Prediction, 4>>>
+  predictOnHost(const CollectiveRequest &request) const;
 
   const Topology &topology;
   CostParams params;

@@ -43,9 +43,22 @@ enum class DeviceKind : uint8_t {
   PCIeSwitch,
   NVSwitch,
   NIC,
-  NetSwitch
+  NetSwitch,
+  /// A rank that is a process on the CPU (the `host` preset: MPI ranks of
+  /// one machine over shared memory). A machine's ranks are its GPUs, or
+  /// its processes when it has no GPU.
+  Process
 };
-enum class LinkKind : uint8_t { NVLink, PCIe, CPUInterconnect, C2C, Network };
+/// SharedMemory joins a process to the CPU whose memory it shares with the
+/// other processes of the machine.
+enum class LinkKind : uint8_t {
+  NVLink,
+  PCIe,
+  CPUInterconnect,
+  C2C,
+  Network,
+  SharedMemory
+};
 enum class NetworkKind : uint8_t { InfiniBand, RoCE, EFA, Ethernet };
 enum class FabricKind : uint8_t { None, RailOptimized, FatTree };
 
@@ -60,6 +73,7 @@ enum class PathKind : uint8_t {
   PIX,          ///< through at most one PCIe switch
   PXB,          ///< through several PCIe switches, not the host bridge
   PHB,          ///< through the CPU's PCIe host bridge
+  SHM,          ///< between processes through shared host memory
   SYS,          ///< across the inter-socket interconnect
   Net,          ///< across the network
   Disconnected, ///< no path
@@ -73,8 +87,8 @@ StringRef stringifyNetworkKind(NetworkKind kind);
 std::optional<NetworkKind> symbolizeNetworkKind(StringRef name);
 StringRef stringifyFabricKind(FabricKind kind);
 std::optional<FabricKind> symbolizeFabricKind(StringRef name);
-/// Short name of a path kind: LOC, NVL, NVS, NVB, C2C, PIX, PXB, PHB, SYS,
-/// NET, DIS.
+/// Short name of a path kind: LOC, NVL, NVS, NVB, C2C, PIX, PXB, PHB, SHM,
+/// SYS, NET, DIS.
 StringRef stringifyPathKind(PathKind kind);
 /// One-line explanation of a path kind.
 StringRef describePathKind(PathKind kind);
@@ -102,6 +116,7 @@ constexpr double kNVLinkHopLatencyUs = 0.15;
 constexpr double kPCIeHopLatencyUs = 0.25;
 constexpr double kCPUInterconnectLatencyUs = 0.3;
 constexpr double kC2CLatencyUs = 0.1;
+constexpr double kSharedMemoryLatencyUs = 1.0;
 /// Default latency of a link of `kind`.
 double getDefaultLinkLatency(LinkKind kind);
 
@@ -335,10 +350,14 @@ public:
   std::optional<DeviceId> lookupDevice(StringRef name) const;
   LinkRef getLink(LinkId id) const;
 
-  /// GPUs in rank order: machine after machine, by GPU index.
+  /// Ranks in order: machine after machine, by index; a machine's ranks
+  /// are its GPUs, or its processes (DeviceKind::Process) when it has no
+  /// GPU. The names below say GPU for both.
   uint64_t getNumGPUs() const { return numNodes * gpusPerNode.size(); }
   unsigned getGPUsPerNode() const { return gpusPerNode.size(); }
   DeviceId getGPU(uint64_t rank) const;
+  /// Whether the ranks are processes on CPUs (a host machine).
+  bool hasProcessRanks() const { return processRanks; }
   /// Rank of a GPU device, or std::nullopt for other devices.
   std::optional<uint64_t> getGPURank(DeviceId id) const;
   unsigned getNICsPerNode() const { return nicsPerNode.size(); }
@@ -410,7 +429,8 @@ private:
 
   // Derived by finalize().
   std::vector<LocalPath> localPaths;
-  SmallVector<unsigned> gpusPerNode; ///< local indices of the GPUs
+  SmallVector<unsigned> gpusPerNode; ///< local indices of the ranks' devices
+  bool processRanks = false;
   SmallVector<unsigned> nicsPerNode; ///< local indices of the NICs
   SmallVector<int> railOfLocal;      ///< NIC rail of each local device
   SmallVector<int> nearestNIC;       ///< rail each local device uses

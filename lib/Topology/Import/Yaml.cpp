@@ -200,8 +200,8 @@ static llvm::Error checkNonNegative(StringRef file, unsigned line,
 
 static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
                                  Device &d) {
-  static const StringRef kinds[] = {"gpu", "cpu", "pcie_switch", "nvswitch",
-                                    "nic"};
+  static const StringRef kinds[] = {"gpu",      "cpu", "pcie_switch",
+                                    "nvswitch", "nic", "process"};
   if (llvm::Error e = parseKind<DeviceKind>(file, y.line, "device kind", y.kind,
                                             symbolizeDeviceKind, kinds, d.kind))
     return e;
@@ -266,8 +266,8 @@ static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
 
 static llvm::Error convertLink(StringRef file, const YamlLink &y,
                                const NodeGraph &graph, Link &l) {
-  static const StringRef kinds[] = {"nvlink", "pcie", "cpu_interconnect",
-                                    "c2c"};
+  static const StringRef kinds[] = {"nvlink", "pcie", "cpu_interconnect", "c2c",
+                                    "shm"};
   if (llvm::Error e = parseKind<LinkKind>(file, y.line, "link kind", y.kind,
                                           symbolizeLinkKind, kinds, l.kind))
     return e;
@@ -332,6 +332,7 @@ static llvm::Error convertLink(StringRef file, const YamlLink &y,
     }
     case LinkKind::C2C:
     case LinkKind::Network:
+    case LinkKind::SharedMemory:
       return makeTopologyError(file, y.line,
                                "a " + stringifyLinkKind(l.kind) +
                                    " link needs 'bw_GBps'");
@@ -533,6 +534,7 @@ void mlir::comm::exportTopologyYaml(const Topology &topology,
         y.generation = d.generation;
       break;
     case DeviceKind::NetSwitch:
+    case DeviceKind::Process:
       break;
     }
     document.devices.push_back(std::move(y));

@@ -76,9 +76,7 @@ static LogicalResult parseForced(ModuleOp module, StringRef option,
 }
 
 static std::string describe(const Prediction &p) {
-  return llvm::formatv("{0}/{1} {2:F2} us", stringifyAlgorithm(p.algorithm),
-                       stringifyProtocol(p.protocol), p.timeUs)
-      .str();
+  return llvm::formatv("{0} {1:F2} us", describeAlgorithm(p), p.timeUs).str();
 }
 
 LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
@@ -118,15 +116,41 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
     llvm::consumeError(predictions.takeError());
     predictions = model.predictAll(free);
   }
-  if (!predictions)
+  if (!predictions) {
+    // An algorithm a person wrote that the model has no figure for (a
+    // schedule the host was not measured with) stays as written.
+    if (written) {
+      llvm::consumeError(predictions.takeError());
+      return success();
+    }
     return op->emitError() << "comm-select-algorithm: "
                            << llvm::toString(predictions.takeError());
+  }
+  // Where the model predicts the backend's own collective apart from the
+  // schedules a plan can name (MPI among the processes of a host), it is
+  // one more candidate: the plan names a schedule only where one is
+  // predicted faster.
+  if (!written && !request->algorithm) {
+    CollectiveRequest own = free;
+    own.native = true;
+    own.protocol = request->protocol;
+    llvm::Expected<Prediction> native = model.predict(own);
+    if (!native)
+      llvm::consumeError(native.takeError());
+    else if (native->native && native->timeUs <= predictions->front().timeUs)
+      predictions->insert(predictions->begin(), *native);
+  }
   const Prediction &best = predictions->front();
 
   // A barrier takes no algorithm: its prediction is the backend's own.
   std::optional<Algorithm> chosen = written;
-  if (!chosen && isRealized(kind, best.algorithm, backend))
+  if (!chosen && !best.native && isRealized(kind, best.algorithm, backend))
     chosen = best.algorithm;
+  // A protocol means nothing to the backend's own collective or to a
+  // measured schedule (MPI has no LL).
+  std::optional<Protocol> protocolToWrite = writtenProtocol;
+  if (!protocolToWrite && !best.native && !best.measured)
+    protocolToWrite = best.protocol;
   std::optional<int64_t> planChannels = old ? old.getChannels() : std::nullopt;
   std::optional<int64_t> planChunk = old ? old.getChunkBytes() : std::nullopt;
   if (chosen && takesChannels(kind)) {
@@ -135,13 +159,19 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
     if (!planChunk && chunkBytes > 0)
       planChunk = chunkBytes;
   }
-  auto updated =
-      PlanAttr::get(op->getContext(), chosen,
-                    writtenProtocol ? writtenProtocol : best.protocol,
-                    planChannels, planChunk, old ? old.getPrecision() : Type(),
-                    old ? old.getRoute() : std::nullopt,
-                    old ? old.getStream() : std::nullopt);
-  if (updated != old) {
+  auto updated = PlanAttr::get(
+      op->getContext(), chosen, protocolToWrite, planChannels, planChunk,
+      old ? old.getPrecision() : Type(), old ? old.getRoute() : std::nullopt,
+      old ? old.getStream() : std::nullopt);
+  bool empty =
+      !chosen && !protocolToWrite && !planChannels && !planChunk &&
+      !(old && (old.getPrecision() || old.getRoute() || old.getStream()));
+  if (empty) {
+    if (old) {
+      op->removeAttr("plan");
+      ++numOpsPlanned;
+    }
+  } else if (updated != old) {
     op->setAttr("plan", updated);
     ++numOpsPlanned;
   }
@@ -156,8 +186,11 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
                   .str();
     if (!best.bottleneck.empty())
       remark << "; limited by " << best.bottleneck;
+    if (best.native)
+      remark << "; the backend's own collective beats every schedule";
     for (const Prediction &next : llvm::drop_begin(*predictions))
-      if (next.algorithm != best.algorithm || next.protocol != best.protocol) {
+      if (next.native != best.native || next.algorithm != best.algorithm ||
+          next.protocol != best.protocol) {
         remark << "; next best " << describe(next);
         break;
       }
