@@ -37,20 +37,28 @@ struct Variant {
 struct Collective {
   const char *name;
   commrt_collective kind;
+  const char *profileKind; ///< its CollectiveKind in HostProfile.cpp
 };
 
 const Collective kCollectives[] = {
-    {"all_reduce", COMMRT_COLLECTIVE_ALL_REDUCE},
-    {"reduce_scatter", COMMRT_COLLECTIVE_REDUCE_SCATTER},
-    {"all_gather", COMMRT_COLLECTIVE_ALL_GATHER},
-    {"broadcast", COMMRT_COLLECTIVE_BROADCAST},
-    {"reduce", COMMRT_COLLECTIVE_REDUCE},
+    {"all_reduce", COMMRT_COLLECTIVE_ALL_REDUCE, "AllReduce"},
+    {"reduce_scatter", COMMRT_COLLECTIVE_REDUCE_SCATTER, "ReduceScatter"},
+    {"all_gather", COMMRT_COLLECTIVE_ALL_GATHER, "AllGather"},
+    {"broadcast", COMMRT_COLLECTIVE_BROADCAST, "Broadcast"},
+    {"reduce", COMMRT_COLLECTIVE_REDUCE, "Reduce"},
 };
+
+/// "4 KiB", "1 MiB".
+std::string formatSize(int64_t bytes) {
+  if (bytes >= (1 << 20))
+    return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes >> 10) + " KiB";
+}
 
 void usage(FILE *out) {
   std::fprintf(
       out, "usage: mpirun -np N comm-bench-algorithms [--rounds R] "
-           "[--collective NAME]...\n"
+           "[--collective NAME]... [--profile]\n"
            "Times the runtime's planned schedules (ring, tree, direct,\n"
            "halving_doubling, hierarchical; channels and chunks) against the\n"
            "backend's own collective at 4 KiB, 1 MiB and 64 MiB (the larger\n"
@@ -60,6 +68,12 @@ void usage(FILE *out) {
            "  --collective NAME   all_reduce (default), reduce_scatter, "
            "all_gather,\n"
            "                      broadcast, reduce or all; may repeat\n"
+           "  --profile           the host profile comm plans with: every\n"
+           "                      schedule without channels or chunks at 4 "
+           "KiB,\n"
+           "                      64 KiB, 1, 4, 16 and 64 MiB, then the rows "
+           "of\n"
+           "                      lib/CostModel/HostProfile.cpp\n"
            "Environment: COMMRT_NODE_SIZE=k makes k consecutive ranks a node "
            "(for\n"
            "hierarchical on one machine).\n");
@@ -81,6 +95,7 @@ void fail(const char *what) {
 
 int main(int argc, char **argv) {
   int rounds = 20;
+  bool profile = false;
   std::vector<Collective> chosen;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) {
@@ -101,6 +116,8 @@ int main(int argc, char **argv) {
                      name);
         return 2;
       }
+    } else if (!std::strcmp(argv[i], "--profile")) {
+      profile = true;
     } else if (!std::strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -140,18 +157,25 @@ int main(int argc, char **argv) {
       {"hierarchical", {COMMRT_ALGORITHM_HIERARCHICAL, 1, 0}},
   };
   std::vector<int64_t> sizes = {4 << 10, 1 << 20, 64 << 20};
+  if (profile)
+    sizes = {4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
+  std::string profileRows;
   for (const Collective &c : chosen) {
     bool blocked = c.kind == COMMRT_COLLECTIVE_REDUCE_SCATTER ||
                    c.kind == COMMRT_COLLECTIVE_ALL_GATHER;
     std::vector<const Variant *> used;
     for (const Variant &v : variants)
-      if (!blocked || v.plan.algorithm != COMMRT_ALGORITHM_TREE)
+      if ((!blocked || v.plan.algorithm != COMMRT_ALGORITHM_TREE) &&
+          (!profile || (v.plan.channels <= 1 && v.plan.chunk_bytes == 0)))
         used.push_back(&v);
-    if (rank == 0)
+    if (rank == 0) {
       std::printf("planned %s, f32 sum, %lld ranks, median of %d rounds "
-                  "(slowest rank)\n%-18s %12s %12s %12s\n",
-                  c.name, static_cast<long long>(size), rounds, "variant",
-                  "4 KiB", "1 MiB", "64 MiB");
+                  "(slowest rank)\n%-18s",
+                  c.name, static_cast<long long>(size), rounds, "variant");
+      for (int64_t bytes : sizes)
+        std::printf(" %12s", formatSize(bytes).c_str());
+      std::printf("\n");
+    }
     std::vector<std::vector<double>> table(used.size());
     for (int64_t bytes : sizes) {
       // `count` is the element count commrt takes: the smaller buffer's
@@ -214,8 +238,32 @@ int main(int argc, char **argv) {
       }
       std::printf("\n");
       std::fflush(stdout);
+      for (size_t v = 0; profile && v < used.size(); ++v) {
+        std::string row =
+            std::string("        {K::") + c.profileKind + ", " +
+            (v == 0 ? std::string("mpi") : std::string("A::") + used[v]->name) +
+            ", {";
+        for (size_t s = 0; s < sizes.size(); ++s) {
+          char cell[32];
+          std::snprintf(cell, sizeof cell, "%s%.1f", s ? ", " : "",
+                        table[v][s]);
+          row += cell;
+        }
+        profileRows += row + "}},\n";
+      }
     }
   }
+  if (rank == 0 && profile)
+    std::printf(
+        "rows of lib/CostModel/HostProfile.cpp (sizes {%s}):\n%s",
+        [&] {
+          std::string list;
+          for (int64_t bytes : sizes)
+            list += (list.empty() ? "" : ", ") + std::to_string(bytes);
+          return list;
+        }()
+            .c_str(),
+        profileRows.c_str());
   commrt_comm_destroy(comm);
   commrt_finalize(ctx);
   return 0;

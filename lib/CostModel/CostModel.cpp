@@ -1085,7 +1085,8 @@ CostModel::predictOnHost(const CollectiveRequest &request) const {
                         "' are processes on the CPU, which the mpi backend "
                         "runs; the " +
                         stringifyBackend(*request.backend) +
-                        " backend cannot run them");
+                        " backend cannot run them (plan and simulate with "
+                        "the mpi backend)");
   // MPI's own collective (no algorithm) and the runtime's schedules, as the
   // request's backend and native flag select them.
   SmallVector<std::optional<Algorithm>, 6> candidates;

@@ -4,11 +4,12 @@
 // processes of one machine, what the `host` preset plans with
 // (docs/CostModel.md, "Host"). Measured with
 //   mpirun -np 4 --oversubscribe comm-bench-algorithms --collective all \
-//       --rounds 20
-// on comm's development machine (2 cores, Open MPI 4.1.4 from Debian
-// bookworm, 2026-12-04): each figure is the median of 20 rounds of the
-// slowest rank, the lower of two or three runs (the machine is shared; the
-// lower median is the one least disturbed by other work).
+//       --profile --rounds R
+// (R = 10, then 20) on comm's development machine (2 cores, Open MPI 4.1.4
+// from Debian bookworm, 2026-12-04): each figure is the median over the
+// rounds of the slowest rank's time, the lower of the two runs (the machine
+// is shared; the lower median is the one least disturbed by other work).
+// The bench prints these rows; paste its output to re-measure.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,39 +26,65 @@ const HostProfile &mlir::comm::getDefaultHostProfile() {
     p.source = "comm-bench-algorithms, 4 ranks on 2 cores, Open MPI 4.1.4, "
                "2026-12-04";
     p.ranks = 4;
-    p.bytes = {4096, 1 << 20, 64 << 20};
+    p.bytes = {4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
     using K = CollectiveKind;
     using A = Algorithm;
     std::optional<Algorithm> mpi;
     p.rows = {
-        {K::AllReduce, mpi, {17.9, 518.5, 82014.3}},
-        {K::AllReduce, A::ring, {24.1, 585.4, 74137.0}},
-        {K::AllReduce, A::tree, {14.5, 762.9, 91662.1}},
-        {K::AllReduce, A::direct, {15.7, 581.0, 64559.6}},
-        {K::AllReduce, A::halving_doubling, {14.7, 561.4, 67969.9}},
-        {K::AllReduce, A::hierarchical, {21.5, 576.5, 67285.7}},
-        {K::ReduceScatter, mpi, {16.1, 371.0, 80643.1}},
-        {K::ReduceScatter, A::ring, {11.8, 338.2, 54424.9}},
-        {K::ReduceScatter, A::direct, {8.3, 359.1, 53806.2}},
-        {K::ReduceScatter, A::halving_doubling, {10.7, 396.2, 54620.7}},
-        {K::ReduceScatter, A::hierarchical, {12.2, 355.4, 55020.1}},
-        {K::AllGather, mpi, {8.9, 196.6, 22062.6}},
-        {K::AllGather, A::ring, {13.9, 210.2, 23332.1}},
-        {K::AllGather, A::direct, {8.6, 237.5, 22241.7}},
-        {K::AllGather, A::halving_doubling, {10.0, 209.9, 22960.6}},
-        {K::AllGather, A::hierarchical, {13.2, 201.1, 23279.3}},
-        {K::Broadcast, mpi, {8.0, 273.6, 32788.9}},
-        {K::Broadcast, A::ring, {9.8, 291.2, 45713.1}},
-        {K::Broadcast, A::tree, {6.9, 308.9, 38854.2}},
-        {K::Broadcast, A::direct, {7.7, 284.9, 29980.3}},
-        {K::Broadcast, A::halving_doubling, {11.9, 287.9, 32899.5}},
-        {K::Broadcast, A::hierarchical, {6.9, 321.8, 38332.8}},
-        {K::Reduce, mpi, {16.5, 560.5, 139839.8}},
-        {K::Reduce, A::ring, {13.9, 832.3, 89734.5}},
-        {K::Reduce, A::tree, {9.4, 627.3, 72237.9}},
-        {K::Reduce, A::direct, {8.0, 840.1, 90313.4}},
-        {K::Reduce, A::halving_doubling, {13.1, 588.5, 74186.9}},
-        {K::Reduce, A::hierarchical, {9.2, 620.9, 71056.7}},
+        {K::AllReduce, mpi, {21.7, 53.4, 660.7, 2738.1, 12171.0, 85411.2}},
+        {K::AllReduce, A::ring, {21.3, 52.4, 590.7, 2595.3, 11498.4, 73909.8}},
+        {K::AllReduce, A::tree, {17.8, 44.5, 954.6, 3667.9, 16014.6, 96224.7}},
+        {K::AllReduce,
+         A::direct,
+         {15.6, 48.4, 733.2, 2633.1, 13406.5, 68207.9}},
+        {K::AllReduce,
+         A::halving_doubling,
+         {17.9, 47.0, 655.2, 2536.1, 12102.6, 69328.5}},
+        {K::AllReduce,
+         A::hierarchical,
+         {20.9, 54.0, 593.1, 2585.3, 11465.3, 74261.0}},
+        {K::ReduceScatter, mpi, {16.7, 32.0, 374.9, 1624.1, 17360.0, 81207.1}},
+        {K::ReduceScatter,
+         A::ring,
+         {11.6, 33.4, 362.0, 1706.1, 8784.0, 55330.1}},
+        {K::ReduceScatter,
+         A::direct,
+         {8.3, 27.4, 366.4, 1505.4, 9385.0, 51631.9}},
+        {K::ReduceScatter,
+         A::halving_doubling,
+         {9.8, 29.1, 385.8, 1686.8, 8668.2, 52866.8}},
+        {K::ReduceScatter,
+         A::hierarchical,
+         {11.9, 33.0, 363.6, 1688.9, 7974.9, 55850.1}},
+        {K::AllGather, mpi, {7.7, 21.9, 194.4, 833.2, 3283.5, 22271.4}},
+        {K::AllGather, A::ring, {13.0, 25.5, 186.8, 790.4, 3327.6, 23819.8}},
+        {K::AllGather, A::direct, {8.1, 23.1, 207.1, 849.9, 3253.3, 21170.7}},
+        {K::AllGather,
+         A::halving_doubling,
+         {8.9, 21.3, 191.6, 763.5, 3091.1, 23261.5}},
+        {K::AllGather,
+         A::hierarchical,
+         {11.8, 25.4, 189.8, 799.8, 3255.6, 24520.7}},
+        {K::Broadcast, mpi, {7.6, 16.8, 285.3, 1169.0, 5251.7, 31760.2}},
+        {K::Broadcast, A::ring, {11.1, 22.9, 345.0, 1492.9, 7258.7, 45873.0}},
+        {K::Broadcast, A::tree, {7.5, 22.7, 351.9, 1435.7, 5813.6, 39534.6}},
+        {K::Broadcast, A::direct, {7.1, 17.0, 281.4, 1121.9, 5494.7, 30711.7}},
+        {K::Broadcast,
+         A::halving_doubling,
+         {12.0, 31.1, 270.9, 1361.7, 5352.3, 34432.6}},
+        {K::Broadcast,
+         A::hierarchical,
+         {7.6, 21.2, 340.4, 1452.1, 6382.7, 39382.6}},
+        {K::Reduce, mpi, {14.3, 39.0, 530.8, 2143.3, 29559.4, 133657.9}},
+        {K::Reduce, A::ring, {10.2, 31.4, 697.0, 2850.8, 19305.5, 87291.9}},
+        {K::Reduce, A::tree, {8.4, 26.1, 576.1, 2303.3, 13815.3, 72095.4}},
+        {K::Reduce, A::direct, {7.8, 25.8, 693.3, 2913.5, 21766.8, 91286.1}},
+        {K::Reduce,
+         A::halving_doubling,
+         {13.1, 38.1, 525.6, 2188.2, 14523.7, 75598.0}},
+        {K::Reduce,
+         A::hierarchical,
+         {8.5, 24.8, 594.1, 2332.0, 14351.2, 71872.5}},
     };
     return p;
   }();
@@ -138,6 +165,8 @@ HostProfile::interpolate(const Row &row, uint64_t size, uint64_t n) const {
 std::string mlir::comm::describeAlgorithm(const Prediction &prediction) {
   if (prediction.native)
     return "native";
+  if (prediction.measured) // MPI has no protocols
+    return stringifyAlgorithm(prediction.algorithm).str();
   return (stringifyAlgorithm(prediction.algorithm) + "/" +
           stringifyProtocol(prediction.protocol))
       .str();

@@ -40,6 +40,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -920,7 +921,7 @@ inline comm_tensor tensor(void *data, int64_t count, commrt_dtype dtype,
   return t;
 }
 
-/// The stand-in for a comm.compute without a linked implementation: spins
+/// The stand-in for a comm.compute without a linked implementation: waits
 /// for the op's `time_us` (so that overlap can be measured), then writes
 /// output k element i = (sum over inputs j of input j element i mod its
 /// count) + k + 1, converted to the output's type. Deterministic, so that
@@ -1058,7 +1059,14 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
                         nullptr),
             loc, "comm.compute");
   }
+  // The stand-in sleeps rather than spins: compute runs on the device (or,
+  // for a CPU rank, is a placeholder), and a spinning rank would take the
+  // core from the other ranks of an oversubscribed machine. The last 50 us
+  // spin, so that short stand-ins keep their length.
   auto until = begin + std::chrono::duration<double, std::micro>(timeUs);
+  auto wake = until - std::chrono::microseconds(50);
+  if (std::chrono::steady_clock::now() < wake)
+    std::this_thread::sleep_until(wake);
   while (std::chrono::steady_clock::now() < until) {
   }
 }

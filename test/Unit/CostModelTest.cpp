@@ -313,3 +313,62 @@ TEST(CostModel, PathBandwidth) {
   EXPECT_EQ(p.getProtocolBandwidth(Protocol::ll), p.llBandwidth);
   EXPECT_EQ(p.getProtocolBandwidth(Protocol::ll128), p.ll128Bandwidth);
 }
+
+/// Among the processes of a host, collectives are timed from the measured
+/// profile: the measured figure at a measured size, linear between sizes,
+/// the last segment's slope beyond them; MPI's own collective is predicted
+/// only when asked for (native), and other group sizes scale the profile's
+/// latency by the schedule's steps and the rest by the bytes a rank moves.
+TEST(CostModel, HostIsPredictedFromTheMeasuredProfile) {
+  auto topology = preset("host8");
+  CostModel model(*topology);
+  const HostProfile &profile = getDefaultHostProfile();
+  const HostProfile::Row *ring =
+      profile.lookup(CollectiveKind::AllReduce, Algorithm::ring);
+  const HostProfile::Row *mpi =
+      profile.lookup(CollectiveKind::AllReduce, std::nullopt);
+  ASSERT_TRUE(ring && mpi);
+  ASSERT_EQ(profile.ranks, 4u);
+  for (auto [index, bytes] : llvm::enumerate(profile.bytes)) {
+    auto p = model.predict(allReduce(4, bytes, Algorithm::ring));
+    ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+    EXPECT_TRUE(p->measured && !p->native);
+    EXPECT_NEAR(p->timeUs, ring->us[index], 1e-9);
+    EXPECT_LE(p->boundUs, p->timeUs);
+  }
+  // Halfway between 1 and 4 MiB: halfway between their times.
+  auto mid = model.predict(allReduce(4, (5u << 20) / 2, Algorithm::ring));
+  ASSERT_TRUE(static_cast<bool>(mid));
+  EXPECT_NEAR(mid->timeUs, (ring->us[2] + ring->us[3]) / 2, 1e-6);
+  // Twice the largest size: the last segment's slope.
+  auto past = model.predict(allReduce(4, 128u << 20, Algorithm::ring));
+  ASSERT_TRUE(static_cast<bool>(past));
+  EXPECT_NEAR(past->timeUs,
+              ring->us[5] + (ring->us[5] - ring->us[4]) * 64.0 / 48.0, 1e-3);
+  // MPI's own collective: only with native, and labelled as such.
+  CollectiveRequest own = allReduce(4, 4096);
+  own.backend = Backend::mpi;
+  own.native = true;
+  auto native = model.predict(own);
+  ASSERT_TRUE(static_cast<bool>(native));
+  EXPECT_TRUE(native->native);
+  EXPECT_EQ(describeAlgorithm(*native), "native");
+  EXPECT_NEAR(native->timeUs, mpi->us[0], 1e-9);
+  own.native = false;
+  auto schedule = model.predict(own);
+  ASSERT_TRUE(static_cast<bool>(schedule));
+  EXPECT_FALSE(schedule->native);
+  // Eight ranks: a ring's 2(n-1) steps and 2(n-1)/n of the buffer.
+  auto eight = model.predict(allReduce(8, 64u << 20, Algorithm::ring));
+  ASSERT_TRUE(static_cast<bool>(eight));
+  double latency = ring->us[0] * 14.0 / 6.0;
+  double bandwidth = (ring->us[5] - ring->us[0]) * (14.0 / 8) / (6.0 / 4);
+  EXPECT_NEAR(eight->timeUs, latency + bandwidth, 1e-6);
+  // NCCL cannot run processes.
+  CollectiveRequest nccl = allReduce(4, 4096);
+  nccl.backend = Backend::nccl;
+  auto refused = model.predict(nccl);
+  ASSERT_FALSE(static_cast<bool>(refused));
+  EXPECT_NE(llvm::toString(refused.takeError()).find("mpi backend"),
+            std::string::npos);
+}
