@@ -270,6 +270,17 @@ struct RankState {
   llvm::DenseMap<unsigned, double> tokenDone;
   int waitingToken = -1;
   llvm::DenseMap<uint64_t, unsigned> sendCount, recvCount;
+  /// Streams holding transfers started while the rank computed, on a
+  /// machine whose transfers progress only inside communication calls.
+  SmallVector<int64_t, 2> deferred;
+  /// On such a machine a blocking call waits until the rank's transfers in
+  /// flight have ended (one process progresses them one after another).
+  bool draining = false;
+
+  bool hasTransfersInFlight() const {
+    return llvm::any_of(pendingPerToken,
+                        [](const auto &entry) { return entry.second != 0; });
+  }
 };
 
 class Simulation {
@@ -279,7 +290,8 @@ public:
              uint64_t worldSize, unsigned traceRanks)
       : program(program), mainList(mainList), topology(topology), model(model),
         backend(backend), network(topology), ranks(worldSize),
-        traceRanks(traceRanks) {}
+        traceRanks(traceRanks),
+        progressInCallsOnly(topology.hasProcessRanks()) {}
 
   LogicalResult run();
   SimResult result;
@@ -287,6 +299,9 @@ public:
 private:
   void advanceRank(uint64_t rank);
   void runCommStream(uint64_t rank, int64_t stream);
+  /// The rank enters a communication call: the transfers it started while
+  /// computing begin to progress now.
+  void flushDeferred(uint64_t rank);
   /// One transfer of `token` ended at `at`: wakes the compute stream if it
   /// waits for the token and that was the last.
   void completeOne(uint64_t rank, unsigned token, double at);
@@ -325,8 +340,26 @@ private:
   uint64_t nextP2PKey = uint64_t(1) << 62;
   std::map<std::tuple<int64_t, int64_t, int64_t, unsigned>, uint64_t>
       p2pKeys;
+  /// Processes on a CPU (the host preset) have no engine that moves data
+  /// while they compute: MPI progresses a nonblocking transfer only inside
+  /// MPI calls (Open MPI without a progress thread), so a transfer started
+  /// before compute begins at the rank's next communication call.
+  bool progressInCallsOnly;
 };
 } // namespace
+
+void Simulation::flushDeferred(uint64_t rank) {
+  RankState &state = ranks[rank];
+  if (state.deferred.empty())
+    return;
+  SmallVector<int64_t, 2> streams = std::move(state.deferred);
+  state.deferred.clear();
+  for (int64_t streamId : streams) {
+    for (Queued &queued : state.streams[streamId].queue)
+      queued.issuedUs = std::max(queued.issuedUs, state.clock);
+    runCommStream(rank, streamId);
+  }
+}
 
 LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
                                  std::optional<int64_t> stream, double at) {
@@ -481,6 +514,16 @@ void Simulation::completeOne(uint64_t rank, unsigned token, double at) {
   if (--state.pendingPerToken[token] != 0)
     return;
   state.tokenDone[token] = at;
+  if (state.draining && !state.hasTransfersInFlight()) {
+    // A blocking call waited for the transfers in flight: it goes now.
+    traceEvent(rank, 0, "progress", "wait", state.clock,
+               std::max(state.clock, at));
+    state.clock = std::max(state.clock, at);
+    state.draining = false;
+    state.blocked = false;
+    advanceRank(rank);
+    return;
+  }
   if (state.waitingToken != int(token))
     return;
   // The compute stream waits for this token: it resumes when the last of
@@ -543,6 +586,7 @@ void Simulation::advanceRank(uint64_t rank) {
   RankState &state = ranks[rank];
   while (!state.blocked && succeeded(status)) {
     if (state.pc >= mainList.size()) {
+      flushDeferred(rank);
       state.done = true;
       return;
     }
@@ -568,11 +612,16 @@ void Simulation::advanceRank(uint64_t rank) {
       if (instr.body.empty())
         state.tokenDone[instr.token] = state.clock;
       ++state.pc;
-      for (int64_t streamId : touched)
-        runCommStream(rank, streamId);
+      for (int64_t streamId : touched) {
+        if (!progressInCallsOnly)
+          runCommStream(rank, streamId);
+        else if (!llvm::is_contained(state.deferred, streamId))
+          state.deferred.push_back(streamId);
+      }
       break;
     }
     case InstrKind::Wait: {
+      flushDeferred(rank);
       auto it = state.tokenDone.find(instr.token);
       if (it != state.tokenDone.end() &&
           state.pendingPerToken.lookup(instr.token) == 0) {
@@ -593,6 +642,12 @@ void Simulation::advanceRank(uint64_t rank) {
                      instr.request.kind != CollectiveKind::Copy;
       if (grouped && instr.groupOfRank[rank] < 0) {
         ++state.pc; // not a member of any group
+        break;
+      }
+      flushDeferred(rank);
+      if (progressInCallsOnly && state.hasTransfersInFlight()) {
+        state.draining = true;
+        state.blocked = true;
         break;
       }
       state.blocked = true;

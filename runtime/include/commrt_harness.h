@@ -183,21 +183,42 @@ public:
 
   using Call = std::function<int32_t(std::vector<void *> &)>;
 
-  /// Median over ranks-max of `iterations` timed calls, in microseconds.
-  double time(const char *name, const Call &call, std::vector<void *> &args) {
-    for (int i = 0; i < options.warmup; ++i)
-      run(name, call, args);
-    std::vector<double> times;
-    for (int i = 0; i < options.iterations; ++i) {
-      barrier();
-      auto begin = std::chrono::steady_clock::now();
-      run(name, call, args);
-      auto end = std::chrono::steady_clock::now();
-      times.push_back(maxOverRanks(
-          std::chrono::duration<double, std::micro>(end - begin).count()));
-    }
+  /// One call, timed on the slowest rank, in microseconds.
+  double timeOnce(const char *name, const Call &call,
+                  std::vector<void *> &args) {
+    barrier();
+    auto begin = std::chrono::steady_clock::now();
+    run(name, call, args);
+    auto end = std::chrono::steady_clock::now();
+    return maxOverRanks(
+        std::chrono::duration<double, std::micro>(end - begin).count());
+  }
+
+  static double median(std::vector<double> times) {
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
+  }
+
+  /// Medians over `iterations` timed calls of `call` and, when given, of
+  /// `reference`, the two alternating call by call, so that a machine
+  /// whose speed drifts during the run (other work, ranks sharing cores)
+  /// slows both alike and their ratio stays meaningful.
+  std::pair<double, double> time(const char *name, const Call &call,
+                                 std::vector<void *> &args,
+                                 const Call *reference,
+                                 std::vector<void *> &refArgs) {
+    for (int i = 0; i < options.warmup; ++i) {
+      run(name, call, args);
+      if (reference)
+        run(name, *reference, refArgs);
+    }
+    std::vector<double> times, refTimes;
+    for (int i = 0; i < options.iterations; ++i) {
+      times.push_back(timeOnce(name, call, args));
+      if (reference)
+        refTimes.push_back(timeOnce(name, *reference, refArgs));
+    }
+    return {median(times), reference ? median(refTimes) : 0.0};
   }
 
   void run(const char *name, const Call &call, std::vector<void *> &args) {
@@ -276,8 +297,8 @@ public:
     }
     double badAll = maxOverRanks(static_cast<double>(bad));
     double absAll = maxOverRanks(maxAbs), relAll = maxOverRanks(maxRel);
-    double us = time(name, call, args);
-    double refUs = checking ? time(name, reference, refArgs) : 0;
+    auto [us, refUs] =
+        time(name, call, args, checking ? &reference : nullptr, refArgs);
     if (rank == 0) {
       if (checking)
         std::printf("  %s: check %s: %lld elements per rank, max abs error "
