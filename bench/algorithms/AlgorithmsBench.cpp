@@ -52,7 +52,9 @@ const Collective kCollectives[] = {
 std::string formatSize(int64_t bytes) {
   if (bytes >= (1 << 20))
     return std::to_string(bytes >> 20) + " MiB";
-  return std::to_string(bytes >> 10) + " KiB";
+  if (bytes >= (1 << 10))
+    return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " B";
 }
 
 void usage(FILE *out) {
@@ -69,11 +71,11 @@ void usage(FILE *out) {
            "all_gather,\n"
            "                      broadcast, reduce or all; may repeat\n"
            "  --profile           the host profile comm plans with: every\n"
-           "                      schedule without channels or chunks at 4 "
-           "KiB,\n"
-           "                      64 KiB, 1, 4, 16 and 64 MiB, then the rows "
-           "of\n"
-           "                      lib/CostModel/HostProfile.cpp\n"
+           "                      schedule without channels or chunks at 256 "
+           "B,\n"
+           "                      1, 4 and 64 KiB, 1, 4, 16 and 64 MiB, then "
+           "the\n"
+           "                      rows of lib/CostModel/HostProfile.cpp\n"
            "Environment: COMMRT_NODE_SIZE=k makes k consecutive ranks a node "
            "(for\n"
            "hierarchical on one machine).\n");
@@ -158,7 +160,8 @@ int main(int argc, char **argv) {
   };
   std::vector<int64_t> sizes = {4 << 10, 1 << 20, 64 << 20};
   if (profile)
-    sizes = {4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
+    sizes = {256,     1 << 10, 4 << 10,  64 << 10,
+             1 << 20, 4 << 20, 16 << 20, 64 << 20};
   std::string profileRows;
   for (const Collective &c : chosen) {
     bool blocked = c.kind == COMMRT_COLLECTIVE_REDUCE_SCATTER ||

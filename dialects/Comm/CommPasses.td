@@ -343,7 +343,10 @@ def CommBufferize : Pass<"comm-bufferize", "::mlir::ModuleOp"> {
     comm.buffer.all_reduce %x, %alloc {...} : memref<4xf32>, memref<4xf32>
     ```
   }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  // The comm dialect too: a program without a comm op has not loaded it,
+  // and the pass builds comm attributes.
+  let dependentDialects = ["::mlir::comm::CommDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 #endif // COMM_DIALECT_COMM_COMMPASSES_TD

@@ -60,7 +60,8 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
            "what is generated and which runtime backend it calls",
            "::mlir::comm::TargetValues()">,
   ];
-  let dependentDialects = ["::mlir::emitc::EmitCDialect"];
+  let dependentDialects = ["::mlir::comm::CommDialect",
+                           "::mlir::emitc::EmitCDialect"];
 }
 
 #endif // COMM_CONVERSION_PASSES_TD

@@ -24,6 +24,7 @@
 #include "commrt_gen.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -41,6 +42,28 @@ namespace commharness {
 inline void die(const std::string &message) {
   std::fprintf(stderr, "harness: error: %s\n", message.c_str());
   std::exit(2);
+}
+
+/// A whole number or a real, all of `text`; anything else is an error that
+/// names the option.
+inline long long parseInteger(const std::string &option,
+                              const std::string &text, long long least) {
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || value < least)
+    die(option + " takes a whole number of at least " + std::to_string(least) +
+        ", not '" + text + "'");
+  return value;
+}
+
+inline double parseReal(const std::string &option, const std::string &text) {
+  char *end = nullptr;
+  errno = 0;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !(value >= 0))
+    die(option + " takes a non-negative number, not '" + text + "'");
+  return value;
 }
 
 inline void check(commrt_status status, const char *what) {
@@ -73,7 +96,7 @@ class Harness {
 public:
   Harness(int *argc, char ***argv, const char *program, const char *target,
           commrt_backend backend, commrt_memory_space space, double rtol,
-          double atol)
+          double atol, int64_t worldSize = 0)
       : program(program), target(target), space(space) {
     commrt_options opts;
     commrt_options_default(&opts);
@@ -89,18 +112,18 @@ public:
         return (*argv)[++i];
       };
       if (arg == "--iterations")
-        options.iterations = std::max(1, std::atoi(value().c_str()));
+        options.iterations = static_cast<int>(parseInteger(arg, value(), 1));
       else if (arg == "--warmup")
-        options.warmup = std::max(0, std::atoi(value().c_str()));
+        options.warmup = static_cast<int>(parseInteger(arg, value(), 0));
       else if (arg == "--inputs") {
         std::string kind = value();
         if (kind != "integers" && kind != "random")
           die("--inputs takes integers or random, not '" + kind + "'");
         options.random = kind == "random";
       } else if (arg == "--rtol")
-        options.rtol = std::atof(value().c_str());
+        options.rtol = parseReal(arg, value());
       else if (arg == "--atol")
-        options.atol = std::atof(value().c_str());
+        options.atol = parseReal(arg, value());
       else if (arg == "--no-check")
         options.check = false;
       else if (arg == "--help" || arg == "-h") {
@@ -114,6 +137,11 @@ public:
     }
     check(commrt_rank(ctx, &rank), "commrt_rank");
     check(commrt_world_size(ctx, &size), "commrt_world_size");
+    if (worldSize > 0 && size != worldSize)
+      die(std::string(program) + " was compiled for " +
+          std::to_string(worldSize) + " ranks (comm.world_size) but runs on " +
+          std::to_string(size) + "; run it with mpirun -np " +
+          std::to_string(worldSize));
     std::vector<int64_t> all(static_cast<size_t>(size));
     for (int64_t r = 0; r < size; ++r)
       all[static_cast<size_t>(r)] = r;

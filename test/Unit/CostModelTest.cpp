@@ -336,19 +336,26 @@ TEST(CostModel, HostIsPredictedFromTheMeasuredProfile) {
     EXPECT_NEAR(p->timeUs, ring->us[index], 1e-9);
     EXPECT_LE(p->boundUs, p->timeUs);
   }
+  size_t last = profile.bytes.size() - 1;
+  ASSERT_EQ(profile.bytes[last - 3], 1u << 20);
+  ASSERT_EQ(profile.bytes[last - 2], 4u << 20);
+  ASSERT_EQ(profile.bytes[last], 64u << 20);
   // Halfway between 1 and 4 MiB: halfway between their times.
   auto mid = model.predict(allReduce(4, (5u << 20) / 2, Algorithm::ring));
   ASSERT_TRUE(static_cast<bool>(mid));
-  EXPECT_NEAR(mid->timeUs, (ring->us[2] + ring->us[3]) / 2, 1e-6);
+  EXPECT_NEAR(mid->timeUs, (ring->us[last - 3] + ring->us[last - 2]) / 2, 1e-6);
   // Twice the largest size: the last segment's slope.
   auto past = model.predict(allReduce(4, 128u << 20, Algorithm::ring));
   ASSERT_TRUE(static_cast<bool>(past));
   EXPECT_NEAR(past->timeUs,
-              ring->us[5] + (ring->us[5] - ring->us[4]) * 64.0 / 48.0, 1e-3);
+              ring->us[last] +
+                  (ring->us[last] - ring->us[last - 1]) * 64.0 / 48.0,
+              1e-3);
   // MPI's own collective: only with native, and labelled as such.
   CollectiveRequest own = allReduce(4, 4096);
   own.backend = Backend::mpi;
   own.native = true;
+  own.bytes = profile.bytes[0];
   auto native = model.predict(own);
   ASSERT_TRUE(static_cast<bool>(native));
   EXPECT_TRUE(native->native);
@@ -362,7 +369,7 @@ TEST(CostModel, HostIsPredictedFromTheMeasuredProfile) {
   auto eight = model.predict(allReduce(8, 64u << 20, Algorithm::ring));
   ASSERT_TRUE(static_cast<bool>(eight));
   double latency = ring->us[0] * 14.0 / 6.0;
-  double bandwidth = (ring->us[5] - ring->us[0]) * (14.0 / 8) / (6.0 / 4);
+  double bandwidth = (ring->us[last] - ring->us[0]) * (14.0 / 8) / (6.0 / 4);
   EXPECT_NEAR(eight->timeUs, latency + bandwidth, 1e-6);
   // NCCL cannot run processes.
   CollectiveRequest nccl = allReduce(4, 4096);

@@ -457,6 +457,8 @@ int Driver::run() {
   harness.target = target;
   std::tie(harness.rtol, harness.atol) = tolerances;
   harness.programName = llvm::sys::path::filename(inputFilename).str();
+  if (auto size = (*module)->getAttrOfType<IntegerAttr>("comm.world_size"))
+    harness.worldSize = size.getInt();
   if (withHarness) {
     harness.referencePrefix = "comm_ref_";
     step("lowering the reference for " + stringifyTarget(target));

@@ -39,7 +39,8 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
      << StringRef(stringifyBackend(getBackend(options.target))).upper() << ", "
      << (cuda ? "COMMRT_HBM" : "COMMRT_HOST") << ", ";
   os << llvm::format("%.17g", options.rtol) << ", "
-     << llvm::format("%.17g", options.atol) << ");\n";
+     << llvm::format("%.17g", options.atol) << ", " << options.worldSize
+     << ");\n";
   auto call = [&](StringRef name, const EntryPoint &entry) {
     os << "[&](std::vector<void *> &a) { return " << name << "(h.ctx";
     size_t index = 0;

@@ -71,3 +71,29 @@ func.func @copy_loop(%x: tensor<8xi32>) -> tensor<8xi32> {
   }
   return %h : tensor<8xi32>
 }
+
+// -----
+
+// A value returned twice: the second result is a copy in its own buffer,
+// so that every result becomes its own out-parameter.
+// CHECK-LABEL: func.func @returned_twice
+// CHECK: %[[R:.*]] = memref.alloc() : memref<8xi32>
+// CHECK: comm.buffer.all_reduce
+// CHECK: %[[C:.*]] = memref.alloc() : memref<8xi32>
+// CHECK: memref.copy %[[R]], %[[C]]
+// CHECK: return %[[R]], %[[C]]
+func.func @returned_twice(%x: tensor<8xi32>) -> (tensor<8xi32>, tensor<8xi32>) {
+  %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<8xi32>
+  return %0, %0 : tensor<8xi32>, tensor<8xi32>
+}
+
+// -----
+
+// A module without a comm op bufferizes (the pass loads the comm dialect
+// itself).
+// CHECK-LABEL: func.func @no_comm
+// CHECK: comm.buffer.combine sum %arg0, %arg0 into %{{.*}} : memref<4xf32>
+func.func @no_comm(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %s = arith.addf %a, %a : tensor<4xf32>
+  return %s : tensor<4xf32>
+}

@@ -722,3 +722,19 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @g() attributes {comm.error_bound = 1.0e-02 : f64} {
   return
 }
+
+// -----
+
+// A token is waited for once (a second wait reached a crash in the
+// lowering before the verifier rejected it).
+func.func @wait_twice(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %t = comm.start {
+    %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<8xf32>
+    comm.yield %0 : tensor<8xf32>
+  }
+  // expected-note @+1 {{the other comm.wait}}
+  %a = comm.wait %t : tensor<8xf32>
+  // expected-error @+1 {{'comm.wait' op waits for a token that is already waited for; a comm.start is waited for exactly once}}
+  %b = comm.wait %t : tensor<8xf32>
+  return %a, %b : tensor<8xf32>, tensor<8xf32>
+}

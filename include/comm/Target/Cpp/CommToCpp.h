@@ -47,6 +47,9 @@ struct HarnessOptions {
   /// program sends in.
   double rtol = 1e-5, atol = 1e-6;
   std::string programName;
+  /// The module's comm.world_size: the harness refuses to run on another
+  /// number of ranks (0: unknown, not checked).
+  int64_t worldSize = 0;
 };
 
 /// Writes the C++ of a main() that fills deterministic inputs on every

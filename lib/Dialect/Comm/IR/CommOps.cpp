@@ -732,6 +732,21 @@ LogicalResult StartOp::verify() {
 }
 
 LogicalResult WaitOp::verify() {
+  // A token is waited for once: its results are the transfer's, and a
+  // second wait would hand them out twice.
+  for (Operation *user : getToken().getUsers()) {
+    auto other = dyn_cast<WaitOp>(user);
+    if (!other || other == *this)
+      continue;
+    if (other->getBlock() != (*this)->getBlock() ||
+        other->isBeforeInBlock(*this)) {
+      InFlightDiagnostic diag =
+          emitOpError() << "waits for a token that is already waited for; "
+                           "a comm.start is waited for exactly once";
+      diag.attachNote(other.getLoc()) << "the other comm.wait";
+      return diag;
+    }
+  }
   auto start = getToken().getDefiningOp<StartOp>();
   if (!start)
     return success();

@@ -306,7 +306,24 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     SmallVector<Value> values;
     for (Value v : ret.getOperands()) {
-      values.push_back(lookup(v));
+      Value buffer = lookup(v);
+      // A value returned twice: every result gets its own buffer (each
+      // becomes its own out-parameter), the later ones a copy.
+      if (auto type = dyn_cast<MemRefType>(buffer.getType());
+          type && llvm::is_contained(values, buffer)) {
+        if (!type.hasStaticShape())
+          return ret.emitError()
+                 << "comm-bufferize: returns the dynamically shaped value "
+                    "of result "
+                 << llvm::find(values, buffer) - values.begin()
+                 << " again; return it once";
+        Value copy = memref::AllocOp::create(
+            builder, loc,
+            MemRefType::get(type.getShape(), type.getElementType()));
+        memref::CopyOp::create(builder, loc, buffer, copy);
+        buffer = copy;
+      }
+      values.push_back(buffer);
       escaping.insert(values.back());
     }
     func::ReturnOp::create(builder, loc, values);
