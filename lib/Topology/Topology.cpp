@@ -596,7 +596,66 @@ llvm::Error Topology::finalize() {
                                "link " + node.getDevice(link.a).name + " - " +
                                    node.getDevice(link.b).name +
                                    " has a lane count of 0");
+    // What no machine has: a typo or a corrupted file, not hardware.
+    std::string ends =
+        node.getDevice(link.a).name + " - " + node.getDevice(link.b).name;
+    if (link.bandwidthGBps > kMaxLinkBandwidthGBps)
+      return makeTopologyError(
+          source, link.sourceLine,
+          "link " + ends + " has bandwidth " +
+              formatTopologyNumber(link.bandwidthGBps) +
+              " GB/s; no link of a machine carries more than " +
+              formatTopologyNumber(kMaxLinkBandwidthGBps) +
+              " GB/s per direction (18 NVLink5 lanes: 721.8)");
+    if (link.latencyUs > kMaxLinkLatencyUs)
+      return makeTopologyError(
+          source, link.sourceLine,
+          "link " + ends + " has latency " +
+              formatTopologyNumber(link.latencyUs) +
+              " us; a link inside a machine takes at most " +
+              formatTopologyNumber(kMaxLinkLatencyUs) +
+              " us (PCIe and NVLink hops take well under 1)");
+    if (link.kind == LinkKind::NVLink && link.count > kMaxNVLinkLanes)
+      return makeTopologyError(source, link.sourceLine,
+                               "NVLink " + ends + " has " + Twine(link.count) +
+                                   " lanes; a GPU has at most " +
+                                   Twine(kMaxNVLinkLanes) +
+                                   " (18 on H100 and B200)");
   }
+  // PCIe links form a tree: a cycle means a device with two upstream
+  // ports, which the PCIe hierarchy does not have.
+  {
+    SmallVector<unsigned> parent(numDevices);
+    for (unsigned i = 0; i < numDevices; ++i)
+      parent[i] = i;
+    auto find = [&](unsigned x) {
+      while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    for (const Link &link : node.getLinks()) {
+      if (link.kind != LinkKind::PCIe)
+        continue;
+      unsigned a = find(link.a), b = find(link.b);
+      if (a == b)
+        return makeTopologyError(
+            source, link.sourceLine,
+            "PCIe link " + node.getDevice(link.a).name + " - " +
+                node.getDevice(link.b).name +
+                " closes a cycle; PCIe links form a tree (every device "
+                "has one way up to its CPU)");
+      parent[a] = b;
+    }
+  }
+  for (const Device &device : node.getDevices())
+    if (device.kind == DeviceKind::NIC && device.speedGbit > kMaxNICGbit)
+      return makeTopologyError(source, device.sourceLine,
+                               "NIC '" + device.name + "' runs at " +
+                                   formatTopologyNumber(device.speedGbit) +
+                                   " Gbit/s; no NIC is faster than " +
+                                   formatTopologyNumber(kMaxNICGbit) +
+                                   " Gbit/s (800G is the "
+                                   "fastest shipping)");
 
   gpusPerNode = node.getDevicesOfKind(DeviceKind::GPU);
   SmallVector<unsigned> processes = node.getDevicesOfKind(DeviceKind::Process);

@@ -117,6 +117,12 @@ constexpr double kPCIeHopLatencyUs = 0.25;
 constexpr double kCPUInterconnectLatencyUs = 0.3;
 constexpr double kC2CLatencyUs = 0.1;
 constexpr double kSharedMemoryLatencyUs = 1.0;
+/// Plausibility limits: a topology beyond them describes no machine (a typo
+/// or a corrupted file) and is rejected with the figure and the limit.
+constexpr double kMaxLinkBandwidthGBps = 10000;
+constexpr double kMaxLinkLatencyUs = 1000;
+constexpr unsigned kMaxNVLinkLanes = 64;
+constexpr double kMaxNICGbit = 10000;
 /// Default latency of a link of `kind`.
 double getDefaultLinkLatency(LinkKind kind);
 

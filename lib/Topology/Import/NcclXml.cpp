@@ -205,6 +205,14 @@ llvm::Error NcclXmlImporter::importDocument(xmlNode *root) {
     return fail(root, "expected <system> (an NCCL topology file) or <graphs> "
                       "(an NCCL graph file) as the root element, got <" +
                           rootName + ">");
+  // NCCL reads version 1 only (NCCL_TOPO_XML_VERSION, src/graph/xml.cc:
+  // "XML Topology has wrong version"); a file that says otherwise was not
+  // written for it.
+  if (std::optional<std::string> version = attr(root, "version"))
+    if (*version != "1")
+      return fail(root, "<system version=\"" + *version +
+                            "\"> is not a version NCCL reads; NCCL topology "
+                            "files are version 1");
   if (llvm::Error error = checkChildren(root, {"cpu"}))
     return error;
   SmallVector<xmlNode *> cpus = elements(root);
