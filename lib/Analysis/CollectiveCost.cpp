@@ -21,7 +21,14 @@ static uint64_t getTotalBytes(Type type) {
   if (!shaped || !shaped.hasStaticShape() ||
       !shaped.getElementType().isIntOrFloat())
     return 0;
-  return shaped.getNumElements() * getElementBytes(type);
+  // Saturates rather than wraps: the cost model rejects what is past its
+  // limit, which a wrapped count could slip under.
+  uint64_t bytes;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(shaped.getNumElements()),
+                             static_cast<uint64_t>(getElementBytes(type)),
+                             &bytes))
+    return UINT64_MAX;
+  return bytes;
 }
 
 /// Fixes in `request` what `plan` decides.

@@ -359,6 +359,13 @@ llvm::Error CostModel::validate(const CollectiveRequest &request) const {
   StringRef name = stringifyCollectiveKind(request.kind);
   if (request.kind != CollectiveKind::Barrier && request.bytes == 0)
     return requestError(name + " of 0 bytes: sizes must be positive");
+  if (request.bytes > kMaxRequestBytes)
+    return requestError(name + " of " +
+                        (request.bytes == UINT64_MAX
+                             ? std::string("more than 2^64")
+                             : std::to_string(request.bytes)) +
+                        " bytes: comm models transfers of up to 2^50 bytes "
+                        "(1 PiB)");
   if (request.elementBytes == 0 || request.bytes % request.elementBytes)
     return requestError(name + " of " + Twine(request.bytes) +
                         " bytes is not a whole number of " +

@@ -96,7 +96,7 @@ private:
           instr.groupOfRank[rank] = static_cast<int32_t>(index);
   }
 
-  static constexpr size_t kMaxInstrs = 20'000'000;
+  static constexpr size_t kMaxInstrs = 2'000'000;
   const Topology &topology;
   uint64_t worldSize;
   bool tooLarge = false;
@@ -191,9 +191,28 @@ LogicalResult Flattener::flattenOp(Operation *op, unsigned depth,
     if (!lb || !ub || !step || *step <= 0)
       return loop.emitError() << "cannot simulate a loop without constant "
                                  "bounds and a positive step";
-    for (int64_t i = *lb; i < *ub; i += *step)
+    // The trip count up front (without overflow): a loop that would unroll
+    // past the cap is refused before it takes time and memory.
+    uint64_t trips =
+        *ub > *lb ? static_cast<uint64_t>(
+                        (static_cast<__int128>(*ub) - *lb + *step - 1) / *step)
+                  : 0;
+    for (uint64_t trip = 0; trip < trips; ++trip) {
+      size_t before = instrs.size();
       if (failed(flattenBlock(*loop.getBody(), depth, out)) || tooLarge)
         return failure();
+      size_t perTrip = instrs.size() - before;
+      if (trip > 0)
+        continue;
+      if (perTrip == 0)
+        break; // a body that moves nothing takes no time, however often
+      if (trips - 1 > (kMaxInstrs - instrs.size()) / perTrip)
+        return loop.emitError()
+               << "the loop runs " << trips << " times, " << perTrip
+               << " steps each: more than " << kMaxInstrs
+               << " steps per rank; simulate fewer iterations (a step that "
+                  "repeats gives the same time each time)";
+    }
     return success();
   }
   if (auto call = dyn_cast<func::CallOp>(op)) {

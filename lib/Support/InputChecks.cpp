@@ -1,9 +1,13 @@
 //===- InputChecks.cpp - guards run on input before parsing ----*- C++ -*-===//
 
 #include "comm/Support/InputChecks.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
+
+/// More results than any op of a real program has.
+static constexpr uint64_t kMaxResults = 1 << 20;
 
 LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
                                             unsigned bufferId,
@@ -31,6 +35,33 @@ LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
         if (text[i] == '\\')
           ++i;
       break;
+    case '%': {
+      // `%name#N` uses result N and `%name:N` defines N results: MLIR's
+      // parser allocates for N before it checks anything, and aborts ("out
+      // of memory") on numbers near 2^31.
+      size_t j = i + 1;
+      while (j < e && (llvm::isAlnum(text[j]) || text[j] == '_' ||
+                       text[j] == '$' || text[j] == '.' || text[j] == '-'))
+        ++j;
+      if (j + 1 < e && (text[j] == '#' || text[j] == ':') &&
+          llvm::isDigit(text[j + 1])) {
+        size_t k = j + 1;
+        uint64_t number = 0;
+        while (k < e && llvm::isDigit(text[k]) && number <= kMaxResults)
+          number = number * 10 + (text[k++] - '0');
+        if (number > kMaxResults) {
+          sourceMgr.PrintMessage(
+              llvm::SMLoc::getFromPointer(text.data() + j + 1),
+              llvm::SourceMgr::DK_Error,
+              Twine(text[j] == '#' ? "result number" : "result count") +
+                  " past " + Twine(kMaxResults) +
+                  "; comm does not accept ops with this many results");
+          return failure();
+        }
+      }
+      i = j - 1;
+      break;
+    }
     case '/':
       if (i + 1 < e && text[i + 1] == '/')
         while (i < e && text[i] != '\n')

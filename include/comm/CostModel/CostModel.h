@@ -92,6 +92,10 @@ const CostParams &getPriorCostParams();
 llvm::Expected<CostParams> parseCostParams(StringRef yaml, StringRef fileName);
 void printCostParams(const CostParams &params, llvm::raw_ostream &os);
 
+/// The largest transfer the model predicts (1 PiB): far past any tensor,
+/// far below where byte counts and times lose their precision.
+constexpr uint64_t kMaxRequestBytes = uint64_t(1) << 50;
+
 /// One collective to predict.
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::AllReduce;

@@ -1,0 +1,4 @@
+func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0:3000000000 = "test.op"() : () -> (tensor<8xf32>)
+  return %x : tensor<8xf32>
+}
