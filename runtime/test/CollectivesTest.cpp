@@ -220,8 +220,8 @@ struct Layout {
 
 class Tester {
 public:
-  Tester(commrt_context *ctx, commrt_comm *comm, const Layout &layout)
-      : ctx(ctx), comm(comm), layout(layout) {
+  Tester(commrt_context *, commrt_comm *comm, const Layout &layout)
+      : comm(comm), layout(layout) {
     int64_t v;
     commrt_comm_rank(comm, &v);
     pos = static_cast<int>(v);
@@ -514,7 +514,6 @@ private:
     }
   }
 
-  commrt_context *ctx;
   commrt_comm *comm;
   const Layout &layout;
   int pos = 0, n = 1;

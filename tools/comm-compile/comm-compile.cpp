@@ -241,6 +241,15 @@ static std::optional<std::string> findTool(StringRef name) {
   return std::nullopt;
 }
 
+/// The flags a sanitizer build of comm adds to the code it generates (the
+/// runtime it links is instrumented too); empty in an ordinary build.
+static void appendGeneratedCodeFlags(std::vector<std::string> &command) {
+  SmallVector<StringRef> flags;
+  StringRef(COMM_GENERATED_CODE_FLAGS).split(flags, ' ', -1, false);
+  for (StringRef flag : flags)
+    command.push_back(flag.str());
+}
+
 LogicalResult Driver::compileSource(StringRef source, StringRef object,
                                     bool cuda) {
   std::vector<std::string> command;
@@ -271,6 +280,7 @@ LogicalResult Driver::compileSource(StringRef source, StringRef object,
       return failure();
     }
     command = {*tool, "-std=c++17", "-O" + optLevel, "-fPIC"};
+    appendGeneratedCodeFlags(command);
   }
   command.push_back("-I" + runtimeInclude);
   command.push_back("-c");
@@ -495,6 +505,7 @@ int Driver::run() {
   link.push_back("-L" + runtimeLib);
   link.push_back("-Wl,-rpath," + runtimeLib);
   link.push_back("-lcommrt");
+  appendGeneratedCodeFlags(link);
   if (cuda) {
     SmallString<256> cudaLib(llvm::sys::path::parent_path(
         llvm::sys::path::parent_path(nvcc.getValue())));

@@ -178,6 +178,11 @@ static int run() {
   } else if (command == "dot" || (command == "export" && format == "dot")) {
     printTopologyDot(topology, os);
   } else if (format == "yaml") {
+    if (topology.getNode().getNumDevices() == 0)
+      return fail("'" + topologySpec +
+                  "' is an NCCL graph file: it lists channels, not "
+                  "hardware, so there is nothing to export; export the "
+                  "topology file NCCL dumped with it (NCCL_TOPO_DUMP_FILE)");
     exportTopologyYaml(topology, os);
   } else {
     return fail("unknown export format '" + format + "'; expected yaml or dot");

@@ -25,17 +25,28 @@ struct Real {
   double value = 0;
 };
 
+/// A string the export quotes wherever YAML would read it otherwise: ids,
+/// names and models come from NCCL XML files and may hold ',', ':' or
+/// brackets, which end a scalar in the flow mappings the export writes.
+struct Text : std::string {
+  Text() = default;
+  Text(const std::string &text) : std::string(text) {}
+  Text(const char *text) : std::string(text) {}
+};
+
 struct YamlDevice {
-  std::string id, kind;
+  Text id;
+  std::string kind;
   std::optional<int64_t> index, numa, sm, family, modelId, chips, generation;
-  std::optional<std::string> model, busId, vendor, arch, network;
+  std::optional<Text> model, busId, vendor, arch, network;
   std::optional<Real> memoryGB, memoryGBps, speedGbit, latencyUs;
   std::optional<bool> memoryKnown, gdr, described, nvls;
   unsigned line = 0;
 };
 
 struct YamlLink {
-  std::string a, b, kind;
+  Text a, b;
+  std::string kind;
   std::optional<Real> bandwidth, latency;
   std::optional<int64_t> count, generation, width;
   unsigned line = 0;
@@ -53,7 +64,7 @@ struct YamlFabric {
 struct YamlTopology {
   std::string format;
   int64_t version = 0;
-  std::optional<std::string> name;
+  std::optional<Text> name;
   std::optional<int64_t> nodes;
   std::optional<YamlFabric> fabric;
   std::vector<YamlDevice> devices;
@@ -85,6 +96,21 @@ LLVM_YAML_IS_SEQUENCE_VECTOR(YamlLink)
 
 namespace llvm {
 namespace yaml {
+
+template <> struct ScalarTraits<Text> {
+  static void output(const Text &text, void *context, raw_ostream &os) {
+    ScalarTraits<std::string>::output(text, context, os);
+  }
+  static StringRef input(StringRef scalar, void *context, Text &text) {
+    return ScalarTraits<std::string>::input(scalar, context, text);
+  }
+  static QuotingType mustQuote(StringRef text) {
+    if (text.find_first_of(",[]{}#&*!|>'\"%@`:") != StringRef::npos ||
+        text != text.trim())
+      return QuotingType::Double;
+    return needsQuotes(text);
+  }
+};
 
 template <> struct ScalarTraits<Real> {
   static void output(const Real &real, void *, raw_ostream &os) {

@@ -1,0 +1,79 @@
+//===- FuzzProgram.cpp - libFuzzer target for comm programs ----*- C++ -*-===//
+//
+// One input is one .mlir program: checked as comm-opt checks its input,
+// parsed, verified, planned for dgx-h100 (comm-plan), lowered for cpu-mpi
+// (comm-lower-to-emitc) and simulated. Diagnostics are expected and
+// dropped; a crash, a sanitizer report or a hang is a finding. Seeds: the
+// tests and examples (utils/fuzz.sh).
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/CostModel/CostModel.h"
+#include "comm/InitAllDialects.h"
+#include "comm/InitAllPasses.h"
+#include "comm/Pipelines/Pipelines.h"
+#include "comm/Sim/Simulator.h"
+#include "comm/Support/InputChecks.h"
+#include "comm/Topology/Topology.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+namespace {
+struct Fixture {
+  DialectRegistry registry;
+  std::unique_ptr<MLIRContext> context;
+  std::unique_ptr<comm::Topology> topology;
+  std::unique_ptr<comm::CostModel> model;
+
+  Fixture() {
+    comm::registerAllDialects(registry);
+    comm::registerAllPasses();
+    context = std::make_unique<MLIRContext>(registry);
+    context->loadAllAvailableDialects();
+    context->getDiagEngine().registerHandler([](Diagnostic &) {});
+    topology = cantFail(comm::buildTopologyPreset("dgx-h100"));
+    model = std::make_unique<comm::CostModel>(*topology);
+  }
+};
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static Fixture fixture;
+  StringRef text(reinterpret_cast<const char *>(data), size);
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.mlir");
+  if (failed(comm::checkInputText(*buffer)))
+    return 0;
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, fixture.context.get());
+  if (!module || failed(verify(*module)))
+    return 0;
+
+  // Simulate every function as written, on 8 ranks of dgx-h100.
+  for (auto function : module->getOps<func::FuncOp>())
+    if (!function.isExternal())
+      (void)comm::sim::simulateFunction(function, *fixture.topology,
+                                        *fixture.model, comm::Backend::nccl,
+                                        /*traceRanks=*/1);
+
+  // Plan, then lower what was planned.
+  PassManager pm(fixture.context.get());
+  comm::PlanningPipelineOptions planning;
+  planning.topology = "dgx-h100";
+  planning.backend = comm::Backend::mpi;
+  comm::buildPlanningPipeline(pm, planning);
+  comm::LoweringPipelineOptions lowering;
+  comm::buildLoweringPipeline(pm, lowering);
+  (void)pm.run(*module);
+  return 0;
+}
