@@ -1082,6 +1082,28 @@ Prediction CostModel::predictCopy(const CollectiveRequest &request) const {
   return p;
 }
 
+/// `results` fastest first, or, when empty, an error naming what was asked
+/// ("<lead><kind> with algorithm 'x' and protocol 'y'<where>").
+static llvm::Expected<SmallVector<Prediction, 4>>
+fastestFirst(SmallVector<Prediction, 4> results,
+             const CollectiveRequest &request, StringRef lead,
+             const Twine &where) {
+  llvm::stable_sort(results, [](const Prediction &x, const Prediction &y) {
+    return x.timeUs < y.timeUs;
+  });
+  if (!results.empty())
+    return std::move(results);
+  return requestError(
+      lead + stringifyCollectiveKind(request.kind) +
+      (request.algorithm
+           ? " with algorithm '" + stringifyAlgorithm(*request.algorithm) + "'"
+           : std::string()) +
+      (request.protocol
+           ? " and protocol '" + stringifyProtocol(*request.protocol) + "'"
+           : std::string()) +
+      where);
+}
+
 std::optional<llvm::Expected<SmallVector<Prediction, 4>>>
 CostModel::predictOnHost(const CollectiveRequest &request) const {
   const HostProfile &profile = getDefaultHostProfile();
@@ -1155,20 +1177,8 @@ CostModel::predictOnHost(const CollectiveRequest &request) const {
     p.efficiency = p.timeUs > 0 ? std::min(1.0, bound / p.timeUs) : 1.0;
     results.push_back(std::move(p));
   }
-  llvm::stable_sort(results, [](const Prediction &x, const Prediction &y) {
-    return x.timeUs < y.timeUs;
-  });
-  if (results.empty())
-    return requestError(
-        "no measured schedule of " + stringifyCollectiveKind(request.kind) +
-        (request.algorithm ? " with algorithm '" +
-                                 stringifyAlgorithm(*request.algorithm) + "'"
-                           : std::string()) +
-        (request.protocol
-             ? " and protocol '" + stringifyProtocol(*request.protocol) + "'"
-             : std::string()) +
-        " among the processes of '" + topology.getName() + "'");
-  return std::move(results);
+  return fastestFirst(std::move(results), request, "no measured schedule of ",
+                      " among the processes of '" + topology.getName() + "'");
 }
 
 llvm::Expected<SmallVector<Prediction, 4>>
@@ -1236,20 +1246,8 @@ CostModel::predictAll(const CollectiveRequest &request) const {
     }
     p.efficiency = p.timeUs > 0 ? std::min(1.0, p.boundUs / p.timeUs) : 1.0;
   }
-  llvm::stable_sort(results, [](const Prediction &x, const Prediction &y) {
-    return x.timeUs < y.timeUs;
-  });
-  if (results.empty())
-    return requestError(
-        "no algorithm applies to " + stringifyCollectiveKind(request.kind) +
-        (request.algorithm ? " with algorithm '" +
-                                 stringifyAlgorithm(*request.algorithm) + "'"
-                           : std::string()) +
-        (request.protocol
-             ? " and protocol '" + stringifyProtocol(*request.protocol) + "'"
-             : std::string()) +
-        " on this group");
-  return results;
+  return fastestFirst(std::move(results), request, "no algorithm applies to ",
+                      " on this group");
 }
 
 llvm::Expected<Prediction>
