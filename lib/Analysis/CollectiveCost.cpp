@@ -150,6 +150,20 @@ FailureOr<ProgramRanks> mlir::comm::getProgramRanks(Operation *op,
   ranks.gpus = topology.getNumGPUs();
   ranks.ranks = ranks.gpus;
   ranks.topologyName = topologyName.str();
+  if (topology.hasProcessRanks())
+    ranks.rankNoun = "rank";
+  if (topology.getSource().starts_with("preset ")) {
+    std::string machine = topologyName.str();
+    if (topology.getNumNodes() > 1)
+      machine = machine.substr(0, machine.find_last_of('x'));
+    uint64_t perNode = topology.getGPUsPerNode();
+    bool host = topology.hasProcessRanks();
+    ranks.presetFor = [machine, perNode, host](uint64_t count) {
+      if (host)
+        return "host" + std::to_string(count);
+      return machine + "x" + std::to_string((count + perNode - 1) / perNode);
+    };
+  }
   for (Operation *scope = op; scope; scope = scope->getParentOp()) {
     auto size =
         scope->getAttrOfType<IntegerAttr>(CommDialect::getWorldSizeAttrName());
@@ -158,7 +172,12 @@ FailureOr<ProgramRanks> mlir::comm::getProgramRanks(Operation *op,
     if (size.getInt() < 0 || static_cast<uint64_t>(size.getInt()) > ranks.gpus)
       return scope->emitError()
              << "comm.world_size is " << size.getInt() << " but topology '"
-             << topologyName << "' has " << ranks.gpus << " GPUs";
+             << topologyName << "' has " << ranks.gpus << " " << ranks.rankNoun
+             << "s"
+             << (ranks.presetFor && size.getInt() > 0
+                     ? "; for " + std::to_string(size.getInt()) +
+                           " ranks use '" + ranks.presetFor(size.getInt()) + "'"
+                     : std::string());
     ranks.ranks = size.getInt();
     ranks.declared = true;
     break;
@@ -176,10 +195,19 @@ LogicalResult mlir::comm::checkRanks(Operation *op,
     if (ranks.declared)
       diag << " is beyond comm.world_size " << ranks.ranks;
     else
-      diag << " is not a GPU of topology '" << ranks.topologyName << "' ("
-           << ranks.gpus << " GPUs";
+      diag << " is not a " << ranks.rankNoun << " of topology '"
+           << ranks.topologyName << "' (" << ranks.gpus << " " << ranks.rankNoun
+           << "s";
     diag << (ranks.declared ? " (" : ", ") << "ranks 0-" << ranks.ranks - 1
          << ")";
+    if (!ranks.declared && ranks.presetFor && rank >= 0) {
+      int64_t needed = rank + 1;
+      for (const auto &group : request.groups)
+        for (int64_t r : group)
+          needed = std::max(needed, r + 1);
+      diag << "; for " << needed << " ranks use '" << ranks.presetFor(needed)
+           << "'";
+    }
     return diag;
   };
   for (const auto &group : request.groups)

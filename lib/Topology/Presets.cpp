@@ -372,11 +372,26 @@ mlir::comm::buildTopologyPreset(StringRef name) {
   auto [machine, count] = splitClusterName(name);
   auto unknown = [&]() {
     std::string known;
-    for (StringRef preset : getTopologyPresetNames())
+    // The closest preset, with the cluster size kept: dgx-h10x4 suggests
+    // dgx-h100x4.
+    StringRef suffix = name.substr(machine.size());
+    StringRef closest;
+    unsigned best = 3; // at most two edits away
+    for (StringRef preset : getTopologyPresetNames()) {
       known += (known.empty() ? "" : ", ") + preset.str();
+      unsigned distance = machine.edit_distance(preset, true, best);
+      if (distance < best) {
+        best = distance;
+        closest = preset;
+      }
+    }
+    std::string hint =
+        closest.empty() ? ""
+                        : "did you mean '" + (closest + suffix).str() + "'? ";
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "unknown topology preset '" + name + "'; expected one of " + known +
+        "unknown topology preset '" + name + "'; " + hint + "expected one of " +
+            known +
             ", a cluster <preset>x<N> (e.g. dgx-h100x4), host<N> (N processes "
             "of this machine), or a .xml/.yaml file");
   };

@@ -38,6 +38,9 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
   registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A diagnostic points at the op; printing the op (for a module, the
+  // whole program) buries the message.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
 

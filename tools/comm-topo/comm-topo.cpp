@@ -107,7 +107,9 @@ static int run() {
       llvm::outs() << llvm::left_justify(name, 12) << "  "
                    << describeTopologyPreset(name) << "\n";
     llvm::outs() << "clusters: <preset>x<N>, N machines joined by a "
-                    "rail-optimized fabric (e.g. dgx-h100x4)\n";
+                    "rail-optimized fabric (e.g. dgx-h100x4)\n"
+                    "hosts: host<N>, N MPI ranks as processes of this "
+                    "machine (host is host4)\n";
     return 0;
   }
   if (topologySpec.empty())
@@ -116,7 +118,12 @@ static int run() {
 
   llvm::Expected<std::unique_ptr<Topology>> loaded = loadTopology(topologySpec);
   if (!loaded) {
-    llvm::errs() << llvm::toString(loaded.takeError()) << "\n";
+    // Errors from files carry "file:line: error:" already.
+    std::string message = llvm::toString(loaded.takeError());
+    if (StringRef(message).contains(": error:"))
+      llvm::errs() << message << "\n";
+    else
+      fail(message);
     return 1;
   }
   const Topology &topology = **loaded;

@@ -12,7 +12,9 @@
 #define COMM_ANALYSIS_COLLECTIVECOST_H
 
 #include "comm/CostModel/CostModel.h"
+
 #include "mlir/IR/Operation.h"
+#include <functional>
 
 #include <optional>
 
@@ -46,6 +48,11 @@ struct ProgramRanks {
   bool declared = false;
   std::string topologyName;
   uint64_t gpus = 0;
+  /// "GPU" or, on a host, "rank".
+  std::string rankNoun = "GPU";
+  /// For a preset, the preset that has `count` ranks ("dgx-h100x2",
+  /// "host16"); empty for topologies from files.
+  std::function<std::string(uint64_t count)> presetFor;
 };
 
 /// The ranks of the program around `op` on `topology`: its

@@ -17,7 +17,7 @@ module attributes {comm.topology = "dgx-h100x2", comm.world_size = 16 : i64} {
 /// A rank beyond the GPUs of the topology.
 module attributes {comm.topology = "dgx-h100"} {
   func.func @too_many_ranks(%x: tensor<4xf32>) -> tensor<4xf32> {
-    // expected-error @+1 {{rank 8 is not a GPU of topology 'dgx-h100' (8 GPUs, ranks 0-7)}}
+    // expected-error @+1 {{rank 8 is not a GPU of topology 'dgx-h100' (8 GPUs, ranks 0-7); for 9 ranks use 'dgx-h100x2'}}
     %0 = comm.all_reduce sum %x over [[0, 8]] : tensor<4xf32>
     return %0 : tensor<4xf32>
   }
@@ -28,7 +28,7 @@ module attributes {comm.topology = "dgx-h100"} {
 /// A point-to-point pair naming a missing rank.
 module attributes {comm.topology = "pcie-4gpu"} {
   func.func @missing_peer(%x: tensor<4xf32>) {
-    // expected-error @+1 {{rank 4 is not a GPU of topology 'pcie-4gpu' (4 GPUs, ranks 0-3)}}
+    // expected-error @+1 {{rank 4 is not a GPU of topology 'pcie-4gpu' (4 GPUs, ranks 0-3); for 5 ranks use 'pcie-4gpux2'}}
     comm.send %x to [[0, 4]] tag 0 : tensor<4xf32>
     return
   }
@@ -37,7 +37,7 @@ module attributes {comm.topology = "pcie-4gpu"} {
 // -----
 
 /// More ranks than GPUs.
-// expected-error @+1 {{comm.world_size is 16 but topology 'dgx-h100' has 8 GPUs}}
+// expected-error @+1 {{comm.world_size is 16 but topology 'dgx-h100' has 8 GPUs; for 16 ranks use 'dgx-h100x2'}}
 module attributes {comm.topology = "dgx-h100", comm.world_size = 16 : i64} {
 }
 
@@ -53,4 +53,15 @@ module {
 /// A topology that cannot be loaded.
 // expected-error @+1 {{cannot load topology 'dgx-h9000': unknown topology preset 'dgx-h9000'}}
 module attributes {comm.topology = "dgx-h9000"} {
+}
+
+// -----
+
+/// The host preset's ranks are processes; a bigger world names host<N>.
+module attributes {comm.topology = "host"} {
+  func.func @host_too_small(%x: tensor<6xf32>) -> tensor<6xf32> {
+    // expected-error @+1 {{rank 4 is not a rank of topology 'host' (4 ranks, ranks 0-3); for 6 ranks use 'host6'}}
+    %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5]] : tensor<6xf32>
+    return %0 : tensor<6xf32>
+  }
 }
