@@ -262,6 +262,21 @@ COMMRT_API commrt_status commrt_set_error_policy(commrt_context *ctx,
 /// no group gets *out = NULL and COMMRT_SUCCESS. Communicators are cached in
 /// the context: a second call with the same groups returns the same handle
 /// without communicating.
+/// Whether COMMRT_DEBUG=desync is set for \p ctx (0 or 1), so that callers
+/// describe an operation for commrt_debug_check only when it is.
+COMMRT_API int commrt_debug_desync(commrt_context *ctx);
+
+/// COMMRT_DEBUG=desync (like PyTorch's TORCH_NCCL_DESYNC_DEBUG): before an
+/// operation on \p comm, every rank of the group exchanges \p what (what
+/// it is about to run and where it was written, at most 239 characters
+/// compared) with the communicator's count of checked operations. If any
+/// rank differs, every rank fails with COMMRT_ERROR_INVALID_ARGUMENT and a
+/// message naming the first two ranks that disagree and both operations.
+/// Without the mode it returns COMMRT_SUCCESS at once. Generated code
+/// calls it before every collective.
+COMMRT_API commrt_status commrt_debug_check(commrt_comm *comm,
+                                            const char *what);
+
 COMMRT_API commrt_status commrt_comm_create(commrt_context *ctx,
                                             const int64_t *ranks,
                                             int64_t num_ranks,

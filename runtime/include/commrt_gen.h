@@ -542,6 +542,25 @@ inline void skip(commrt_context *ctx, void *dst, int64_t count,
         loc, "commrt_memset");
 }
 
+/// COMMRT_DEBUG=desync: the group agrees on what it is about to run (the
+/// op, its sizes and types, its root, where it was written) before running
+/// it; see commrt_debug_check. Costs one small allgather per collective,
+/// only in that mode.
+inline void debugCheck(commrt_context *ctx, commrt_comm *c, const char *op,
+                       int64_t count, commrt_dtype dtype, commrt_dtype wire,
+                       int64_t root, const char *loc) {
+  if (!commrt_debug_desync(ctx))
+    return;
+  char what[240];
+  std::snprintf(
+      what, sizeof what, "%s of %lld %s%s%s%s at %s", op,
+      static_cast<long long>(count), commrt_dtype_name(dtype),
+      wire != dtype ? " as " : "", wire != dtype ? commrt_dtype_name(wire) : "",
+      root >= 0 ? (" from position " + std::to_string(root)).c_str() : "",
+      loc ? loc : "?");
+  check(commrt_debug_check(c, what), loc, op);
+}
+
 inline void all_reduce(Async *async, const Ranks &ranks, const void *src,
                        void *dst, int64_t count, commrt_dtype dtype,
                        commrt_dtype wire, commrt_redop op, const Plan &plan,
@@ -552,6 +571,7 @@ inline void all_reduce(Async *async, const Ranks &ranks, const void *src,
   if (!c)
     return skip(ctx, dst, count, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
+  debugCheck(ctx, c, "comm.all_reduce", count, dtype, wire, -1, loc);
   collective(
       ctx, async, "comm.all_reduce", src, count, dst, count, dtype, wire, {},
       {}, space, s, loc,
@@ -576,6 +596,7 @@ inline void reduce_scatter(Async *async, const Ranks &ranks, const void *src,
   if (!c)
     return skip(ctx, dst, recvCount, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
+  debugCheck(ctx, c, "comm.reduce_scatter", recvCount, dtype, wire, -1, loc);
   int64_t g = ranks.groupSize;
   // Source [outer][g][inner] -> [g][outer][inner].
   Layout pre{outer, g, recvCount / outer};
@@ -604,6 +625,7 @@ inline void all_gather(Async *async, const Ranks &ranks, const void *src,
   if (!c)
     return skip(ctx, dst, sendCount * g, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
+  debugCheck(ctx, c, "comm.all_gather", sendCount, dtype, wire, -1, loc);
   // Received [g][outer][inner] -> [outer][g][inner].
   Layout post{g, outer, sendCount / outer};
   collective(
@@ -631,6 +653,7 @@ inline void all_to_all(Async *async, const Ranks &ranks, const void *src,
   if (!c)
     return skip(ctx, dst, count, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
+  debugCheck(ctx, c, "comm.all_to_all", count, dtype, wire, -1, loc);
   int64_t g = ranks.groupSize;
   int64_t block = count / g;
   Layout pre{splitOuter, g, block / splitOuter};
@@ -654,6 +677,7 @@ inline void broadcast(Async *async, const Ranks &ranks, const void *src,
   if (!c)
     return skip(ctx, dst, count, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
+  debugCheck(ctx, c, "comm.broadcast", count, dtype, wire, root, loc);
   collective(
       ctx, async, "comm.broadcast", src, count, dst, count, dtype, wire, {}, {},
       space, s, loc, [&](const void *send, void *recv, commrt_request **req) {
@@ -680,6 +704,7 @@ inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
   if (position != root)
     skip(ctx, dst, count, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
+  debugCheck(ctx, c, "comm.reduce", count, dtype, wire, root, loc);
   collective(
       ctx, async, "comm.reduce", src, count, dst, count, dtype, wire, {}, {},
       space, s, loc,
@@ -715,6 +740,7 @@ inline void barrier(Async *async, const Ranks &ranks, const char *loc) {
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
     return;
+  debugCheck(ctx, c, "comm.barrier", 0, COMMRT_U8, COMMRT_U8, -1, loc);
   if (!async) {
     check(commrt_barrier(c, nullptr), loc, "comm.barrier");
     return;

@@ -248,6 +248,13 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
 
   auto ctx = std::make_unique<commrt_context>();
   ctx->opts = opts;
+  if (const char *debug = std::getenv("COMMRT_DEBUG"); debug && *debug) {
+    if (std::strcmp(debug, "desync"))
+      return invalid(format("environment variable COMMRT_DEBUG='%s' is not "
+                            "a debug mode commrt has; expected 'desync'",
+                            debug));
+    ctx->debugDesync = true;
+  }
   // commrt_init returns its errors whatever the policy: the caller has no
   // context yet. The policy takes effect once init succeeded.
   ctx->opts.on_error = COMMRT_ON_ERROR_RETURN;

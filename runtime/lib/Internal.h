@@ -228,6 +228,8 @@ struct commrt_comm {
   uint32_t schedules = 0;
   /// Node id of each position, gathered by the first hierarchical schedule.
   std::vector<int> nodeOfPosition;
+  /// Operations checked by COMMRT_DEBUG=desync on this communicator.
+  uint64_t debugSequence = 0;
 };
 
 /// A stream: CUDA or host.
@@ -273,6 +275,9 @@ private:
 
 struct commrt_context {
   commrt_options opts{};
+  /// COMMRT_DEBUG=desync: every collective of generated code first checks
+  /// that its group agrees on what it runs (commrt_debug_check).
+  bool debugDesync = false;
   commrt_backend backendKind = COMMRT_BACKEND_MPI;
   int rank = 0, size = 1, localRank = 0, localSize = 1;
   /// Identifies this rank's node: the lowest world rank on it, or
