@@ -9,6 +9,7 @@
 
 #include "comm/Sim/Simulator.h"
 #include "comm/Topology/TopologyPrinter.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -120,6 +121,15 @@ void mlir::comm::sim::writeChromeTrace(const SimResult &result,
   os << llvm::json::Value(std::move(trace)) << "\n";
 }
 
+/// Text for XML content and attributes: names come from programs and
+/// topology files (a compute named "attn<q&k>").
+static std::string xml(StringRef text) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::printHTMLEscaped(text, os);
+  return out;
+}
+
 void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
                                        const Topology &topology,
                                        llvm::raw_ostream &os) {
@@ -145,7 +155,7 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
   os << llvm::formatv("<text x=\"10\" y=\"18\" font-size=\"13\">comm-sim "
                       "timeline on {0}: step {1:F1} us, exposed comm {2:F1} "
                       "us</text>\n",
-                      topology.getName(), result.stepTimeUs,
+                      xml(topology.getName()), result.stepTimeUs,
                       result.exposedCommUs);
   auto color = [](StringRef category) {
     if (category == "compute")
@@ -165,21 +175,22 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
   }
   for (const TraceEvent &event : result.events) {
     double y = top + rows[{event.pid, event.tid}] * rowHeight;
-    os << llvm::formatv("<rect x=\"{0:F2}\" y=\"{1}\" width=\"{2:F2}\" "
-                        "height=\"{3}\" fill=\"{4}\"><title>{5} {6:F2} us"
-                        "</title></rect>\n",
-                        x(event.startUs), y + 2,
-                        std::max(0.5, x(event.startUs + event.durationUs) -
-                                          x(event.startUs)),
-                        rowHeight - 4, color(event.category), event.name,
-                        event.durationUs);
+    os << llvm::formatv(
+        "<rect x=\"{0:F2}\" y=\"{1}\" width=\"{2:F2}\" "
+        "height=\"{3}\" fill=\"{4}\"><title>{5} {6:F2} us"
+        "</title></rect>\n",
+        x(event.startUs), y + 2,
+        std::max(0.5, x(event.startUs + event.durationUs) - x(event.startUs)),
+        rowHeight - 4, color(event.category), xml(event.name),
+        event.durationUs);
   }
   for (auto &[link, row] : linkRow) {
     double y = top + row * rowHeight;
     std::string name = linkName(topology, link);
     if (name.size() > 40)
       name = name.substr(0, 40);
-    os << llvm::formatv("<text x=\"10\" y=\"{0}\">{1}</text>\n", y + 12, name);
+    os << llvm::formatv("<text x=\"10\" y=\"{0}\">{1}</text>\n", y + 12,
+                        xml(name));
   }
   for (const LinkInterval &interval : result.linkIntervals) {
     auto it = linkRow.find(interval.directedLink);
@@ -191,7 +202,7 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
                         "</rect>\n",
                         x(interval.startUs), y + 2,
                         std::max(0.5, x(interval.endUs) - x(interval.startUs)),
-                        rowHeight - 4, interval.label);
+                        rowHeight - 4, xml(interval.label));
   }
   os << llvm::formatv("<text x=\"{0}\" y=\"{1}\">0</text>\n", left, height - 12);
   os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\">{2:F1} "

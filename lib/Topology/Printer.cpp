@@ -298,22 +298,38 @@ void mlir::comm::printSharedLinks(const Topology &topology,
   }
 }
 
+/// A name inside a DOT quoted string: quotes and backslashes escaped (a
+/// GPU model or a file's device id may hold either).
+static std::string dot(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 void mlir::comm::printTopologyDot(const Topology &topology,
                                   llvm::raw_ostream &os) {
   const NodeGraph &graph = topology.getNode();
   os << "graph topology {\n"
         "  graph [rankdir=TB, fontname=\"Helvetica\", label=\""
-     << topology.getName() << "\", labelloc=t];\n"
+     << dot(topology.getName()) << "\", labelloc=t];\n"
      << "  node [fontname=\"Helvetica\", style=filled];\n"
         "  edge [fontname=\"Helvetica\", fontsize=9];\n";
   for (const Device &d : graph.getDevices()) {
     StringRef shape = "box", color = "white";
-    std::string label = d.name;
+    std::string label = dot(d.name);
     switch (d.kind) {
     case DeviceKind::GPU:
       color = d.described ? "palegreen" : "gray90";
       if (d.described)
-        label += "\\n" + d.model;
+        label += "\\n" + dot(d.model);
       break;
     case DeviceKind::CPU:
       color = "lightskyblue";
@@ -340,8 +356,8 @@ void mlir::comm::printTopologyDot(const Topology &topology,
       shape = "ellipse";
       break;
     }
-    os << "  \"" << d.name << "\" [shape=" << shape << ", fillcolor=" << color
-       << ", label=\"" << label << "\"];\n";
+    os << "  \"" << dot(d.name) << "\" [shape=" << shape
+       << ", fillcolor=" << color << ", label=\"" << label << "\"];\n";
   }
   for (const Link &link : graph.getLinks()) {
     StringRef color = "black";
@@ -351,8 +367,9 @@ void mlir::comm::printTopologyDot(const Topology &topology,
       color = "blue";
     else if (link.kind == LinkKind::C2C)
       color = "purple";
-    os << "  \"" << graph.getDevice(link.a).name << "\" -- \""
-       << graph.getDevice(link.b).name << "\" [color=" << color << ", penwidth="
+    os << "  \"" << dot(graph.getDevice(link.a).name) << "\" -- \""
+       << dot(graph.getDevice(link.b).name) << "\" [color=" << color
+       << ", penwidth="
        << llvm::formatv("{0:F1}",
                         1.0 + std::log2(1.0 + link.bandwidthGBps) / 3.0)
        << ", label=\"" << describeLink(link) << "\\n"
@@ -363,7 +380,7 @@ void mlir::comm::printTopologyDot(const Topology &topology,
        << stringifyFabricKind(topology.getFabric().kind) << "\\n"
        << topology.getNumNodes() << " nodes\"];\n";
     for (unsigned nic : graph.getDevicesOfKind(DeviceKind::NIC))
-      os << "  \"" << graph.getDevice(nic).name
+      os << "  \"" << dot(graph.getDevice(nic).name)
          << "\" -- \"fabric\" [style=dashed];\n";
   }
   os << "}\n";

@@ -14,6 +14,7 @@
 #include "comm/InitAllPasses.h"
 #include "comm/Pipelines/Pipelines.h"
 #include "comm/Support/InputChecks.h"
+#include "comm/Support/Version.h"
 #include "comm/Target/Cpp/CommToCpp.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -522,6 +523,7 @@ int Driver::run() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  mlir::comm::registerCommVersionPrinter();
   registerAllPasses();
   registerPassManagerCLOptions();
   cl::HideUnrelatedOptions(category);

@@ -7,6 +7,7 @@
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
 #include "comm/Support/InputChecks.h"
+#include "comm/Support/Version.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -22,6 +23,7 @@ void registerTestModelChoicePass();
 
 int main(int argc, char **argv) {
   DialectRegistry registry;
+  mlir::comm::registerCommVersionPrinter();
   comm::registerAllDialects(registry);
   comm::registerAllPasses();
   comm::test::registerTestModelChoicePass();

@@ -14,6 +14,7 @@
 #include "comm/CostModel/Calibration.h"
 #include "comm/CostModel/CostModel.h"
 #include "comm/Pipelines/CompileOptions.h"
+#include "comm/Support/Version.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -384,6 +385,7 @@ static int runRunCommand(Options &o) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  mlir::comm::registerCommVersionPrinter();
   Options o;
   cl::HideUnrelatedOptions(o.category);
   cl::ParseCommandLineOptions(

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Support/Version.h"
 #include "comm/Topology/Topology.h"
 #include "comm/Topology/TopologyPrinter.h"
 #include "mlir/Support/FileUtilities.h"
@@ -200,6 +201,7 @@ static int run() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  mlir::comm::registerCommVersionPrinter();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, kOverview);
   return run();

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/InitAllPasses.h"
+#include "comm/Support/Version.h"
 #include "comm/Target/Cpp/CommToCpp.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -18,6 +19,7 @@ void registerToCppTranslation();
 
 int main(int argc, char **argv) {
   mlir::comm::registerAllPasses();
+  mlir::comm::registerCommVersionPrinter();
   mlir::comm::registerCommTranslations();
   mlir::registerToCppTranslation();
   return mlir::failed(mlir::mlirTranslateMain(
