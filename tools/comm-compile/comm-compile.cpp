@@ -30,6 +30,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -82,7 +83,10 @@ static cl::opt<std::string> referenceFilename(
     cl::desc("the program the harness checks against (default: the input "
              "without #comm.plan attributes and without async regions)"),
     cl::value_desc("file"), cl::cat(category));
-static cl::opt<bool> verbose("v", cl::desc("print every step and command"),
+static cl::opt<bool> verbose("v",
+                             cl::desc("print every step and command (on a "
+                                      "terminal the steps are printed "
+                                      "anyway)"),
                              cl::cat(category));
 static cl::opt<bool> keepTemps("keep-temps",
                                cl::desc("keep the generated sources and "
@@ -120,8 +124,10 @@ public:
   int run();
 
 private:
+  /// One short line per step with -v, or whenever stderr is a terminal
+  /// (compiling takes seconds); nothing when piped without -v.
   bool step(const Twine &what) {
-    if (verbose)
+    if (verbose || llvm::sys::Process::StandardErrIsDisplayed())
       llvm::errs() << "comm-compile: " << what << "\n";
     return true;
   }
