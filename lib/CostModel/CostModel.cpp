@@ -983,31 +983,23 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
     // Between processes a message costs its path (MPI's shared memory
     // transport); there is no kernel to launch.
     b.latency("path latency", worstLatency, "one message along the path");
-    if (worstUs > 0) {
-      p.bandwidthUs += worstUs;
-      p.terms.push_back({"bandwidth", worstUs,
-                         "the buffer at " +
-                             formatBandwidth(p.busBandwidthGBps) + " (" + why +
-                             ")"});
-    }
-    p.bottleneck = why;
-    p.timeUs = p.latencyUs + p.bandwidthUs;
-    return p;
+  } else {
+    b.latency(
+        "base latency",
+        params.p2pLatencyUs +
+            params.baseLatencyUs[static_cast<unsigned>(Algorithm::direct)][pr],
+        "point-to-point launch");
+    LinkClass cls = LinkClass::NVLink;
+    for (const Path &path : paths)
+      if (path.kind == PathKind::Net)
+        cls = LinkClass::Network;
+      else if (path.kind >= PathKind::PIX && cls == LinkClass::NVLink)
+        cls = LinkClass::PCIe;
+    b.latency("step latency",
+              params.stepLatencyUs[static_cast<unsigned>(cls)][pr] +
+                  worstLatency,
+              "one transfer along the path");
   }
-  b.latency(
-      "base latency",
-      params.p2pLatencyUs +
-          params.baseLatencyUs[static_cast<unsigned>(Algorithm::direct)][pr],
-      "point-to-point launch");
-  LinkClass cls = LinkClass::NVLink;
-  for (const Path &path : paths)
-    if (path.kind == PathKind::Net)
-      cls = LinkClass::Network;
-    else if (path.kind >= PathKind::PIX && cls == LinkClass::NVLink)
-      cls = LinkClass::PCIe;
-  b.latency("step latency",
-            params.stepLatencyUs[static_cast<unsigned>(cls)][pr] + worstLatency,
-            "one transfer along the path");
   if (worstUs > 0) {
     p.bandwidthUs += worstUs;
     p.terms.push_back({"bandwidth", worstUs,
@@ -1129,7 +1121,6 @@ CostModel::predictOnHost(const CollectiveRequest &request) const {
            getRealizedAlgorithms(request.kind, Backend::mpi))
         candidates.push_back(algorithm);
   }
-  SmallVector<Prediction, 4> results;
   if (request.protocol && *request.protocol != Protocol::simple)
     candidates.clear(); // MPI has no LL protocols
   uint64_t n = 0;
@@ -1137,6 +1128,7 @@ CostModel::predictOnHost(const CollectiveRequest &request) const {
     n = std::max<uint64_t>(n, group.size());
   GroupShape shape = getGroupShape(request.groups.front());
   auto [bound, boundWhy] = getLowerBound(request, shape);
+  SmallVector<Prediction, 4> results;
   for (std::optional<Algorithm> candidate : candidates) {
     const HostProfile::Row *row = profile.lookup(request.kind, candidate);
     if (!row)

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/CostModel/CostModel.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -133,13 +134,6 @@ HostProfile::lookup(CollectiveKind kind,
   return nullptr;
 }
 
-static unsigned ceilLog2(uint64_t n) {
-  unsigned bits = 0;
-  while ((uint64_t(1) << bits) < n)
-    ++bits;
-  return bits;
-}
-
 /// Sequential steps of a schedule on n ranks (MPI's own: a logarithmic
 /// tree, what Open MPI's tuned component uses at these sizes).
 static double stepsOf(std::optional<Algorithm> algorithm, CollectiveKind kind,
@@ -148,14 +142,14 @@ static double stepsOf(std::optional<Algorithm> algorithm, CollectiveKind kind,
     return 0;
   double rounds = kind == CollectiveKind::AllReduce ? 2 : 1;
   if (!algorithm)
-    return rounds * ceilLog2(n);
+    return rounds * llvm::Log2_64_Ceil(n);
   switch (*algorithm) {
   case Algorithm::ring:
     return rounds * (n - 1);
   case Algorithm::direct:
     return n - 1; // one message per peer
   default:
-    return rounds * ceilLog2(n);
+    return rounds * llvm::Log2_64_Ceil(n);
   }
 }
 

@@ -201,6 +201,9 @@ static void buildPcie4Gpu(NodeGraph &graph) {
 /// reached on 4 ranks of a 2-core machine (bench/algorithms, docs/Topology.md),
 /// so that the lower bound stays below every measured time; the collectives'
 /// times come from the measured host profile (CostModel.h).
+/// The ranks of `host`, the machine the demo and the tests run on.
+constexpr unsigned kHostRanks = 4;
+
 static void buildHost(NodeGraph &graph, unsigned ranks) {
   Device cpu;
   cpu.kind = DeviceKind::CPU;
@@ -328,7 +331,7 @@ static bool buildMachine(StringRef name, NodeGraph &graph) {
     return true;
   }
   if (name == "host") {
-    buildHost(graph, 4);
+    buildHost(graph, kHostRanks);
     return true;
   }
   return false;
@@ -351,7 +354,7 @@ static std::optional<unsigned> getHostRanks(StringRef name) {
   if (!name.consume_front("host"))
     return std::nullopt;
   if (name.empty())
-    return 4;
+    return kHostRanks;
   unsigned ranks;
   if (name.getAsInteger(10, ranks) || ranks == 0 || ranks > 4096)
     return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include "comm/Topology/Topology.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -577,44 +578,33 @@ llvm::Error Topology::finalize() {
       return makeTopologyError(source, link.sourceLine,
                                "link from '" + node.getDevice(link.a).name +
                                    "' to itself");
-    if (!(link.bandwidthGBps > 0) || std::isinf(link.bandwidthGBps))
-      return makeTopologyError(
-          source, link.sourceLine,
-          "link " + node.getDevice(link.a).name + " - " +
-              node.getDevice(link.b).name + " has bandwidth " +
-              formatTopologyNumber(link.bandwidthGBps) +
-              " GB/s; bandwidths must be positive and finite");
-    if (!(link.latencyUs >= 0) || std::isinf(link.latencyUs))
-      return makeTopologyError(
-          source, link.sourceLine,
-          "link " + node.getDevice(link.a).name + " - " +
-              node.getDevice(link.b).name + " has latency " +
-              formatTopologyNumber(link.latencyUs) +
-              " us; latencies must be non-negative and finite");
-    if (link.count == 0)
-      return makeTopologyError(source, link.sourceLine,
-                               "link " + node.getDevice(link.a).name + " - " +
-                                   node.getDevice(link.b).name +
-                                   " has a lane count of 0");
-    // What no machine has: a typo or a corrupted file, not hardware.
     std::string ends =
         node.getDevice(link.a).name + " - " + node.getDevice(link.b).name;
+    auto linkError = [&](const Twine &problem) {
+      return makeTopologyError(source, link.sourceLine,
+                               "link " + ends + problem);
+    };
+    if (!(link.bandwidthGBps > 0) || std::isinf(link.bandwidthGBps))
+      return linkError(" has bandwidth " +
+                       formatTopologyNumber(link.bandwidthGBps) +
+                       " GB/s; bandwidths must be positive and finite");
+    if (!(link.latencyUs >= 0) || std::isinf(link.latencyUs))
+      return linkError(" has latency " + formatTopologyNumber(link.latencyUs) +
+                       " us; latencies must be non-negative and finite");
+    if (link.count == 0)
+      return linkError(" has a lane count of 0");
+    // What no machine has: a typo or a corrupted file, not hardware.
     if (link.bandwidthGBps > kMaxLinkBandwidthGBps)
-      return makeTopologyError(
-          source, link.sourceLine,
-          "link " + ends + " has bandwidth " +
-              formatTopologyNumber(link.bandwidthGBps) +
-              " GB/s; no link of a machine carries more than " +
-              formatTopologyNumber(kMaxLinkBandwidthGBps) +
-              " GB/s per direction (18 NVLink5 lanes: 721.8)");
+      return linkError(" has bandwidth " +
+                       formatTopologyNumber(link.bandwidthGBps) +
+                       " GB/s; no link of a machine carries more than " +
+                       formatTopologyNumber(kMaxLinkBandwidthGBps) +
+                       " GB/s per direction (18 NVLink5 lanes: 721.8)");
     if (link.latencyUs > kMaxLinkLatencyUs)
-      return makeTopologyError(
-          source, link.sourceLine,
-          "link " + ends + " has latency " +
-              formatTopologyNumber(link.latencyUs) +
-              " us; a link inside a machine takes at most " +
-              formatTopologyNumber(kMaxLinkLatencyUs) +
-              " us (PCIe and NVLink hops take well under 1)");
+      return linkError(" has latency " + formatTopologyNumber(link.latencyUs) +
+                       " us; a link inside a machine takes at most " +
+                       formatTopologyNumber(kMaxLinkLatencyUs) +
+                       " us (PCIe and NVLink hops take well under 1)");
     if (link.kind == LinkKind::NVLink && link.count > kMaxNVLinkLanes)
       return makeTopologyError(source, link.sourceLine,
                                "NVLink " + ends + " has " + Twine(link.count) +
@@ -625,26 +615,18 @@ llvm::Error Topology::finalize() {
   // PCIe links form a tree: a cycle means a device with two upstream
   // ports, which the PCIe hierarchy does not have.
   {
-    SmallVector<unsigned> parent(numDevices);
-    for (unsigned i = 0; i < numDevices; ++i)
-      parent[i] = i;
-    auto find = [&](unsigned x) {
-      while (parent[x] != x)
-        x = parent[x] = parent[parent[x]];
-      return x;
-    };
+    llvm::EquivalenceClasses<unsigned> connected;
     for (const Link &link : node.getLinks()) {
       if (link.kind != LinkKind::PCIe)
         continue;
-      unsigned a = find(link.a), b = find(link.b);
-      if (a == b)
+      if (connected.isEquivalent(link.a, link.b))
         return makeTopologyError(
             source, link.sourceLine,
             "PCIe link " + node.getDevice(link.a).name + " - " +
                 node.getDevice(link.b).name +
                 " closes a cycle; PCIe links form a tree (every device "
                 "has one way up to its CPU)");
-      parent[a] = b;
+      connected.unionSets(link.a, link.b);
     }
   }
   for (const Device &device : node.getDevices())

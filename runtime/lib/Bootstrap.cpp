@@ -68,6 +68,19 @@ commrt_status commrt::allreduceMpi(commrt_context *ctx, const void *send,
   return waitMpi(ctx, &req, 1, what);
 }
 
+commrt_status commrt::allgatherMpi(commrt_context *ctx, const void *send,
+                                   void *recv, int bytes, MPI_Comm comm,
+                                   const std::string &what) {
+  MPI_Request req;
+  int err =
+      MPI_Iallgather(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm, &req);
+  if (err != MPI_SUCCESS)
+    return raise(ctx, COMMRT_ERROR_BACKEND,
+                 format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
+                        mpiErrorString("MPI_Iallgather", err).c_str()));
+  return waitMpi(ctx, &req, 1, what);
+}
+
 commrt_status commrt::bcastMpi(commrt_context *ctx, void *buf, int count,
                                MPI_Datatype type, int root, MPI_Comm comm,
                                const std::string &what) {

@@ -14,8 +14,6 @@
 #include "Internal.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstring>
 
 using namespace commrt;
 
@@ -248,51 +246,5 @@ extern "C" commrt_status commrt_comm_destroy(commrt_comm *comm) {
                            "group %s was already destroyed",
                            comm->name.c_str()));
   --comm->references;
-  return COMMRT_SUCCESS;
-}
-
-extern "C" int commrt_debug_desync(commrt_context *ctx) {
-  return ctx && ctx->debugDesync ? 1 : 0;
-}
-
-extern "C" commrt_status commrt_debug_check(commrt_comm *comm,
-                                            const char *what) {
-  if (!comm || comm->references <= 0)
-    return setError(COMMRT_ERROR_INVALID_ARGUMENT,
-                    "commrt: commrt_debug_check: comm is NULL or destroyed");
-  if (!comm->ctx->debugDesync)
-    return COMMRT_SUCCESS;
-  struct Record {
-    uint64_t sequence;
-    char what[240];
-  };
-  Record mine{};
-  mine.sequence = comm->debugSequence++;
-  std::snprintf(mine.what, sizeof mine.what, "%s", what ? what : "");
-  std::vector<Record> all(comm->ranks.size());
-  MPI_Request request;
-  int err = MPI_Iallgather(&mine, sizeof(Record), MPI_BYTE, all.data(),
-                           sizeof(Record), MPI_BYTE, comm->mpi, &request);
-  if (err != MPI_SUCCESS)
-    return setError(COMMRT_ERROR_BACKEND, "commrt: desync check on group " +
-                                              comm->name +
-                                              ": MPI_Iallgather failed");
-  if (commrt_status s = waitMpi(comm->ctx, &request, 1,
-                                "desync check of '" + std::string(mine.what) +
-                                    "' on group " + comm->name))
-    return s;
-  for (size_t i = 1; i < all.size(); ++i) {
-    if (all[i].sequence == all[0].sequence &&
-        !std::strncmp(all[i].what, all[0].what, sizeof mine.what))
-      continue;
-    return setError(
-        COMMRT_ERROR_INVALID_ARGUMENT,
-        format("commrt: desync on group %s: rank %d runs its operation #%llu "
-               "there, %s, but rank %d runs #%llu, %s",
-               comm->name.c_str(), comm->ranks[0],
-               static_cast<unsigned long long>(all[0].sequence), all[0].what,
-               comm->ranks[i], static_cast<unsigned long long>(all[i].sequence),
-               all[i].what));
-  }
   return COMMRT_SUCCESS;
 }

@@ -391,6 +391,11 @@ commrt_status allreduceMpi(commrt_context *ctx, const void *send, void *recv,
                            int count, MPI_Datatype type, MPI_Op op,
                            MPI_Comm comm, const std::string &what);
 
+/// Non-blocking allgather of \p bytes from every rank with the deadline, on
+/// \p comm.
+commrt_status allgatherMpi(commrt_context *ctx, const void *send, void *recv,
+                           int bytes, MPI_Comm comm, const std::string &what);
+
 /// Non-blocking broadcast with the deadline, on \p comm.
 commrt_status bcastMpi(commrt_context *ctx, void *buf, int count,
                        MPI_Datatype type, int root, MPI_Comm comm,

@@ -18,6 +18,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 using namespace commrt;
@@ -823,4 +824,43 @@ extern "C" commrt_status commrt_test(commrt_request *req, int *done) {
     *done = finished ? 1 : 0;
     return s;
   });
+}
+
+extern "C" int commrt_debug_desync(commrt_context *ctx) {
+  return ctx && ctx->debugDesync ? 1 : 0;
+}
+
+extern "C" commrt_status commrt_debug_check(commrt_comm *comm,
+                                            const char *what) {
+  if (commrt_status s = checkComm("commrt_debug_check", comm))
+    return s;
+  if (!comm->ctx->debugDesync)
+    return COMMRT_SUCCESS;
+  struct Record {
+    uint64_t sequence;
+    char what[240];
+  };
+  Record mine{};
+  mine.sequence = comm->debugSequence++;
+  std::snprintf(mine.what, sizeof mine.what, "%s", what ? what : "");
+  std::vector<Record> all(comm->ranks.size());
+  if (commrt_status s =
+          allgatherMpi(comm->ctx, &mine, all.data(), sizeof(Record), comm->mpi,
+                       "desync check of '" + std::string(mine.what) +
+                           "' on group " + comm->name))
+    return s;
+  for (size_t i = 1; i < all.size(); ++i) {
+    if (all[i].sequence == all[0].sequence &&
+        !std::strncmp(all[i].what, all[0].what, sizeof mine.what))
+      continue;
+    return setError(
+        COMMRT_ERROR_INVALID_ARGUMENT,
+        format("commrt: desync on group %s: rank %d runs its operation #%llu "
+               "there, %s, but rank %d runs #%llu, %s",
+               comm->name.c_str(), comm->ranks[0],
+               static_cast<unsigned long long>(all[0].sequence), all[0].what,
+               comm->ranks[i], static_cast<unsigned long long>(all[i].sequence),
+               all[i].what));
+  }
+  return COMMRT_SUCCESS;
 }
