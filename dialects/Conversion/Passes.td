@@ -64,4 +64,58 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
                            "::mlir::emitc::EmitCDialect"];
 }
 
+def ConvertShardToComm : Pass<"convert-shard-to-comm", "::mlir::ModuleOp"> {
+  let summary = "import a partitioned shard program: collectives and compute";
+  let description = [{
+    Turns a program in MLIR's `shard` dialect, after `shard-partition` made
+    every collective explicit, into a comm program that the planner,
+    simulator and compiler take:
+
+    - `shard.grid`s give the world: `comm.world_size` is the number of
+      processes of the largest grid, and a process's rank is its index in the
+      grid, linearized row-major (the last grid axis varies fastest).
+    - The groups of a collective over `grid_axes` are the processes that
+      differ only in those axes; inside a group, processes are ordered
+      row-major over `grid_axes` in the order written. Empty `grid_axes`
+      means groups of one.
+    - `all_reduce`, `all_gather`, `reduce_scatter`, `all_to_all`,
+      `broadcast` and `reduce` become the comm op of the same name (a `root`
+      multi-index becomes the position in the group); `shift` becomes a
+      `comm.permute` in which the process at coordinate `c` of `shift_axis`
+      sends to `c + offset` (modulo the axis with `rotate`).
+    - `gather` becomes `comm.all_gather` and `scatter` a `comm.broadcast`
+      followed by each process's slice, with a warning: comm has no rooted
+      gather or scatter, and these move more bytes but give the root the
+      same result. `all_slice` moves nothing and becomes local compute.
+    - `send`/`recv` pair the processes of groups of two; the k-th send and
+      the k-th receive of a function share tag k.
+    - `shard.grid_shape` becomes constants; the compute around the
+      collectives (linalg, tensor, arith, scf) becomes `comm.compute` with
+      FLOP and byte estimates from its shapes, and ops with no cost rule are
+      opaque compute with a warning.
+
+    Dynamic grid dimensions or roots, reductions comm does not have
+    (`generic`), memref operands, unpartitioned `shard.shard` annotations and
+    rank-dependent values that survive are located errors.
+
+    ```mlir
+    shard.grid @grid(shape = 2x4)
+    %0 = shard.all_reduce %x on @grid grid_axes = [1]
+        : tensor<4x64xf32> -> tensor<4x64xf32>
+    // becomes, in a module with comm.world_size = 8
+    %0 = comm.all_reduce sum %x over [[0, 1, 2, 3], [4, 5, 6, 7]]
+        : tensor<4x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::comm::CommDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numCollectives", "collectives",
+              "shard collectives turned into comm ops">,
+    Statistic<"numCompute", "compute-ops", "ops imported as comm.compute">,
+    Statistic<"numOpaque", "opaque-compute",
+              "compute ops imported without a cost rule">,
+  ];
+}
+
 #endif // COMM_CONVERSION_PASSES_TD

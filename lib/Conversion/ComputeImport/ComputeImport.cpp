@@ -1,0 +1,279 @@
+//===- ComputeImport.cpp - framework compute as comm.compute ----*- C++ -*-===//
+//
+// The frontends' shared second half: once collectives are comm ops, every op
+// that computes tensors becomes a comm.compute with a cost estimated from its
+// shapes. The rules are first-order on purpose (FLOPs of the loop nest and
+// bytes of the tensors touched): the simulator turns them into time with the
+// device's peak rates, which is what deciding an overlap needs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Conversion/ComputeImport/ComputeImport.h"
+#include "comm/Dialect/Comm/IR/CommDialect.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+
+int64_t mlir::comm::getTensorElements(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  return tensor.getNumElements();
+}
+
+int64_t mlir::comm::getTensorBytes(Type type) {
+  int64_t elements = getTensorElements(type);
+  if (!elements)
+    return 0;
+  Type element = cast<RankedTensorType>(type).getElementType();
+  int64_t bits = 64; // index and anything without a width
+  if (element.isIntOrFloat())
+    bits = element.getIntOrFloatBitWidth();
+  else if (auto complex = dyn_cast<ComplexType>(element);
+           complex && complex.getElementType().isIntOrFloat())
+    bits = 2 * complex.getElementType().getIntOrFloatBitWidth();
+  // Sub-byte elements take a byte each, as the runtime stores them.
+  return elements * ((bits + 7) / 8);
+}
+
+int64_t mlir::comm::getTrafficBytes(Operation *op) {
+  int64_t bytes = 0;
+  for (Type type : op->getOperandTypes())
+    bytes += getTensorBytes(type);
+  for (Type type : op->getResultTypes())
+    bytes += getTensorBytes(type);
+  return bytes;
+}
+
+/// Elements of the widest tensor result of `op`.
+static int64_t getResultElements(Operation *op) {
+  int64_t elements = 0;
+  for (Type type : op->getResultTypes())
+    elements = std::max(elements, getTensorElements(type));
+  return elements;
+}
+
+/// The sum of the estimates of the ops of `region`, terminators aside.
+static ComputeEstimate estimateRegion(Region &region,
+                                      ComputeEstimator estimator) {
+  ComputeEstimate total;
+  for (Block &block : region)
+    for (Operation &op : block)
+      if (!op.hasTrait<OpTrait::IsTerminator>())
+        total += estimateCompute(&op, estimator);
+  return total;
+}
+
+/// A linalg op: every point of its iteration space runs its payload.
+static ComputeEstimate estimateLinalg(linalg::LinalgOp op) {
+  ComputeEstimate estimate;
+  estimate.bytes = getTrafficBytes(op);
+  int64_t points = 1;
+  for (int64_t range : op.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range)) {
+      estimate.known = false;
+      return estimate;
+    }
+    points *= range;
+  }
+  int64_t payloadOps = 0;
+  for (Operation &inner : op->getRegion(0).front())
+    if (!inner.hasTrait<OpTrait::IsTerminator>())
+      ++payloadOps;
+  estimate.flops = static_cast<double>(points) * payloadOps;
+  return estimate;
+}
+
+static ComputeEstimate estimateTensorOp(Operation *op) {
+  ComputeEstimate estimate;
+  // Views and allocations move nothing.
+  if (isa<tensor::EmptyOp, tensor::CastOp, tensor::ExpandShapeOp,
+          tensor::CollapseShapeOp, tensor::ReshapeOp, tensor::BitcastOp>(op))
+    return estimate;
+  estimate.bytes = getTrafficBytes(op);
+  return estimate;
+}
+
+ComputeEstimate mlir::comm::estimateCompute(Operation *op,
+                                            ComputeEstimator estimator) {
+  if (estimator)
+    if (std::optional<ComputeEstimate> estimate = estimator(op))
+      return *estimate;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return estimateLinalg(linalgOp);
+  if (isa<arith::ConstantOp>(op))
+    return {};
+  if (isa_and_nonnull<tensor::TensorDialect>(op->getDialect()))
+    return estimateTensorOp(op);
+  if (op->hasTrait<OpTrait::Elementwise>())
+    return {static_cast<double>(getResultElements(op)), getTrafficBytes(op)};
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    // One branch runs: charge the dearer of the two.
+    ComputeEstimate thenCost = estimateRegion(ifOp.getThenRegion(), estimator);
+    ComputeEstimate elseCost = estimateRegion(ifOp.getElseRegion(), estimator);
+    return {std::max(thenCost.flops, elseCost.flops),
+            std::max(thenCost.bytes, elseCost.bytes),
+            thenCost.known && elseCost.known};
+  }
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    ComputeEstimate body = estimateRegion(forOp.getRegion(), estimator);
+    std::optional<int64_t> trips =
+        forOp.getStaticTripCount()
+            ? std::optional<int64_t>(forOp.getStaticTripCount()->getSExtValue())
+            : std::nullopt;
+    if (!trips)
+      return {body.flops, body.bytes, false};
+    return {body.flops * *trips, body.bytes * *trips, body.known};
+  }
+  if (op->getNumRegions() > 0 && op->isRegistered()) {
+    ComputeEstimate total;
+    for (Region &region : op->getRegions())
+      total += estimateRegion(region, estimator);
+    return total;
+  }
+  // Scalar arithmetic costs nothing worth simulating.
+  if (op->isRegistered() && getResultElements(op) == 0 &&
+      llvm::none_of(op->getOperandTypes(),
+                    [](Type t) { return isa<TensorType>(t); }))
+    return {};
+  return {0, getTrafficBytes(op), /*known=*/false};
+}
+
+/// True if `op` or anything nested in it is a comm op.
+static bool holdsComm(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        return isa_and_nonnull<CommDialect>(nested->getDialect())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+static bool isImportable(Operation *op) {
+  return op->getNumResults() > 0 &&
+         llvm::all_of(op->getResultTypes(),
+                      [](Type t) { return isa<RankedTensorType>(t); });
+}
+
+/// Replaces `op` by a comm.compute of the same results.
+static void outline(Operation *op, const ComputeImportOptions &options) {
+  // A tensor.empty is only the shape of a destination, not data read.
+  auto isRead = [](Value value) {
+    return isa<RankedTensorType>(value.getType()) &&
+           !value.getDefiningOp<tensor::EmptyOp>();
+  };
+  llvm::SetVector<Value> inputs;
+  for (Value operand : op->getOperands())
+    if (isRead(operand))
+      inputs.insert(operand);
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  for (Value value : captured)
+    if (isRead(value))
+      inputs.insert(value);
+
+  ComputeEstimate estimate = estimateCompute(op, options.estimator);
+  if (!estimate.known) {
+    op->emitWarning() << "'" << op->getName()
+                      << "' has no cost rule; imported as opaque compute "
+                         "that counts only its memory traffic ("
+                      << estimate.bytes << " bytes)";
+    if (options.numOpaque)
+      ++*options.numOpaque;
+  }
+  OpBuilder builder(op);
+  MLIRContext *ctx = op->getContext();
+  auto compute = ComputeOp::create(
+      builder, op->getLoc(), op->getResultTypes(),
+      builder.getStringAttr(op->getName().getStringRef()), inputs.getArrayRef(),
+      estimate.flops > 0 ? builder.getF64FloatAttr(estimate.flops)
+                         : FloatAttr(),
+      estimate.bytes > 0
+          ? IntegerAttr::get(IntegerType::get(ctx, 64), estimate.bytes)
+          : IntegerAttr(),
+      FloatAttr());
+  op->replaceAllUsesWith(compute->getResults());
+  op->erase();
+  if (options.numCompute)
+    ++*options.numCompute;
+}
+
+static void importRegion(Region &region, const ComputeImportOptions &options) {
+  for (Block &block : region)
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      // Destinations vanish with their users; see importCompute.
+      if (isa<tensor::EmptyOp>(op) || op.hasTrait<OpTrait::IsTerminator>() ||
+          (options.isForeign && options.isForeign(&op)))
+        continue;
+      if (isa_and_nonnull<CommDialect>(op.getDialect())) {
+        for (Region &nested : op.getRegions())
+          importRegion(nested, options);
+        continue;
+      }
+      if (op.getNumRegions() > 0 && holdsComm(&op)) {
+        for (Region &nested : op.getRegions())
+          importRegion(nested, options);
+        continue;
+      }
+      if (isImportable(&op))
+        outline(&op, options);
+    }
+}
+
+/// Erases ops whose results all went unused once their users became
+/// comm.compute (rank queries, scalar constants, conditions).
+static void eraseDeadScalars(func::FuncOp func) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> dead;
+    func.walk<WalkOrder::PostOrder>([&](Operation *op) {
+      if (op == func || op->getNumResults() == 0 ||
+          isa_and_nonnull<CommDialect>(op->getDialect()) || holdsComm(op))
+        return;
+      if (llvm::all_of(op->getResults(), [](Value v) { return v.use_empty(); }))
+        dead.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(dead)) {
+      op->erase();
+      changed = true;
+    }
+  }
+}
+
+LogicalResult mlir::comm::importCompute(func::FuncOp func,
+                                        const ComputeImportOptions &options) {
+  if (func.isExternal())
+    return success();
+  importRegion(func.getBody(), options);
+  eraseDeadScalars(func);
+  // A tensor.empty that a comm op or the return still reads is data (of
+  // undefined content) after all.
+  func.walk([&](tensor::EmptyOp empty) { outline(empty, options); });
+  if (!options.isForeign)
+    return success();
+  WalkResult result = func.walk([&](Operation *op) {
+    if (!options.isForeign(op))
+      return WalkResult::advance();
+    InFlightDiagnostic diag = op->emitError() << "'" << op->getName()
+                                              << "' has no comm equivalent";
+    for (Operation *user : op->getUsers()) {
+      diag << ", and its result is used by '" << user->getName()
+           << "', which comm cannot express without it";
+      diag.attachNote(user->getLoc()) << "used here";
+      break;
+    }
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
