@@ -118,4 +118,65 @@ def ConvertShardToComm : Pass<"convert-shard-to-comm", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertStableHLOToComm : Pass<"convert-stablehlo-to-comm",
+                                  "::mlir::ModuleOp"> {
+  let summary = "import StableHLO (as JAX writes it) into comm";
+  let description = [{
+    Reads StableHLO in MLIR's generic op form, parsed with unregistered
+    dialects allowed (`comm-opt --allow-unregistered-dialect`): no StableHLO
+    library is linked. Both of JAX's exports are read: GSPMD (shard_map's
+    body a private function between `Sharding`/`SPMDFullToShardShape` and
+    `SPMDShardToFullShape` custom calls) and Shardy (the body inside
+    `sdy.manual_computation`; comm-opt defers verifying such input to this
+    pass, since calls inside unregistered ops do not resolve).
+
+    - The per-process program is made explicit: calls are inlined, private
+      functions erased, and where shard_map's boundary meets an argument or
+      a result of the entry function, it takes or gives the process's shard
+      (local shapes). Elsewhere a boundary is a `comm.compute` of no cost
+      named `stablehlo.shard_to_local` or `stablehlo.local_to_global`.
+    - `comm.world_size` is `mhlo.num_replicas * mhlo.num_partitions`; a
+      process's rank is `replica * num_partitions + partition`.
+    - `all_reduce`, `all_gather`, `reduce_scatter`, `all_to_all`,
+      `collective_permute` and `collective_broadcast` become comm ops, with
+      groups read from `replica_groups` (or `source_target_pairs`) in the
+      mode StableHLO's spec gives by `channel_handle` and
+      `use_global_device_ids`: cross_replica, cross_partition,
+      cross_replica_and_partition or flattened_ids. The reduction kind is
+      read from the reduction body (one add, multiply, maximum, minimum,
+      and, or, xor). Variadic collectives become one comm op per operand.
+    - The compute around them becomes `comm.compute` with FLOP and byte
+      estimates (dot_general, convolution, elementwise, reduce,
+      reduce_window, data movement); ops with no rule are opaque compute
+      with a warning.
+
+    Malformed replica groups (ids out of range, -1 padding, a process in two
+    groups, unequal sizes), unknown reduction bodies, calls to undefined
+    functions, collectives inside loops and ops whose values comm cannot
+    carry are located errors.
+
+    ```mlir
+    %1 = "stablehlo.all_reduce"(%0) <{channel_handle =
+        #stablehlo.channel_handle<handle = 1, type = 1>,
+        replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>,
+        use_global_device_ids}> ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+        "stablehlo.return"(%s) : (tensor<f32>) -> ()
+    }) : (tensor<1024xf32>) -> tensor<1024xf32>
+    // becomes
+    %1 = comm.all_reduce sum %0 over [[0, 1, 2, 3]] : tensor<1024xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::comm::CommDialect",
+                           "::mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numCollectives", "collectives",
+              "StableHLO collectives turned into comm ops">,
+    Statistic<"numCompute", "compute-ops", "ops imported as comm.compute">,
+    Statistic<"numOpaque", "opaque-compute",
+              "compute ops imported without a cost rule">,
+  ];
+}
+
 #endif // COMM_CONVERSION_PASSES_TD

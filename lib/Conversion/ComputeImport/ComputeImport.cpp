@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Conversion/ComputeImport/ComputeImport.h"
+#include "comm/Conversion/CommToEmitC/CommToEmitC.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,6 +20,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include <cstdio>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -193,11 +196,14 @@ static void outline(Operation *op, const ComputeImportOptions &options) {
   }
   OpBuilder builder(op);
   MLIRContext *ctx = op->getContext();
+  // Six significant digits: an estimate, printed readably.
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.5e", estimate.flops);
+  double flops = std::strtod(text, nullptr);
   auto compute = ComputeOp::create(
       builder, op->getLoc(), op->getResultTypes(),
       builder.getStringAttr(op->getName().getStringRef()), inputs.getArrayRef(),
-      estimate.flops > 0 ? builder.getF64FloatAttr(estimate.flops)
-                         : FloatAttr(),
+      flops > 0 ? builder.getF64FloatAttr(flops) : FloatAttr(),
       estimate.bytes > 0
           ? IntegerAttr::get(IntegerType::get(ctx, 64), estimate.bytes)
           : IntegerAttr(),
@@ -251,6 +257,54 @@ static void eraseDeadScalars(func::FuncOp func) {
   }
 }
 
+/// True if the runtime can hold a buffer of `type` (commrt's dtypes).
+static bool isCarried(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && !getCommrtDtypeName(tensor.getElementType()).empty();
+}
+
+/// Folds each comm.compute whose result the runtime cannot hold (the i1
+/// masks of StableHLO's compare and select) into the compute ops that read
+/// it: such values live only inside compute, and the program must compile.
+static void foldUncarried(func::FuncOp func) {
+  SmallVector<ComputeOp> computes;
+  func.walk([&](ComputeOp op) { computes.push_back(op); });
+  for (ComputeOp producer : llvm::reverse(computes)) {
+    if (llvm::all_of(producer->getResultTypes(), isCarried) ||
+        llvm::any_of(producer->getUsers(),
+                     [](Operation *user) { return !isa<ComputeOp>(user); }))
+      continue;
+    llvm::SetVector<Operation *> users(producer->getUsers().begin(),
+                                       producer->getUsers().end());
+    bool charged = false;
+    for (Operation *user : users) {
+      llvm::SetVector<Value> inputs;
+      for (Value input : user->getOperands())
+        if (input.getDefiningOp() != producer)
+          inputs.insert(input);
+      inputs.insert(producer.getInputs().begin(), producer.getInputs().end());
+      user->setOperands(inputs.getArrayRef());
+      if (charged)
+        continue;
+      // The producer's cost moves to its first reader.
+      auto reader = cast<ComputeOp>(user);
+      OpBuilder builder(reader);
+      double flops =
+          (reader.getFlops() ? reader.getFlops()->convertToDouble() : 0) +
+          (producer.getFlops() ? producer.getFlops()->convertToDouble() : 0);
+      int64_t bytes =
+          (reader.getBytesAttr() ? reader.getBytesAttr().getInt() : 0) +
+          (producer.getBytesAttr() ? producer.getBytesAttr().getInt() : 0);
+      if (flops > 0)
+        reader.setFlopsAttr(builder.getF64FloatAttr(flops));
+      if (bytes > 0)
+        reader.setBytesAttr(builder.getI64IntegerAttr(bytes));
+      charged = true;
+    }
+    producer.erase();
+  }
+}
+
 LogicalResult mlir::comm::importCompute(func::FuncOp func,
                                         const ComputeImportOptions &options) {
   if (func.isExternal())
@@ -260,6 +314,7 @@ LogicalResult mlir::comm::importCompute(func::FuncOp func,
   // A tensor.empty that a comm op or the return still reads is data (of
   // undefined content) after all.
   func.walk([&](tensor::EmptyOp empty) { outline(empty, options); });
+  foldUncarried(func);
   if (!options.isForeign)
     return success();
   WalkResult result = func.walk([&](Operation *op) {

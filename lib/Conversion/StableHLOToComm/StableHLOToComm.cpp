@@ -1,0 +1,676 @@
+//===- StableHLOToComm.cpp - the convert-stablehlo-to-comm pass -*- C++ -*-===//
+//
+// Imports StableHLO as JAX writes it (MLIR's generic op form, parsed with
+// unregistered dialects allowed, so no StableHLO library is linked). Three
+// steps: make the per-process program explicit (inline the module's private
+// functions, shard_map's bodies from both the GSPMD custom calls and Shardy's
+// sdy.manual_computation), turn the collectives into comm ops with the
+// process groups StableHLO's spec defines for each (cross_replica,
+// cross_partition, cross_replica_and_partition, flattened_ids), and turn the
+// compute around them into comm.compute with cost estimates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StableHLOToComm.h"
+#include "comm/Conversion/Passes.h"
+#include "comm/Dialect/Comm/IR/CommDialect.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace mlir {
+namespace comm {
+#define GEN_PASS_DEF_CONVERTSTABLEHLOTOCOMM
+#include "comm/Conversion/Passes.h.inc"
+} // namespace comm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::comm;
+
+/// Names of the compute ops that stand for shard_map's boundaries: taking
+/// this process's shard of a global value, and the reverse. They move
+/// nothing and disappear where the value is an argument or a result.
+static constexpr llvm::StringLiteral kToLocal = "stablehlo.shard_to_local";
+static constexpr llvm::StringLiteral kToGlobal = "stablehlo.local_to_global";
+
+static bool isNamed(Operation *op, StringRef name) {
+  return op->getName().getStringRef() == name;
+}
+
+static bool isCollective(Operation *op) {
+  return llvm::is_contained({"stablehlo.all_reduce", "stablehlo.all_gather",
+                             "stablehlo.reduce_scatter", "stablehlo.all_to_all",
+                             "stablehlo.collective_permute",
+                             "stablehlo.collective_broadcast"},
+                            op->getName().getStringRef());
+}
+
+//===----------------------------------------------------------------------===//
+// The per-process program
+//===----------------------------------------------------------------------===//
+
+/// Inlines every func.call to a function of the module (JAX's helpers and
+/// GSPMD's shmap_body), then erases the private functions.
+static LogicalResult inlineCalls(ModuleOp module) {
+  SymbolTable symbols(module);
+  for (int round = 0;; ++round) {
+    SmallVector<func::CallOp> calls;
+    module.walk([&](func::CallOp call) { calls.push_back(call); });
+    if (calls.empty())
+      break;
+    if (round == 64)
+      return calls.front().emitError()
+             << "calls @" << calls.front().getCallee()
+             << " through more than 64 levels (recursion?); comm imports "
+                "programs whose calls can be inlined";
+    for (func::CallOp call : calls) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee || callee.isExternal())
+        return call.emitError() << "calls @" << call.getCallee()
+                                << ", which the module does not define";
+      if (!callee.getBody().hasOneBlock())
+        return call.emitError()
+               << "calls @" << call.getCallee()
+               << ", whose body has several blocks; expected one";
+      Block &body = callee.getBody().front();
+      if (body.getNumArguments() != call.getNumOperands())
+        return call.emitError() << "passes " << call.getNumOperands()
+                                << " operands to @" << call.getCallee()
+                                << ", which takes " << body.getNumArguments();
+      IRMapping mapping;
+      mapping.map(body.getArguments(), call.getOperands());
+      OpBuilder builder(call);
+      for (Operation &op : body.without_terminator())
+        builder.clone(op, mapping);
+      Operation *terminator = body.getTerminator();
+      if (terminator->getNumOperands() != call.getNumResults())
+        return call.emitError()
+               << "expects " << call.getNumResults() << " results of @"
+               << call.getCallee() << ", which returns "
+               << terminator->getNumOperands();
+      SmallVector<Value> results;
+      for (Value value : terminator->getOperands())
+        results.push_back(mapping.lookupOrDefault(value));
+      call->replaceAllUsesWith(results);
+      call.erase();
+    }
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (func.isPrivate())
+      func.erase();
+  return success();
+}
+
+/// A compute op standing for a shard_map boundary.
+static Value createBoundary(OpBuilder &builder, Location loc, StringRef name,
+                            Value input, Type type) {
+  return ComputeOp::create(builder, loc, type, builder.getStringAttr(name),
+                           ValueRange{input}, FloatAttr(), IntegerAttr(),
+                           FloatAttr())
+      ->getResult(0);
+}
+
+/// Rewrites shard_map's boundaries in `func`: GSPMD's custom calls and
+/// Shardy's manual_computation (whose body is inlined).
+static LogicalResult rewriteBoundaries(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    StringRef dialect = op->getName().getDialectNamespace();
+    if (isNamed(op, "stablehlo.custom_call") || dialect == "sdy")
+      ops.push_back(op);
+    // A manual computation's body is walked once it is inlined.
+    return isNamed(op, "sdy.manual_computation") ? WalkResult::skip()
+                                                 : WalkResult::advance();
+  });
+  while (!ops.empty()) {
+    Operation *op = ops.pop_back_val();
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    if (isNamed(op, "stablehlo.custom_call")) {
+      auto target = op->getAttrOfType<StringAttr>("call_target_name");
+      StringRef name = target ? target.getValue() : "";
+      if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+          (name != "Sharding" && name != "SPMDFullToShardShape" &&
+           name != "SPMDShardToFullShape"))
+        continue; // another custom call: opaque compute later
+      Value input = op->getOperand(0);
+      Type type = op->getResult(0).getType();
+      Value replacement =
+          name == "Sharding"
+              ? input
+              : createBoundary(builder, loc,
+                               name == "SPMDFullToShardShape" ? kToLocal
+                                                              : kToGlobal,
+                               input, type);
+      op->getResult(0).replaceAllUsesWith(replacement);
+      op->erase();
+      continue;
+    }
+    if (isNamed(op, "sdy.sharding_constraint") && op->getNumOperands() == 1 &&
+        op->getNumResults() == 1) {
+      op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+      op->erase();
+      continue;
+    }
+    if (isNamed(op, "sdy.manual_computation") && op->getNumRegions() == 1 &&
+        op->getRegion(0).hasOneBlock()) {
+      Block &body = op->getRegion(0).front();
+      if (body.getNumArguments() != op->getNumOperands())
+        return op->emitError()
+               << "has " << op->getNumOperands()
+               << " operands but its body takes " << body.getNumArguments();
+      IRMapping mapping;
+      for (auto [operand, arg] :
+           llvm::zip_equal(op->getOperands(), body.getArguments()))
+        mapping.map(arg, createBoundary(builder, loc, kToLocal, operand,
+                                        arg.getType()));
+      // Block::without_terminator keeps an unregistered terminator.
+      Operation *terminator = &body.back();
+      for (Operation &inner :
+           llvm::make_range(body.begin(), Block::iterator(terminator))) {
+        Operation *clone = builder.clone(inner, mapping);
+        clone->walk([&](Operation *nested) {
+          if (isNamed(nested, "stablehlo.custom_call") ||
+              nested->getName().getDialectNamespace() == "sdy")
+            ops.push_back(nested);
+        });
+      }
+      if (terminator->getNumOperands() != op->getNumResults())
+        return op->emitError() << "returns " << terminator->getNumOperands()
+                               << " values from its body for "
+                               << op->getNumResults() << " results";
+      for (auto [value, result] :
+           llvm::zip_equal(terminator->getOperands(), op->getResults()))
+        result.replaceAllUsesWith(createBoundary(builder, loc, kToGlobal,
+                                                 mapping.lookupOrDefault(value),
+                                                 result.getType()));
+      op->erase();
+      continue;
+    }
+    return op->emitError() << "'" << op->getName()
+                           << "' is not imported: comm reads Shardy's "
+                              "manual_computation and sharding_constraint";
+  }
+  return success();
+}
+
+/// Where a boundary meets an argument or a result, the per-process program
+/// takes or gives the shard itself: arguments and results get local types.
+static void foldBoundaries(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  auto boundaryInput = [](Operation *op, StringRef name) -> Value {
+    auto compute = dyn_cast_or_null<ComputeOp>(op);
+    if (!compute || compute.getName() != name)
+      return {};
+    return compute.getInputs().front();
+  };
+  for (BlockArgument arg : entry.getArguments()) {
+    Type local;
+    bool foldable = !arg.use_empty();
+    for (Operation *user : arg.getUsers()) {
+      if (!boundaryInput(user, kToLocal) ||
+          (local && local != user->getResult(0).getType())) {
+        foldable = false;
+        break;
+      }
+      local = user->getResult(0).getType();
+    }
+    if (!foldable)
+      continue;
+    arg.setType(local);
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+      user->getResult(0).replaceAllUsesWith(arg);
+      user->erase();
+    }
+  }
+  func.walk([&](func::ReturnOp ret) {
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Operation *def = operand.get().getDefiningOp();
+      Value local = boundaryInput(def, kToGlobal);
+      if (!local || !def->getResult(0).hasOneUse())
+        continue;
+      operand.set(local);
+      def->erase();
+    }
+    func.setFunctionType(FunctionType::get(
+        func.getContext(), entry.getArgumentTypes(), ret.getOperandTypes()));
+  });
+  func.removeArgAttrsAttr();
+  func.removeResAttrsAttr();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// How a collective's ids name processes (StableHLO spec, "collective ops").
+enum class GroupMode {
+  CrossReplica,
+  CrossPartition,
+  CrossReplicaAndPartition,
+  FlattenedIds
+};
+
+struct Importer {
+  int64_t replicas = 1, partitions = 1;
+
+  int64_t worldSize() const { return replicas * partitions; }
+
+  FailureOr<GroupMode> getMode(Operation *op, bool permuteLike);
+  FailureOr<SmallVector<SmallVector<int64_t>>> readIdGroups(Operation *op,
+                                                            StringRef attrName,
+                                                            int64_t idSpace,
+                                                            int64_t width);
+  FailureOr<ReplicaGroupsAttr> getGroups(Operation *op, bool permuteLike);
+  FailureOr<DenseI64ArrayAttr> getPairs(Operation *op);
+  FailureOr<ReductionKindAttr> getReduction(Operation *op);
+  LogicalResult convert(Operation *op);
+};
+} // namespace
+
+static int64_t getChannelHandle(Operation *op) {
+  Attribute attr = op->getAttr("channel_handle");
+  if (!attr)
+    return 0;
+  StringRef text;
+  if (auto opaque = dyn_cast<OpaqueAttr>(attr))
+    text = opaque.getAttrData();
+  size_t at = text.find("handle = ");
+  int64_t handle = 0;
+  if (at == StringRef::npos ||
+      text.drop_front(at + 9)
+          .take_while([](char c) { return c == '-' || llvm::isDigit(c); })
+          .getAsInteger(10, handle))
+    return 1; // a channel whose handle we cannot read is still a channel
+  return handle;
+}
+
+FailureOr<GroupMode> Importer::getMode(Operation *op, bool permuteLike) {
+  bool channel = getChannelHandle(op) > 0;
+  bool global = op->hasAttr("use_global_device_ids");
+  if (permuteLike)
+    return channel ? GroupMode::CrossPartition : GroupMode::CrossReplica;
+  if (global && !channel)
+    return op->emitError() << "sets use_global_device_ids without a "
+                              "channel_handle; StableHLO needs a channel for "
+                              "global device ids";
+  if (!channel)
+    return GroupMode::CrossReplica;
+  return global ? GroupMode::FlattenedIds : GroupMode::CrossReplicaAndPartition;
+}
+
+/// Reads a 2-D integer attribute as rows of `width` ids below `idSpace`
+/// (width 0: any row length, all equal).
+FailureOr<SmallVector<SmallVector<int64_t>>>
+Importer::readIdGroups(Operation *op, StringRef attrName, int64_t idSpace,
+                       int64_t width) {
+  auto attr = op->getAttrOfType<DenseIntElementsAttr>(attrName);
+  if (!attr)
+    return op->emitError() << "has no " << attrName
+                           << "; expected a 2-D integer tensor";
+  auto type = cast<ShapedType>(attr.getType());
+  SmallVector<SmallVector<int64_t>> rows;
+  if (type.getNumElements() == 0)
+    return rows;
+  if (type.getRank() != 2 || (width && type.getDimSize(1) != width))
+    return op->emitError() << attrName << " has type " << type
+                           << "; expected a 2-D tensor"
+                           << (width ? " of pairs" : "");
+  int64_t cols = type.getDimSize(1);
+  SmallVector<int64_t> values(attr.getValues<int64_t>());
+  for (int64_t row = 0; row < type.getDimSize(0); ++row)
+    rows.emplace_back(values.begin() + row * cols,
+                      values.begin() + (row + 1) * cols);
+  for (const SmallVector<int64_t> &row : rows)
+    for (int64_t id : row) {
+      if (id == -1)
+        return op->emitError()
+               << attrName << " pads a group with -1: groups of unequal "
+               << "size, which comm cannot express";
+      if (id < 0 || id >= idSpace)
+        return op->emitError()
+               << attrName << " names id " << id << ", but there are only "
+               << idSpace << " (mhlo.num_replicas = " << replicas
+               << ", mhlo.num_partitions = " << partitions << ")";
+    }
+  return rows;
+}
+
+FailureOr<ReplicaGroupsAttr> Importer::getGroups(Operation *op,
+                                                 bool permuteLike) {
+  FailureOr<GroupMode> mode = getMode(op, permuteLike);
+  if (failed(mode))
+    return failure();
+  int64_t idSpace = *mode == GroupMode::FlattenedIds     ? worldSize()
+                    : *mode == GroupMode::CrossPartition ? partitions
+                                                         : replicas;
+  FailureOr<SmallVector<SmallVector<int64_t>>> ids =
+      readIdGroups(op, "replica_groups", idSpace, 0);
+  if (failed(ids))
+    return failure();
+  if (ids->empty()) // no groups: one group of every id
+    ids->push_back(llvm::to_vector(llvm::seq<int64_t>(0, idSpace)));
+  SmallVector<SmallVector<int64_t>> groups;
+  switch (*mode) {
+  case GroupMode::FlattenedIds:
+    groups = *ids;
+    break;
+  case GroupMode::CrossReplica:
+    for (int64_t p = 0; p < partitions; ++p)
+      for (const SmallVector<int64_t> &g : *ids)
+        groups.push_back(llvm::map_to_vector(
+            g, [&](int64_t r) { return r * partitions + p; }));
+    break;
+  case GroupMode::CrossPartition:
+    for (int64_t r = 0; r < replicas; ++r)
+      for (const SmallVector<int64_t> &g : *ids)
+        groups.push_back(llvm::map_to_vector(
+            g, [&](int64_t p) { return r * partitions + p; }));
+    break;
+  case GroupMode::CrossReplicaAndPartition:
+    for (const SmallVector<int64_t> &g : *ids) {
+      SmallVector<int64_t> group;
+      for (int64_t r : g)
+        for (int64_t p = 0; p < partitions; ++p)
+          group.push_back(r * partitions + p);
+      groups.push_back(std::move(group));
+    }
+    break;
+  }
+  llvm::DenseSet<int64_t> seen;
+  SmallVector<int64_t> flat;
+  for (const SmallVector<int64_t> &group : groups) {
+    if (group.size() != groups.front().size())
+      return op->emitError() << "replica_groups has groups of "
+                             << groups.front().size() << " and " << group.size()
+                             << " processes; comm needs groups of one size";
+    for (int64_t rank : group) {
+      if (!seen.insert(rank).second)
+        return op->emitError() << "replica_groups puts process " << rank
+                               << " in more than one group (or twice in one)";
+      flat.push_back(rank);
+    }
+  }
+  return ReplicaGroupsAttr::get(op->getContext(), flat, groups.front().size());
+}
+
+FailureOr<DenseI64ArrayAttr> Importer::getPairs(Operation *op) {
+  FailureOr<GroupMode> mode = getMode(op, /*permuteLike=*/true);
+  if (failed(mode))
+    return failure();
+  bool crossPartition = *mode == GroupMode::CrossPartition;
+  FailureOr<SmallVector<SmallVector<int64_t>>> ids = readIdGroups(
+      op, "source_target_pairs", crossPartition ? partitions : replicas, 2);
+  if (failed(ids))
+    return failure();
+  if (ids->empty())
+    return op->emitError() << "has no source_target_pairs; comm needs at "
+                              "least one [source, target] pair";
+  SmallVector<int64_t> pairs;
+  int64_t copies = crossPartition ? replicas : partitions;
+  for (int64_t other = 0; other < copies; ++other)
+    for (const SmallVector<int64_t> &pair : *ids)
+      for (int64_t id : pair)
+        pairs.push_back(crossPartition ? other * partitions + id
+                                       : id * partitions + other);
+  return DenseI64ArrayAttr::get(op->getContext(), pairs);
+}
+
+FailureOr<ReductionKindAttr> Importer::getReduction(Operation *op) {
+  auto unknown =
+      [&](StringRef found) {
+        return op->emitError()
+               << "reduces with a body comm does not know (" << found
+               << "); expected one stablehlo.add, multiply, maximum, minimum, "
+                  "and, or or xor of the body's two arguments, returned";
+      };
+  if (op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
+    return unknown("no single-block body");
+  Block &body = op->getRegion(0).front();
+  if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
+    return unknown(body.getNumArguments() != 2
+                       ? "a body without two arguments"
+                       : "a body of more than one operation");
+  Operation &combine = body.front();
+  Operation *ret = &body.back();
+  if (!isNamed(ret, "stablehlo.return") || ret->getNumOperands() != 1 ||
+      ret->getOperand(0) != combine.getResult(0) ||
+      combine.getNumOperands() != 2 ||
+      !llvm::is_contained(combine.getOperands(), body.getArgument(0)) ||
+      !llvm::is_contained(combine.getOperands(), body.getArgument(1)))
+    return unknown("'" + combine.getName().getStringRef().str() +
+                   "' not of the two arguments");
+  std::optional<ReductionKind> kind =
+      llvm::StringSwitch<std::optional<ReductionKind>>(
+          combine.getName().getStringRef())
+          .Case("stablehlo.add", ReductionKind::sum)
+          .Case("stablehlo.multiply", ReductionKind::prod)
+          .Case("stablehlo.maximum", ReductionKind::max)
+          .Case("stablehlo.minimum", ReductionKind::min)
+          .Case("stablehlo.and", ReductionKind::band)
+          .Case("stablehlo.or", ReductionKind::bor)
+          .Case("stablehlo.xor", ReductionKind::bxor)
+          .Default(std::nullopt);
+  if (!kind)
+    return unknown("'" + combine.getName().getStringRef().str() + "'");
+  return ReductionKindAttr::get(op->getContext(), *kind);
+}
+
+static FailureOr<int64_t> getIndexAttr(Operation *op, StringRef name) {
+  auto attr = op->getAttrOfType<IntegerAttr>(name);
+  if (!attr)
+    return op->emitError() << "has no integer " << name;
+  return attr.getInt();
+}
+
+LogicalResult Importer::convert(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  if (!isa<func::FuncOp>(op->getParentOp()))
+    return op->emitError()
+           << "'" << name << "' inside '" << op->getParentOp()->getName()
+           << "' is not imported: comm imports collectives at the top level "
+              "of a function (loops holding collectives are planned work)";
+  if (op->getNumOperands() != op->getNumResults())
+    return op->emitError() << "has " << op->getNumOperands() << " operands and "
+                           << op->getNumResults()
+                           << " results; expected one result per operand";
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  MLIRContext *ctx = op->getContext();
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  SmallVector<Value> results;
+  SmallVector<Operation *> created;
+
+  if (name == "stablehlo.collective_permute") {
+    FailureOr<DenseI64ArrayAttr> pairs = getPairs(op);
+    if (failed(pairs))
+      return failure();
+    for (auto [input, result] :
+         llvm::zip_equal(op->getOperands(), op->getResults()))
+      created.push_back(
+          PermuteOp::create(b, loc, result.getType(), input, *pairs, {}));
+  } else {
+    bool permuteLike = name == "stablehlo.all_to_all" ||
+                       name == "stablehlo.collective_broadcast";
+    FailureOr<ReplicaGroupsAttr> groups = getGroups(op, permuteLike);
+    if (failed(groups))
+      return failure();
+    FailureOr<ReductionKindAttr> kind = ReductionKindAttr();
+    if (name == "stablehlo.all_reduce" || name == "stablehlo.reduce_scatter")
+      kind = getReduction(op);
+    if (failed(kind))
+      return failure();
+    FailureOr<int64_t> dim = 0, concat = 0;
+    if (name == "stablehlo.all_gather")
+      dim = getIndexAttr(op, "all_gather_dim");
+    else if (name == "stablehlo.reduce_scatter")
+      dim = getIndexAttr(op, "scatter_dimension");
+    else if (name == "stablehlo.all_to_all") {
+      dim = getIndexAttr(op, "split_dimension");
+      concat = getIndexAttr(op, "concat_dimension");
+      FailureOr<int64_t> count = getIndexAttr(op, "split_count");
+      if (succeeded(count) && *count != groups->getGroupSize())
+        return op->emitError()
+               << "splits into " << *count << " parts over groups of "
+               << groups->getGroupSize() << "; expected one part per process";
+      if (failed(count))
+        return failure();
+    }
+    if (failed(dim) || failed(concat))
+      return failure();
+    for (auto [input, result] :
+         llvm::zip_equal(op->getOperands(), op->getResults())) {
+      Type type = result.getType();
+      if (name == "stablehlo.all_reduce")
+        created.push_back(
+            AllReduceOp::create(b, loc, type, input, *kind, *groups, {}));
+      else if (name == "stablehlo.all_gather")
+        created.push_back(
+            AllGatherOp::create(b, loc, type, input, *groups, i64(*dim), {}));
+      else if (name == "stablehlo.reduce_scatter")
+        created.push_back(ReduceScatterOp::create(b, loc, type, input, *kind,
+                                                  *groups, i64(*dim), {}));
+      else if (name == "stablehlo.all_to_all")
+        created.push_back(AllToAllOp::create(b, loc, type, input, *groups,
+                                             i64(*dim), i64(*concat), {}));
+      else // collective_broadcast: the first process of a group sends
+        created.push_back(
+            BroadcastOp::create(b, loc, type, input, *groups, i64(0), {}));
+    }
+  }
+  (void)ctx;
+  for (Operation *newOp : created) {
+    if (failed(verify(newOp)))
+      return op->emitError() << "could not be imported: the comm op it "
+                                "becomes is invalid (see above)";
+    results.push_back(newOp->getResult(0));
+  }
+  op->replaceAllUsesWith(results);
+  op->erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ConvertStableHLOToCommPass
+    : public comm::impl::ConvertStableHLOToCommBase<
+          ConvertStableHLOToCommPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+static FailureOr<int64_t> getCount(ModuleOp module, StringRef name) {
+  Attribute attr = module->getAttr(name);
+  if (!attr)
+    return 1;
+  auto integer = dyn_cast<IntegerAttr>(attr);
+  if (!integer || integer.getInt() < 1)
+    return module.emitError()
+           << name << " is " << attr << "; expected a positive integer";
+  return integer.getInt();
+}
+
+void ConvertStableHLOToCommPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  Importer importer;
+  FailureOr<int64_t> partitions = getCount(module, "mhlo.num_partitions");
+  FailureOr<int64_t> replicas = getCount(module, "mhlo.num_replicas");
+  if (failed(partitions) || failed(replicas))
+    return signalPassFailure();
+  importer.partitions = *partitions;
+  importer.replicas = *replicas;
+
+  if (failed(inlineCalls(module)))
+    return signalPassFailure();
+  for (Operation &op : llvm::make_early_inc_range(module.getOps())) {
+    if (isNamed(&op, "sdy.mesh"))
+      op.erase();
+    else if (!isa<func::FuncOp>(op)) {
+      op.emitError() << "'" << op.getName()
+                     << "' at the top level of the module is not imported";
+      return signalPassFailure();
+    }
+  }
+  // JAX names its entry `main`, which the compiled program's C entry point
+  // cannot take: it becomes the jitted function's name (`jit_step` gives
+  // `step`).
+  if (auto entry = module.lookupSymbol<func::FuncOp>("main")) {
+    StringRef name = module.getSymName().value_or("");
+    name.consume_front("jit_");
+    std::string renamed = name.empty() ? "step" : name.str();
+    for (char &c : renamed)
+      if (!llvm::isAlnum(c))
+        c = '_';
+    if (!llvm::isAlpha(renamed.front()))
+      renamed = "step_" + renamed;
+    if (!module.lookupSymbol(renamed))
+      entry.setSymName(renamed);
+  }
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (failed(rewriteBoundaries(func)))
+      return signalPassFailure();
+    foldBoundaries(func);
+  }
+  // comm-opt parses this pass's input without verifying it (Shardy's calls
+  // inside sdy ops do not resolve while sdy is unregistered); with the calls
+  // inlined, the whole input is checked now.
+  if (failed(verify(module)))
+    return signalPassFailure();
+
+  int64_t world = importer.worldSize();
+  if (std::optional<int64_t> declared = getWorldSize(module);
+      declared && *declared < world) {
+    module.emitError() << "comm.world_size is " << *declared
+                       << ", but mhlo.num_replicas * mhlo.num_partitions is "
+                       << world;
+    return signalPassFailure();
+  }
+  module->setAttr(CommDialect::getWorldSizeAttrName(),
+                  IntegerAttr::get(IntegerType::get(ctx, 64), world));
+  for (StringRef name : {"mhlo.num_partitions", "mhlo.num_replicas"})
+    module->removeAttr(name);
+
+  for (auto func : module.getOps<func::FuncOp>()) {
+    SmallVector<Operation *> collectives;
+    func.walk([&](Operation *op) {
+      if (isCollective(op))
+        collectives.push_back(op);
+    });
+    for (Operation *op : collectives) {
+      if (failed(importer.convert(op)))
+        return signalPassFailure();
+      ++numCollectives;
+    }
+    int64_t computeCount = 0, opaqueCount = 0;
+    auto isForeign = [](Operation *op) {
+      if (op->isRegistered())
+        return false;
+      return op->getNumResults() == 0 ||
+             llvm::any_of(op->getResultTypes(),
+                          [](Type t) { return !isa<RankedTensorType>(t); });
+    };
+    ComputeImportOptions options;
+    options.estimator = estimateStableHLO;
+    options.isForeign = isForeign;
+    options.numCompute = &computeCount;
+    options.numOpaque = &opaqueCount;
+    LogicalResult imported = importCompute(func, options);
+    numCompute += computeCount;
+    numOpaque += opaqueCount;
+    if (failed(imported))
+      return signalPassFailure();
+  }
+}
