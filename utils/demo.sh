@@ -11,7 +11,11 @@
 #     over shared memory, timed from the runtime's measurements), simulates
 #     it, compiles it for cpu-mpi with a harness, runs it on 4 local ranks,
 #     checks its results against the unplanned program and prints the
-#     measured ratio of planned to unplanned from the same run.
+#     measured ratio of planned to unplanned from the same run,
+#  5. imports a real JAX data-parallel step (StableHLO that jax 0.10.2 wrote,
+#     test/Conversion/StableHLOToComm/Inputs/dp_step.gspmd.mlir) with
+#     convert-stablehlo-to-comm, plans it for the DGX H100 and simulates it
+#     as imported and planned.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 comm_install_packages
@@ -68,3 +72,16 @@ awk '/ratio/ { for (i = 1; i <= NF; ++i) if ($i == "ratio") r = $(i + 1) }
   END { if (r == "") exit 1
         printf "[comm] measured on 4 local ranks: planned / unplanned = %s (%.2fx speed-up; below 1.05x is within this machine'"'"'s noise)\n", r, 1 / r }' \
   "$COMM_BUILD/demo-run.txt" >&2
+
+comm_log "5. a JAX program: comm-opt --allow-unregistered-dialect --convert-stablehlo-to-comm (a data-parallel step from jax 0.10.2), planned for dgx-h100"
+jax_step="$COMM_ROOT/test/Conversion/StableHLOToComm/Inputs/dp_step.gspmd.mlir"
+"$bin/comm-opt" --allow-unregistered-dialect --convert-stablehlo-to-comm \
+  "$jax_step" -o "$COMM_BUILD/demo-jax.mlir"
+grep -E "func.func|comm\.(all_|reduce|permute|broadcast)" "$COMM_BUILD/demo-jax.mlir" |
+  cut -c1-160
+"$bin/comm-opt" --comm-plan=topology=dgx-h100 "$COMM_BUILD/demo-jax.mlir" \
+  -o "$COMM_BUILD/demo-jax-planned.mlir"
+jax_asis_us=$(simulate "$COMM_BUILD/demo-jax.mlir" jax-asis)
+jax_planned_us=$(simulate "$COMM_BUILD/demo-jax-planned.mlir" jax-planned)
+awk -v u="$jax_asis_us" -v p="$jax_planned_us" 'BEGIN {
+  printf "[comm] JAX data-parallel step on dgx-h100: as imported %.2f us, comm-plan %.2f us (%.2fx)\n", u, p, u / p }' >&2

@@ -333,7 +333,9 @@ def CommBufferize : Pass<"comm-bufferize", "::mlir::ModuleOp"> {
     `comm.buffer.combine`, `comm.start` bodies write into buffers allocated
     before the start (so that `comm.wait` has nothing to return), and
     buffers that do not escape are freed at the end of their block. Loops
-    (`scf.for` without iteration arguments) and calls are rewritten in place.
+    (`scf.for`) and calls are rewritten in place; a tensor a loop carries
+    lives in one buffer, its initial value copied in and each trip's yield
+    copied back.
     Ops it cannot bufferize are a located error.
 
     ```mlir

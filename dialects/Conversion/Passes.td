@@ -145,6 +145,11 @@ def ConvertStableHLOToComm : Pass<"convert-stablehlo-to-comm",
       cross_replica_and_partition or flattened_ids. The reduction kind is
       read from the reduction body (one add, multiply, maximum, minimum,
       and, or, xor). Variadic collectives become one comm op per operand.
+    - Counted loops (JAX's `fori_loop`: a counter from a constant, compared
+      less-than a constant, incremented by a positive constant) become
+      `scf.for` with the same iteration arguments, so collectives inside
+      them are imported and simulated per trip; a collective in any other
+      loop is a located error.
     - The compute around them becomes `comm.compute` with FLOP and byte
       estimates (dot_general, convolution, elementwise, reduce,
       reduce_window, data movement); ops with no rule are opaque compute
@@ -168,8 +173,10 @@ def ConvertStableHLOToComm : Pass<"convert-stablehlo-to-comm",
     %1 = comm.all_reduce sum %0 over [[0, 1, 2, 3]] : tensor<1024xf32>
     ```
   }];
-  let dependentDialects = ["::mlir::comm::CommDialect",
-                           "::mlir::func::FuncDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::comm::CommDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
   let statistics = [
     Statistic<"numCollectives", "collectives",
               "StableHLO collectives turned into comm ops">,

@@ -15,7 +15,9 @@
 #include "comm/Conversion/Passes.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -247,6 +249,115 @@ static void foldBoundaries(func::FuncOp func) {
 }
 
 //===----------------------------------------------------------------------===//
+// Counted loops
+//===----------------------------------------------------------------------===//
+
+/// The integer of a splat stablehlo.constant, if `value` is one.
+static std::optional<int64_t> getConstantInt(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !isNamed(def, "stablehlo.constant"))
+    return std::nullopt;
+  auto dense = def->getAttrOfType<DenseIntElementsAttr>("value");
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  return dense.getSplatValue<APInt>().getSExtValue();
+}
+
+static bool hasDirection(Operation *compare, StringRef direction) {
+  auto attr =
+      dyn_cast_or_null<OpaqueAttr>(compare->getAttr("comparison_direction"));
+  return attr && attr.getAttrData().ends_with(direction);
+}
+
+/// The trip count of a stablehlo.while written as JAX's fori_loop: a counter
+/// starting at a constant, compared less-than a constant, incremented by a
+/// positive constant.
+static std::optional<int64_t> getTripCount(Operation *loop) {
+  if (loop->getNumRegions() != 2 || !loop->getRegion(0).hasOneBlock() ||
+      !loop->getRegion(1).hasOneBlock())
+    return std::nullopt;
+  Block &cond = loop->getRegion(0).front();
+  Block &body = loop->getRegion(1).front();
+  Operation *condReturn = &cond.back();
+  Operation *bodyReturn = &body.back();
+  if (condReturn->getNumOperands() != 1 ||
+      bodyReturn->getNumOperands() != loop->getNumOperands())
+    return std::nullopt;
+  Operation *compare = condReturn->getOperand(0).getDefiningOp();
+  if (!compare || !isNamed(compare, "stablehlo.compare") ||
+      compare->getNumOperands() != 2)
+    return std::nullopt;
+  // counter < limit, or limit > counter.
+  Value counter, limitValue;
+  if (hasDirection(compare, "LT")) {
+    counter = compare->getOperand(0);
+    limitValue = compare->getOperand(1);
+  } else if (hasDirection(compare, "GT")) {
+    counter = compare->getOperand(1);
+    limitValue = compare->getOperand(0);
+  } else {
+    return std::nullopt;
+  }
+  auto arg = dyn_cast<BlockArgument>(counter);
+  std::optional<int64_t> limit = getConstantInt(limitValue);
+  if (!arg || arg.getOwner() != &cond || !limit)
+    return std::nullopt;
+  unsigned index = arg.getArgNumber();
+  std::optional<int64_t> init = getConstantInt(loop->getOperand(index));
+  Operation *next = bodyReturn->getOperand(index).getDefiningOp();
+  if (!init || !next || !isNamed(next, "stablehlo.add") ||
+      next->getNumOperands() != 2)
+    return std::nullopt;
+  Value bodyCounter = body.getArgument(index);
+  std::optional<int64_t> step;
+  if (next->getOperand(0) == bodyCounter)
+    step = getConstantInt(next->getOperand(1));
+  else if (next->getOperand(1) == bodyCounter)
+    step = getConstantInt(next->getOperand(0));
+  if (!step || *step <= 0)
+    return std::nullopt;
+  return *limit > *init ? (*limit - *init + *step - 1) / *step : 0;
+}
+
+/// Rewrites counted stablehlo.while loops as scf.for (the counter stays an
+/// iteration argument, so the body is unchanged), innermost first, so that
+/// the planner and the simulator see their trip counts.
+static void convertCountedLoops(func::FuncOp func) {
+  SmallVector<Operation *> loops;
+  func.walk([&](Operation *op) {
+    if (isNamed(op, "stablehlo.while"))
+      loops.push_back(op);
+  });
+  for (Operation *loop : loops) {
+    std::optional<int64_t> trips = getTripCount(loop);
+    if (!trips)
+      continue;
+    OpBuilder builder(loop);
+    Location loc = loop->getLoc();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value upper = arith::ConstantIndexOp::create(builder, loc, *trips);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Block &body = loop->getRegion(1).front();
+    auto forOp = scf::ForOp::create(
+        builder, loc, zero, upper, one, loop->getOperands(),
+        [&](OpBuilder &b, Location bodyLoc, Value, ValueRange iterArgs) {
+          IRMapping mapping;
+          mapping.map(body.getArguments(), iterArgs);
+          Operation *terminator = &body.back();
+          for (Operation &op :
+               llvm::make_range(body.begin(), Block::iterator(terminator)))
+            b.clone(op, mapping);
+          SmallVector<Value> yielded;
+          for (Value value : terminator->getOperands())
+            yielded.push_back(mapping.lookupOrDefault(value));
+          scf::YieldOp::create(b, bodyLoc, yielded);
+        });
+    loop->replaceAllUsesWith(forOp.getResults());
+    loop->erase();
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//
 
@@ -473,11 +584,14 @@ static FailureOr<int64_t> getIndexAttr(Operation *op, StringRef name) {
 
 LogicalResult Importer::convert(Operation *op) {
   StringRef name = op->getName().getStringRef();
-  if (!isa<func::FuncOp>(op->getParentOp()))
+  Operation *parent = op->getParentOp();
+  if (!isa<func::FuncOp, scf::ForOp>(parent))
     return op->emitError()
-           << "'" << name << "' inside '" << op->getParentOp()->getName()
-           << "' is not imported: comm imports collectives at the top level "
-              "of a function (loops holding collectives are planned work)";
+           << "'" << name << "' inside '" << parent->getName()
+           << "' is not imported: comm takes collectives in functions and in "
+              "counted loops (a fori_loop: a counter from a constant, "
+              "compared less-than a constant, incremented by a positive "
+              "constant), and this loop is not one";
   if (op->getNumOperands() != op->getNumResults())
     return op->emitError() << "has " << op->getNumOperands() << " operands and "
                            << op->getNumResults()
@@ -644,6 +758,7 @@ void ConvertStableHLOToCommPass::runOnOperation() {
     module->removeAttr(name);
 
   for (auto func : module.getOps<func::FuncOp>()) {
+    convertCountedLoops(func);
     SmallVector<Operation *> collectives;
     func.walk([&](Operation *op) {
       if (isCollective(op))

@@ -132,3 +132,37 @@
     "func.return"(%0) : (tensor<8xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 4 : i32} : () -> ()
+
+// -----
+
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<16xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-error @+2 {{'comm.all_gather' op expected result type 'tensor<32xf32>' for groups of 4, got 'tensor<16xf32>'}}
+    // expected-error @+1 {{could not be imported: the comm op it becomes is invalid (see above)}}
+    %0 = "stablehlo.all_gather"(%arg0) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> : (tensor<8xf32>) -> tensor<16xf32>
+    "func.return"(%0) : (tensor<16xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 4 : i32} : () -> ()
+
+// -----
+
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>, tensor<i32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>, %n: tensor<i32>):
+    %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %r:2 = "stablehlo.while"(%c0, %arg0) ({
+    ^bb0(%i: tensor<i32>, %x: tensor<8xf32>):
+      %lt = "stablehlo.compare"(%i, %n) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      "stablehlo.return"(%lt) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%i: tensor<i32>, %x: tensor<8xf32>):
+      // expected-error @+1 {{'stablehlo.collective_permute' inside 'stablehlo.while' is not imported: comm takes collectives in functions and in counted loops}}
+      %y = "stablehlo.collective_permute"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}> : (tensor<8xf32>) -> tensor<8xf32>
+      %one = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+      %j = "stablehlo.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+      "stablehlo.return"(%j, %y) : (tensor<i32>, tensor<8xf32>) -> ()
+    }) : (tensor<i32>, tensor<8xf32>) -> (tensor<i32>, tensor<8xf32>)
+    "func.return"(%r#1) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 2 : i32} : () -> ()

@@ -97,3 +97,29 @@ func.func @no_comm(%a: tensor<4xf32>) -> tensor<4xf32> {
   %s = arith.addf %a, %a : tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+/// A loop-carried tensor lives in one buffer: the initial value is copied
+/// in, the trip's yield copied back, and the loop's result is the buffer.
+// CHECK-LABEL: func.func @carried
+// CHECK-SAME: (%[[X:.*]]: memref<8xf32>)
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<8xf32>
+// CHECK: memref.copy %[[X]], %[[ACC]]
+// CHECK: scf.for
+// CHECK: %[[P:.*]] = memref.alloc() : memref<8xf32>
+// CHECK: comm.buffer.permute %[[ACC]], %[[P]]
+// CHECK: memref.copy %[[P]], %[[ACC]]
+// CHECK: memref.dealloc %[[P]]
+// CHECK: }
+// CHECK: return %[[ACC]]
+func.func @carried(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %x) -> tensor<8xf32> {
+    %p = comm.permute %a pairs [[0, 1], [1, 0]] : tensor<8xf32>
+    scf.yield %p : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

@@ -273,13 +273,26 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     return success();
   }
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    if (loop.getNumRegionIterArgs() != 0)
-      return op->emitError() << "comm-bufferize: loops with iteration "
-                                "arguments are not supported";
+    // A loop-carried tensor lives in one buffer for the whole loop: its
+    // initial value is copied in, each trip's yield copied back, and the
+    // loop's result is that buffer after the last trip.
+    SmallVector<Value> carried;
+    for (auto [init, res] : llvm::zip(loop.getInitArgs(), loop.getResults())) {
+      auto type = dyn_cast<RankedTensorType>(init.getType());
+      if (!type || !type.hasStaticShape())
+        return op->emitError()
+               << "comm-bufferize: a loop may carry statically shaped "
+                  "tensors only, not "
+               << init.getType();
+      Value buffer = result(res);
+      memref::CopyOp::create(builder, loc, lookup(init), buffer);
+      carried.push_back(buffer);
+    }
     auto newLoop = scf::ForOp::create(
         builder, loc, lookup(loop.getLowerBound()),
         lookup(loop.getUpperBound()), lookup(loop.getStep()));
     mapping.map(loop.getInductionVar(), newLoop.getInductionVar());
+    mapping.map(loop.getRegionIterArgs(), carried);
     Block *body = newLoop.getBody();
     OpBuilder bodyBuilder = OpBuilder::atBlockBegin(body);
     SmallVector<Value> bodyAllocs;
@@ -287,6 +300,21 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
       if (failed(
               convertOp(&inner, bodyBuilder, bodyBuilder, bodyAllocs, nullptr)))
         return failure();
+    // A yield that reads another carried buffer (arguments swapped between
+    // trips) is read into a temporary before any carried buffer is written.
+    SmallVector<Value> sources;
+    for (Value value : loop.getBody()->getTerminator()->getOperands())
+      sources.push_back(lookup(value));
+    for (auto [index, source] : llvm::enumerate(sources))
+      if (source != carried[index] && llvm::is_contained(carried, source)) {
+        Value temp = alloc(bodyBuilder, bodyAllocs, loc,
+                           loop.getResult(index).getType());
+        memref::CopyOp::create(bodyBuilder, loc, source, temp);
+        source = temp;
+      }
+    for (auto [source, buffer] : llvm::zip(sources, carried))
+      if (source != buffer)
+        memref::CopyOp::create(bodyBuilder, loc, source, buffer);
     freeAtEnd(*body, bodyAllocs);
     return success();
   }

@@ -1,0 +1,139 @@
+"""import_stablehlo, plan and simulate: thin wrappers over comm-opt and
+comm-sim."""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from ._tools import CommError, has_pass, run_tool
+
+__all__ = ["import_stablehlo", "plan", "simulate", "STRATEGIES",
+           "DEFAULT_TOPOLOGY"]
+
+DEFAULT_TOPOLOGY = "dgx-h100"
+
+# What comm-plan's strategy= accepts: comm's own planner and the baselines
+# that plan as those frameworks' defaults do.
+STRATEGIES = ("comm", "naive", "ddp", "horovod", "xla")
+
+_IMPORT_PASS = "convert-stablehlo-to-comm"
+
+
+def _stem(path):
+    """foo.stablehlo.mlir -> foo, foo.mlir -> foo."""
+    name = Path(path).name
+    for suffix in (".mlir", ".stablehlo", ".comm"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[:-len(suffix)]
+    return name
+
+
+def _option_value(value):
+    """A pass option's value, quoted when MLIR's option parser would split
+    it (spaces, braces, quotes, '=')."""
+    value = str(value)
+    if value and not re.search(r"[\s{}'\"=]", value):
+        return value
+    if '"' not in value:
+        return '"%s"' % value
+    if "'" not in value:
+        return "'%s'" % value
+    return "{%s}" % value
+
+
+def import_stablehlo(path, out=None):
+    """Imports StableHLO (MLIR generic op form, as JAX writes it) into a comm
+    module with comm.world_size set: runs
+    ``comm-opt --allow-unregistered-dialect --convert-stablehlo-to-comm``.
+
+    out defaults to ``<stem>.comm.mlir`` beside the input (``foo.stablehlo.mlir``
+    -> ``foo.comm.mlir``). Returns the output path; raises CommError with the
+    tool's located diagnostics on failure."""
+    path = Path(path)
+    out = Path(out) if out is not None else path.with_name(_stem(path) + ".comm.mlir")
+    try:
+        proc = run_tool("comm-opt", ["--allow-unregistered-dialect",
+                                     "--" + _IMPORT_PASS, path, "-o", out])
+    except CommError as e:
+        if e.tool == "comm-opt" and e.returncode and not has_pass(_IMPORT_PASS):
+            e.args = (e.args[0] + "\n(this comm-opt has no --%s pass: "
+                      "rebuild comm)" % _IMPORT_PASS,)
+        raise
+    if proc.stderr:  # warnings, e.g. compute imported without a cost rule
+        sys.stderr.write(proc.stderr)
+    return out
+
+
+def plan(path, topology=DEFAULT_TOPOLOGY, strategy=None, out=None,
+         explain=False, backend=None):
+    """Plans a comm program: ``comm-opt --comm-plan="topology=T strategy=S"``.
+
+    topology: a preset (dgx-h100), a cluster (dgx-h100x4), an NCCL XML or comm
+    YAML file, or None to use the module's comm.topology attribute.
+    strategy: None or "comm" for comm's own planner, or one of the baselines
+    "naive", "ddp", "horovod", "xla". explain: every planning pass reports
+    what it decided (located remarks, written to sys.stderr, so that
+    contextlib.redirect_stderr captures them). backend: mpi, nccl or verbs
+    (default: comm-plan's, nccl).
+
+    out defaults to ``<stem>.planned.mlir`` beside the input
+    (``<stem>.planned.<strategy>.mlir`` for a baseline). Returns the output
+    path; raises CommError with the tool's located diagnostics on failure."""
+    path = Path(path)
+    if strategy == "comm":
+        strategy = None
+    if strategy is not None and strategy not in STRATEGIES:
+        raise ValueError("unknown strategy %r: expected None or one of %s"
+                         % (strategy, ", ".join(STRATEGIES)))
+    if out is None:
+        out = path.with_name(_stem(path) + ".planned" +
+                             ("." + strategy if strategy else "") + ".mlir")
+    out = Path(out)
+    opts = []
+    if topology is not None:
+        opts.append("topology=" + _option_value(topology))
+    if strategy is not None:
+        opts.append("strategy=" + strategy)
+    if backend is not None:
+        opts.append("backend=" + _option_value(backend))
+    if explain:
+        opts.append("explain=true")
+    flag = "--comm-plan" + ("=" + " ".join(opts) if opts else "")
+    proc = run_tool("comm-opt", [path, flag, "-o", out])
+    if explain and proc.stderr:
+        sys.stderr.write(proc.stderr)
+    return out
+
+
+def simulate(path, topology=DEFAULT_TOPOLOGY, trace=None, entry=None,
+             backend=None):
+    """Simulates a comm program: ``comm-sim run <path> --topology T --json``.
+
+    Returns comm-sim's JSON report as a dict (``step_time_us``,
+    ``compute_us``, ``exposed_comm_us``, ``comm_bytes``, ``collectives``,
+    ``ranks``, ``lower_bound_us``, ``busiest_links``, ...); with trace, a
+    Chrome/Perfetto trace is written there and its path is added under
+    ``"trace"``. topology None uses the module's comm.topology attribute.
+    entry: the function to run (default: the only or first public one)."""
+    args = ["run", Path(path), "--json"]
+    if topology is not None:
+        args += ["--topology", topology]
+    if trace is not None:
+        args += ["--trace", Path(trace)]
+    if entry is not None:
+        args += ["--entry", entry]
+    if backend is not None:
+        args += ["--backend", backend]
+    proc = run_tool("comm-sim", args)
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError as e:
+        raise CommError("comm-sim printed no JSON report (%s):\n%s%s"
+                        % (e, proc.stdout[:2000], proc.stderr),
+                        tool="comm-sim", stderr=proc.stderr, stdout=proc.stdout)
+    if not isinstance(report, dict):
+        report = {"report": report}
+    if trace is not None:
+        report["trace"] = str(trace)
+    return report
