@@ -2,12 +2,16 @@
 //
 // One input is one .mlir program: checked as comm-opt checks its input,
 // parsed, verified, planned for dgx-h100 (comm-plan), lowered for cpu-mpi
-// (comm-lower-to-emitc) and simulated. Diagnostics are expected and
+// (comm-lower-to-emitc) and simulated; an input that holds StableHLO or
+// shard ops goes through its importer first (convert-stablehlo-to-comm on
+// the unverified generic form, as comm-opt runs it; or sharding-propagation,
+// shard-partition and convert-shard-to-comm). Diagnostics are expected and
 // dropped; a crash, a sanitizer report or a hang is a finding. Seeds: the
 // tests and examples (utils/fuzz.sh).
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Conversion/Passes.h"
 #include "comm/CostModel/CostModel.h"
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
@@ -16,6 +20,7 @@
 #include "comm/Support/InputChecks.h"
 #include "comm/Topology/Topology.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -31,6 +36,8 @@ namespace {
 struct Fixture {
   DialectRegistry registry;
   std::unique_ptr<MLIRContext> context;
+  /// For StableHLO: unregistered dialects allowed.
+  std::unique_ptr<MLIRContext> openContext;
   std::unique_ptr<comm::Topology> topology;
   std::unique_ptr<comm::CostModel> model;
 
@@ -40,11 +47,41 @@ struct Fixture {
     context = std::make_unique<MLIRContext>(registry);
     context->loadAllAvailableDialects();
     context->getDiagEngine().registerHandler([](Diagnostic &) {});
+    openContext = std::make_unique<MLIRContext>(registry);
+    openContext->loadAllAvailableDialects();
+    openContext->allowUnregisteredDialects();
+    openContext->getDiagEngine().registerHandler([](Diagnostic &) {});
     topology = cantFail(comm::buildTopologyPreset("dgx-h100"));
     model = std::make_unique<comm::CostModel>(*topology);
   }
 };
 } // namespace
+
+/// Parses `text` as comm-opt would for its importers, and runs them.
+static OwningOpRef<ModuleOp> importFramework(Fixture &fixture, StringRef text) {
+  bool stablehlo = text.contains("stablehlo.");
+  MLIRContext *ctx =
+      stablehlo ? fixture.openContext.get() : fixture.context.get();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.mlir"), llvm::SMLoc());
+  // comm-opt defers verifying the importer's input to the importer.
+  ParserConfig config(ctx, /*verifyAfterParse=*/!stablehlo);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
+  if (!module)
+    return nullptr;
+  PassManager pm(ctx);
+  if (stablehlo) {
+    pm.addPass(comm::createConvertStableHLOToComm());
+  } else {
+    pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation());
+    pm.addNestedPass<func::FuncOp>(shard::createPartition());
+    pm.addPass(comm::createConvertShardToComm());
+  }
+  if (failed(pm.run(*module)))
+    return nullptr;
+  return module;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static Fixture fixture;
@@ -52,10 +89,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.mlir");
   if (failed(comm::checkInputText(*buffer)))
     return 0;
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, fixture.context.get());
+  OwningOpRef<ModuleOp> module;
+  if (text.contains("stablehlo.") || text.contains("shard.")) {
+    module = importFramework(fixture, text);
+  } else {
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, fixture.context.get());
+  }
   if (!module || failed(verify(*module)))
     return 0;
 

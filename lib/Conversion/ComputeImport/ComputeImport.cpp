@@ -34,18 +34,18 @@ int64_t mlir::comm::getTensorElements(Type type) {
 }
 
 int64_t mlir::comm::getTensorBytes(Type type) {
-  int64_t elements = getTensorElements(type);
-  if (!elements)
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
     return 0;
-  Type element = cast<RankedTensorType>(type).getElementType();
-  int64_t bits = 64; // index and anything without a width
-  if (element.isIntOrFloat())
-    bits = element.getIntOrFloatBitWidth();
-  else if (auto complex = dyn_cast<ComplexType>(element);
-           complex && complex.getElementType().isIntOrFloat())
-    bits = 2 * complex.getElementType().getIntOrFloatBitWidth();
-  // Sub-byte elements take a byte each, as the runtime stores them.
-  return elements * ((bits + 7) / 8);
+  if (std::optional<int64_t> bytes = getStorageBytes(tensor))
+    return *bytes;
+  // What the runtime does not store (index, complex): their natural width.
+  Type element = tensor.getElementType();
+  int64_t width = 8;
+  if (auto complex = dyn_cast<ComplexType>(element);
+      complex && complex.getElementType().isIntOrFloat())
+    width = 2 * ((complex.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+  return tensor.getNumElements() * width;
 }
 
 int64_t mlir::comm::getTrafficBytes(Operation *op) {
@@ -169,7 +169,8 @@ static bool isImportable(Operation *op) {
 }
 
 /// Replaces `op` by a comm.compute of the same results.
-static void outline(Operation *op, const ComputeImportOptions &options) {
+static void outline(Operation *op, const ComputeImportOptions &options,
+                    ComputeImportStats &stats) {
   // A tensor.empty is only the shape of a destination, not data read.
   auto isRead = [](Value value) {
     return isa<RankedTensorType>(value.getType()) &&
@@ -191,8 +192,7 @@ static void outline(Operation *op, const ComputeImportOptions &options) {
                       << "' has no cost rule; imported as opaque compute "
                          "that counts only its memory traffic ("
                       << estimate.bytes << " bytes)";
-    if (options.numOpaque)
-      ++*options.numOpaque;
+    ++stats.opaque;
   }
   OpBuilder builder(op);
   MLIRContext *ctx = op->getContext();
@@ -210,11 +210,11 @@ static void outline(Operation *op, const ComputeImportOptions &options) {
       FloatAttr());
   op->replaceAllUsesWith(compute->getResults());
   op->erase();
-  if (options.numCompute)
-    ++*options.numCompute;
+  ++stats.compute;
 }
 
-static void importRegion(Region &region, const ComputeImportOptions &options) {
+static void importRegion(Region &region, const ComputeImportOptions &options,
+                         ComputeImportStats &stats) {
   for (Block &block : region)
     for (Operation &op : llvm::make_early_inc_range(block)) {
       // Destinations vanish with their users; see importCompute.
@@ -223,16 +223,16 @@ static void importRegion(Region &region, const ComputeImportOptions &options) {
         continue;
       if (isa_and_nonnull<CommDialect>(op.getDialect())) {
         for (Region &nested : op.getRegions())
-          importRegion(nested, options);
+          importRegion(nested, options, stats);
         continue;
       }
       if (op.getNumRegions() > 0 && holdsComm(&op)) {
         for (Region &nested : op.getRegions())
-          importRegion(nested, options);
+          importRegion(nested, options, stats);
         continue;
       }
       if (isImportable(&op))
-        outline(&op, options);
+        outline(&op, options, stats);
     }
 }
 
@@ -306,14 +306,15 @@ static void foldUncarried(func::FuncOp func) {
 }
 
 LogicalResult mlir::comm::importCompute(func::FuncOp func,
-                                        const ComputeImportOptions &options) {
+                                        const ComputeImportOptions &options,
+                                        ComputeImportStats &stats) {
   if (func.isExternal())
     return success();
-  importRegion(func.getBody(), options);
+  importRegion(func.getBody(), options, stats);
   eraseDeadScalars(func);
   // A tensor.empty that a comm op or the return still reads is data (of
   // undefined content) after all.
-  func.walk([&](tensor::EmptyOp empty) { outline(empty, options); });
+  func.walk([&](tensor::EmptyOp empty) { outline(empty, options, stats); });
   foldUncarried(func);
   if (!options.isForeign)
     return success();

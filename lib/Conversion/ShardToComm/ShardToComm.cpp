@@ -488,17 +488,13 @@ LogicalResult ConvertShardToCommPass::convertFunction(func::FuncOp func) {
     shape.erase();
   }
 
-  int64_t computeCount = 0, opaqueCount = 0;
-  ComputeImportOptions options;
   auto isShard = [](Operation *op) {
     return isa_and_nonnull<shard::ShardDialect>(op->getDialect());
   };
-  options.isForeign = isShard;
-  options.numCompute = &computeCount;
-  options.numOpaque = &opaqueCount;
-  LogicalResult result = importCompute(func, options);
-  numCompute += computeCount;
-  numOpaque += opaqueCount;
+  ComputeImportStats stats;
+  LogicalResult result = importCompute(func, {nullptr, isShard}, stats);
+  numCompute += stats.compute;
+  numOpaque += stats.opaque;
   return result;
 }
 

@@ -82,6 +82,11 @@ static LogicalResult inlineCalls(ModuleOp module) {
                << "calls @" << call.getCallee()
                << ", whose body has several blocks; expected one";
       Block &body = callee.getBody().front();
+      // The input is not verified yet (see runOnOperation): check what
+      // inlining relies on.
+      if (body.empty() || !isa<func::ReturnOp>(body.back()))
+        return call.emitError() << "calls @" << call.getCallee()
+                                << ", whose body does not end in func.return";
       if (body.getNumArguments() != call.getNumOperands())
         return call.emitError() << "passes " << call.getNumOperands()
                                 << " operands to @" << call.getCallee()
@@ -91,7 +96,7 @@ static LogicalResult inlineCalls(ModuleOp module) {
       OpBuilder builder(call);
       for (Operation &op : body.without_terminator())
         builder.clone(op, mapping);
-      Operation *terminator = body.getTerminator();
+      Operation *terminator = &body.back();
       if (terminator->getNumOperands() != call.getNumResults())
         return call.emitError()
                << "expects " << call.getNumResults() << " results of @"
@@ -122,6 +127,8 @@ static Value createBoundary(OpBuilder &builder, Location loc, StringRef name,
 /// Rewrites shard_map's boundaries in `func`: GSPMD's custom calls and
 /// Shardy's manual_computation (whose body is inlined).
 static LogicalResult rewriteBoundaries(func::FuncOp func) {
+  if (func.isExternal())
+    return success();
   SmallVector<Operation *> ops;
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     StringRef dialect = op->getName().getDialectNamespace();
@@ -164,6 +171,9 @@ static LogicalResult rewriteBoundaries(func::FuncOp func) {
     if (isNamed(op, "sdy.manual_computation") && op->getNumRegions() == 1 &&
         op->getRegion(0).hasOneBlock()) {
       Block &body = op->getRegion(0).front();
+      if (body.empty())
+        return op->emitError()
+               << "has an empty body; expected one ending in sdy.return";
       if (body.getNumArguments() != op->getNumOperands())
         return op->emitError()
                << "has " << op->getNumOperands()
@@ -206,6 +216,8 @@ static LogicalResult rewriteBoundaries(func::FuncOp func) {
 /// Where a boundary meets an argument or a result, the per-process program
 /// takes or gives the shard itself: arguments and results get local types.
 static void foldBoundaries(func::FuncOp func) {
+  if (func.isExternal())
+    return;
   Block &entry = func.getBody().front();
   auto boundaryInput = [](Operation *op, StringRef name) -> Value {
     auto compute = dyn_cast_or_null<ComputeOp>(op);
@@ -278,6 +290,8 @@ static std::optional<int64_t> getTripCount(Operation *loop) {
     return std::nullopt;
   Block &cond = loop->getRegion(0).front();
   Block &body = loop->getRegion(1).front();
+  if (cond.empty() || body.empty())
+    return std::nullopt;
   Operation *condReturn = &cond.back();
   Operation *bodyReturn = &body.back();
   if (condReturn->getNumOperands() != 1 ||
@@ -436,7 +450,9 @@ Importer::readIdGroups(Operation *op, StringRef attrName, int64_t idSpace,
                            << "; expected a 2-D tensor"
                            << (width ? " of pairs" : "");
   int64_t cols = type.getDimSize(1);
-  SmallVector<int64_t> values(attr.getValues<int64_t>());
+  SmallVector<int64_t> values;
+  for (const APInt &value : attr.getValues<APInt>())
+    values.push_back(value.getSExtValue());
   for (int64_t row = 0; row < type.getDimSize(0); ++row)
     rows.emplace_back(values.begin() + row * cols,
                       values.begin() + (row + 1) * cols);
@@ -769,7 +785,6 @@ void ConvertStableHLOToCommPass::runOnOperation() {
         return signalPassFailure();
       ++numCollectives;
     }
-    int64_t computeCount = 0, opaqueCount = 0;
     auto isForeign = [](Operation *op) {
       if (op->isRegistered())
         return false;
@@ -777,14 +792,11 @@ void ConvertStableHLOToCommPass::runOnOperation() {
              llvm::any_of(op->getResultTypes(),
                           [](Type t) { return !isa<RankedTensorType>(t); });
     };
-    ComputeImportOptions options;
-    options.estimator = estimateStableHLO;
-    options.isForeign = isForeign;
-    options.numCompute = &computeCount;
-    options.numOpaque = &opaqueCount;
-    LogicalResult imported = importCompute(func, options);
-    numCompute += computeCount;
-    numOpaque += opaqueCount;
+    ComputeImportStats stats;
+    LogicalResult imported =
+        importCompute(func, {estimateStableHLO, isForeign}, stats);
+    numCompute += stats.compute;
+    numOpaque += stats.opaque;
     if (failed(imported))
       return signalPassFailure();
   }

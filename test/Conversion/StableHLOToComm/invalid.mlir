@@ -166,3 +166,31 @@
     "func.return"(%r#1) : (tensor<8xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 2 : i32} : () -> ()
+
+// -----
+
+// Verifying is deferred to the pass: what inlining relies on is checked.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-error @+1 {{calls @empty, whose body does not end in func.return}}
+    %0 = "func.call"(%arg0) <{callee = @empty}> : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "empty", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+  }) : () -> ()
+}) : () -> ()
+
+// -----
+
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-error @+1 {{has an empty body; expected one ending in sdy.return}}
+    %0 = "sdy.manual_computation"(%arg0) ({
+    ^bb0(%a: tensor<2xf32>):
+    }) : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 4 : i32} : () -> ()

@@ -67,9 +67,12 @@ struct ComputeImportOptions {
   /// (shard's rank queries, StableHLO ops the frontend did not convert):
   /// their remaining uses are located errors.
   function_ref<bool(Operation *)> isForeign;
-  /// Counted into the caller's statistics.
-  int64_t *numCompute = nullptr;
-  int64_t *numOpaque = nullptr;
+};
+
+/// What importCompute made, for the caller's statistics.
+struct ComputeImportStats {
+  int64_t compute = 0;
+  int64_t opaque = 0;
 };
 
 /// Replaces every op of `func` that yields ranked tensors and holds no comm
@@ -79,7 +82,8 @@ struct ComputeImportOptions {
 /// Scalar ops left without uses are erased. Fails, with a located error,
 /// where a foreign op's value is still used.
 LogicalResult importCompute(func::FuncOp func,
-                            const ComputeImportOptions &options);
+                            const ComputeImportOptions &options,
+                            ComputeImportStats &stats);
 
 } // namespace comm
 } // namespace mlir

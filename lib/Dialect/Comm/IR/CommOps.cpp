@@ -30,10 +30,9 @@ std::optional<int64_t> mlir::comm::getWorldSize(Operation *op) {
   return std::nullopt;
 }
 
-/// Size in bytes of a statically shaped tensor (sub-byte elements are
-/// rounded up to a byte each, as the runtime stores them), or std::nullopt
-/// when it does not fit in 63 bits.
-static std::optional<int64_t> getCheckedTensorBytes(ShapedType tensor) {
+std::optional<int64_t> mlir::comm::getStorageBytes(ShapedType tensor) {
+  if (!tensor.hasRank() || !tensor.getElementType().isIntOrFloat())
+    return std::nullopt;
   int64_t bytes = (tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8;
   for (int64_t dim : tensor.getShape())
     if (ShapedType::isDynamic(dim) || llvm::MulOverflow(bytes, dim, bytes))
@@ -43,7 +42,7 @@ static std::optional<int64_t> getCheckedTensorBytes(ShapedType tensor) {
 
 /// Size in bytes of a tensor of a verified op.
 static int64_t getTensorBytes(Type type) {
-  return getCheckedTensorBytes(cast<RankedTensorType>(type)).value_or(0);
+  return getStorageBytes(cast<RankedTensorType>(type)).value_or(0);
 }
 
 /// Rejects tensors whose size in bytes overflows 64-bit arithmetic, so that
@@ -52,8 +51,7 @@ LogicalResult mlir::comm::detail::verifyTensorSizes(Operation *op) {
   auto check = [&](Type type) -> LogicalResult {
     auto tensor = dyn_cast<ShapedType>(type);
     if (!tensor || !tensor.hasRank() || !tensor.hasStaticShape() ||
-        !tensor.getElementType().isIntOrFloat() ||
-        getCheckedTensorBytes(tensor))
+        !tensor.getElementType().isIntOrFloat() || getStorageBytes(tensor))
       return success();
     return op->emitOpError() << "moves " << tensor
                              << ", whose size in bytes overflows 64 bits";

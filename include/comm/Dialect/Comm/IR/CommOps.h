@@ -27,6 +27,11 @@ struct CommResource : public SideEffects::Resource::Base<CommResource> {
 /// std::nullopt when none is declared.
 std::optional<int64_t> getWorldSize(Operation *op);
 
+/// Size in bytes of a statically shaped tensor or buffer of integers or
+/// floats as the runtime stores it (sub-byte elements take a byte each), or
+/// std::nullopt when it is not one or does not fit in 63 bits.
+std::optional<int64_t> getStorageBytes(ShapedType type);
+
 } // namespace comm
 } // namespace mlir
 
