@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Schema checks for comm-sim's JSON outputs.
 
-  check-json.py bench FILE    an array of objects with exactly the keys
-                              size_bytes, time_us, algbw_GBps, busbw_GBps,
-                              algorithm, bound_us (numbers; algorithm a
-                              string), sizes increasing
+  check-json.py bench FILE    an object naming collective, topology, ranks,
+                              dtype, backend and native, whose rows are
+                              objects with exactly the keys size_bytes,
+                              count, time_us, algbw_GBps, busbw_GBps,
+                              algorithm, protocol, bound_us (numbers;
+                              algorithm and protocol strings), sizes
+                              increasing
   check-json.py run FILE      an object with at least step_time_us,
                               exposed_comm_us, compute_us, comm_bytes,
                               lower_bound_us, transfer_bound_us
@@ -37,19 +40,29 @@ def number(value, what):
 
 
 def bench(data):
-    keys = {"size_bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm",
-            "bound_us"}
+    header = {"collective", "topology", "ranks", "dtype", "backend", "native",
+              "rows"}
+    if not isinstance(data, dict) or set(data) != header:
+        fail("expected an object with exactly the keys %s" % sorted(header))
+    for key in ("collective", "topology", "dtype", "backend"):
+        if not isinstance(data[key], str) or not data[key]:
+            fail("%s is not a name" % key)
+    number(data["ranks"], "ranks")
+    data = data["rows"]
+    keys = {"size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps",
+            "algorithm", "protocol", "bound_us"}
     if not isinstance(data, list) or not data:
-        fail("expected a non-empty array")
+        fail("expected a non-empty array of rows")
     last = -1
     for i, row in enumerate(data):
         if not isinstance(row, dict) or set(row) != keys:
             fail("row %d has keys %s, expected exactly %s"
                  % (i, sorted(row), sorted(keys)))
-        for key in keys - {"algorithm"}:
+        for key in keys - {"algorithm", "protocol"}:
             number(row[key], "row %d %s" % (i, key))
-        if not isinstance(row["algorithm"], str) or not row["algorithm"]:
-            fail("row %d algorithm is not a name" % i)
+        for key in ("algorithm", "protocol"):
+            if not isinstance(row[key], str) or not row[key]:
+                fail("row %d %s is not a name" % (i, key))
         if row["size_bytes"] <= last:
             fail("sizes do not increase at row %d" % i)
         last = row["size_bytes"]

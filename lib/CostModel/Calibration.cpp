@@ -15,6 +15,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <random>
@@ -237,6 +238,35 @@ bool mlir::comm::printCalibrationReport(ArrayRef<PointResult> results,
                           r.relativeError, r.algorithm);
   }
   return allWithin;
+}
+
+void mlir::comm::printHoldOutSummary(
+    ArrayRef<PointResult> results,
+    llvm::function_ref<bool(const MeasuredPoint &)> heldOut,
+    llvm::raw_ostream &os) {
+  // [fit or held out][band] -> |errors|
+  std::array<std::array<std::vector<double>, 2>, 2> errors;
+  for (const PointResult &r : results) {
+    double bound = getErrorBound(r.point->bytes);
+    if (bound == 0)
+      continue;
+    errors[heldOut(*r.point)][bound == 0.15 ? 0 : 1].push_back(
+        std::fabs(r.relativeError));
+  }
+  os << "\nfit against hold-out (systems left out of the fit with "
+        "--exclude):\n";
+  for (unsigned set = 0; set < 2; ++set)
+    for (unsigned band = 0; band < 2; ++band) {
+      const std::vector<double> &e = errors[set][band];
+      os << llvm::formatv("  {0,-9} {1,-10} ", set ? "hold-out" : "fit",
+                          band ? "1-64 MiB" : ">= 64 MiB");
+      if (e.empty())
+        os << "no points\n";
+      else
+        os << llvm::formatv("{0,4} points, median {1,6:P1}, max {2,6:P1}\n",
+                            e.size(), median(e),
+                            *std::max_element(e.begin(), e.end()));
+    }
 }
 
 //===----------------------------------------------------------------------===//

@@ -75,6 +75,39 @@ llvm::Error mlir::comm::sim::parseSizeRange(StringRef text,
   return llvm::Error::success();
 }
 
+llvm::Error mlir::comm::sim::applyNcclTestsFlags(StringRef minBytes,
+                                                 StringRef maxBytes,
+                                                 StringRef factor,
+                                                 BenchOptions &options) {
+  auto size = [&](StringRef flag, StringRef text,
+                  uint64_t &out) -> llvm::Error {
+    if (text.empty())
+      return llvm::Error::success();
+    std::optional<uint64_t> value = parseSize(text);
+    if (!value || *value == 0)
+      return benchError("-" + flag + " '" + text +
+                        "' is not a size in bytes (K, M, G are powers of two)");
+    out = *value;
+    return llvm::Error::success();
+  };
+  if (llvm::Error e = size("b", minBytes, options.minBytes))
+    return e;
+  if (llvm::Error e = size("e", maxBytes, options.maxBytes))
+    return e;
+  if (!factor.empty()) {
+    double value;
+    if (factor.getAsDouble(value) || !(value > 1))
+      return benchError("-f '" + factor +
+                        "' is not a step factor above 1 (nccl-tests' -f)");
+    options.factor = value;
+  }
+  if (options.minBytes > options.maxBytes)
+    return benchError(llvm::formatv("-b {0} is above -e {1}", options.minBytes,
+                                    options.maxBytes)
+                          .str());
+  return llvm::Error::success();
+}
+
 llvm::Error mlir::comm::sim::parseDataType(StringRef text,
                                            BenchOptions &options) {
   auto type =
@@ -176,37 +209,89 @@ void mlir::comm::sim::printBench(const CostModel &model,
       const Prediction &p = row.prediction;
       array.push_back(llvm::json::Object{
           {"size_bytes", static_cast<int64_t>(row.bytes)},
+          {"count", static_cast<int64_t>(row.bytes / options.elementBytes)},
           {"time_us", p.timeUs},
           {"algbw_GBps", p.algBandwidthGBps()},
           {"busbw_GBps", p.busBandwidthAchievedGBps()},
           {"algorithm", p.native ? std::string("native")
                                  : stringifyAlgorithm(p.algorithm).str()},
+          {"protocol", p.native ? std::string("native")
+                                : stringifyProtocol(p.protocol).str()},
           {"bound_us", p.boundUs}});
     }
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(array))) << "\n";
+    llvm::json::Object result{
+        {"collective", stringifyCollectiveKind(options.kind).str()},
+        {"topology", model.getTopology().getName()},
+        {"ranks", static_cast<int64_t>(rows.front().prediction.ranks)},
+        {"dtype", options.typeName},
+        {"backend", stringifyBackend(options.backend).str()},
+        {"native", options.native},
+        {"rows", std::move(array)}};
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(result))) << "\n";
     return;
   }
+  // nccl-tests' own layout (common.cu of NVIDIA/nccl-tests), so that what
+  // parses its output parses this: the same header comments, the same 13
+  // columns in the same order (out-of-place, then in-place, which the model
+  // does not tell apart), the same footer. comm's columns come after them.
   const Topology &topology = model.getTopology();
   uint64_t ranks = rows.front().prediction.ranks;
-  os << "# comm-sim bench: " << stringifyCollectiveKind(options.kind) << " on "
-     << topology.getName() << ", " << ranks << " ranks ("
-     << topology.getNumNodes() << " node(s)), " << options.typeName << ", "
+  os << llvm::formatv("# nThread 1 nGpus 1 minBytes {0} maxBytes {1} step: "
+                      "{2}(factor) warmup iters: 0 iters: 0 agg iters: 1 "
+                      "validation: 0 graph: 0\n",
+                      options.minBytes, options.maxBytes,
+                      options.factor == std::floor(options.factor)
+                          ? std::to_string(static_cast<int64_t>(options.factor))
+                          : llvm::formatv("{0}", options.factor).str());
+  os << "#\n# comm-sim bench: " << stringifyCollectiveKind(options.kind)
+     << " on " << topology.getName() << ", " << ranks << " ranks ("
+     << topology.getNumNodes() << " node(s)), "
      << stringifyBackend(options.backend) << " backend"
      << (options.native ? " (its own choice)" : "")
-     << ", predicted by the cost model\n";
-  os << llvm::formatv("# {0,12} {1,12} {2,8} {3,12} {4,10} {5,10} "
-                      "{6,-22} {7,12} {8,8}\n",
-                      "size(B)", "count", "type", "time(us)", "algbw(GB/s)",
-                      "busbw(GB/s)", " algorithm/protocol", "bound(us)", "eff");
+     << ": predicted by the cost model, not measured\n";
+  os << "#\n# Using devices\n";
+  for (uint64_t rank = 0; rank < ranks; ++rank) {
+    const Device &gpu = topology.getDevice(topology.getGPU(rank));
+    uint64_t node = rank / std::max(1u, topology.getGPUsPerNode());
+    os << llvm::formatv("#  Rank {0,2} Group  0 Pid {1,6} on {2,10} device "
+                        "{3,2} [{4}] {5}\n",
+                        rank, 0, "node" + std::to_string(node),
+                        gpu.index < 0 ? 0 : gpu.index,
+                        gpu.busId.empty() ? "0x00" : gpu.busId,
+                        gpu.model.empty() ? gpu.name : gpu.model);
+  }
+  bool reduces = options.kind == CollectiveKind::AllReduce ||
+                 options.kind == CollectiveKind::ReduceScatter ||
+                 options.kind == CollectiveKind::Reduce;
+  bool rooted = options.kind == CollectiveKind::Broadcast ||
+                options.kind == CollectiveKind::Reduce;
+  os << "#\n#                                                              "
+        "out-of-place                       in-place          \n";
+  os << "#       size         count      type   redop    root     time   algbw"
+        "   busbw #wrong     time   algbw   busbw #wrong  algorithm/protocol "
+        "   bound      eff\n";
+  os << "#        (B)    (elements)                               (us)  (GB/s)"
+        "  (GB/s)            (us)  (GB/s)  (GB/s)                             "
+        " (us)\n";
+  double busSum = 0;
   for (const BenchRow &row : rows) {
     const Prediction &p = row.prediction;
-    std::string algo = " " + describeAlgorithm(p);
-    os << llvm::formatv("  {0,12} {1,12} {2,8} {3,12:F2} {4,10:F2} {5,10:F2} "
-                        "{6,-22} {7,12:F2} {8,8:P0}\n",
-                        row.bytes, row.bytes / options.elementBytes,
-                        options.typeName, p.timeUs, p.algBandwidthGBps(),
-                        p.busBandwidthAchievedGBps(), algo, p.boundUs,
-                        p.efficiency);
+    // nccl-tests prints fewer decimals as times grow.
+    double t = p.timeUs;
+    std::string time = t >= 10000   ? llvm::formatv("{0,7:F0}", t).str()
+                       : t >= 100.0 ? llvm::formatv("{0,7:F1}", t).str()
+                                    : llvm::formatv("{0,7:F2}", t).str();
+    std::string half =
+        llvm::formatv("  {0}  {1,6:F2}  {2,6:F2}  {3,5}", time,
+                      p.algBandwidthGBps(), p.busBandwidthAchievedGBps(), "N/A")
+            .str();
+    os << llvm::formatv("{0,12}  {1,12}  {2,8}  {3,6}  {4,6}", row.bytes,
+                        row.bytes / options.elementBytes, options.typeName,
+                        reduces ? options.opName : "none", rooted ? 0 : -1)
+       << half << half
+       << llvm::formatv("  {0,-20} {1,8:F2} {2,7:P0}\n", describeAlgorithm(p),
+                        p.boundUs, p.efficiency);
+    busSum += 2 * p.busBandwidthAchievedGBps();
     if (options.explain) {
       std::string text;
       llvm::raw_string_ostream stream(text);
@@ -215,6 +300,9 @@ void mlir::comm::sim::printBench(const CostModel &model,
         os << "#     " << line << "\n";
     }
   }
+  os << "# Out of bounds values : 0 OK\n";
+  os << llvm::formatv("# Avg bus bandwidth    : {0:F4} \n#\n",
+                      busSum / (2.0 * rows.size()));
 }
 
 void mlir::comm::sim::plotBench(const BenchOptions &options,

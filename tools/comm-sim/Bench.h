@@ -16,6 +16,8 @@ struct BenchOptions {
   double factor = 2;
   unsigned elementBytes = 4;
   std::string typeName = "float";
+  /// The reduction nccl-tests' redop column names (its -o/--op).
+  std::string opName = "sum";
   std::optional<Algorithm> algorithm;
   std::optional<Protocol> protocol;
   /// The backend the collective runs on, and whether to search its own
@@ -29,6 +31,10 @@ struct BenchOptions {
 /// Parses "8:8G", "1M", "8:8G:4" (min:max[:factor]; K, M, G are powers of
 /// two, as nccl-tests' -b/-e).
 llvm::Error parseSizeRange(StringRef text, BenchOptions &options);
+/// Applies nccl-tests' -b (first size), -e (last size) and -f (step
+/// factor) over what --sizes gave; empty strings leave a field alone.
+llvm::Error applyNcclTestsFlags(StringRef minBytes, StringRef maxBytes,
+                                StringRef factor, BenchOptions &options);
 /// Parses an nccl-tests or MLIR type name: f32/float, f16/half, bf16,
 /// f64/double, i8/int8, i32/int32, i64/int64, u8/uint8.
 llvm::Error parseDataType(StringRef text, BenchOptions &options);
@@ -44,9 +50,11 @@ struct BenchRow {
 llvm::Expected<std::vector<BenchRow>> runBench(const CostModel &model,
                                                const BenchOptions &options);
 
-/// The nccl-tests style table, or with `json` a JSON array of objects with
-/// the keys size_bytes, time_us, algbw_GBps, busbw_GBps, algorithm,
-/// bound_us.
+/// nccl-tests' table (its header comments, 13 columns and footer; the
+/// algorithm, bound and efficiency after them), or with `json` a JSON
+/// object naming the collective, topology, ranks and dtype with a row per
+/// size (size_bytes, time_us, algbw_GBps, busbw_GBps, algorithm, protocol,
+/// bound_us).
 void printBench(const CostModel &model, const BenchOptions &options,
                 ArrayRef<BenchRow> rows, llvm::raw_ostream &os);
 

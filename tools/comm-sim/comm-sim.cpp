@@ -51,6 +51,7 @@ struct Options {
       cl::value_desc("spec"),
       cl::sub(bench),
       cl::sub(run),
+      cl::sub(calibrate),
       cl::cat(category)};
   // A long alias: a one-letter option would make LLVM read a mistyped long
   // option (--tarce) as a group of one-letter flags.
@@ -87,18 +88,54 @@ struct Options {
       "collective",
       cl::desc("all_reduce, reduce_scatter, all_gather, all_to_all, "
                "broadcast, reduce, sendrecv"),
-      cl::init("all_reduce"), cl::sub(bench), cl::cat(category)};
+      cl::init("all_reduce"),
+      cl::sub(bench),
+      cl::sub(calibrate),
+      cl::cat(category)};
   cl::opt<uint64_t> ranks{"ranks",
                           cl::desc("Ranks taking part (default: every GPU)"),
-                          cl::init(0), cl::sub(bench), cl::cat(category)};
+                          cl::init(0),
+                          cl::sub(bench),
+                          cl::sub(calibrate),
+                          cl::cat(category)};
   cl::opt<std::string> sizes{
       "sizes",
       cl::desc("Sizes in bytes: <size>, <min>:<max> or <min>:<max>:<factor> "
                "(K, M, G are powers of two)"),
       cl::init("8:8G"), cl::sub(bench), cl::cat(category)};
+  // nccl-tests' own flags, so that its command lines work here.
+  cl::opt<std::string> minBytes{"b",
+                                cl::desc("First size (nccl-tests' -b, "
+                                         "--minbytes): overrides --sizes"),
+                                cl::value_desc("bytes"), cl::sub(bench),
+                                cl::cat(category)};
+  cl::alias minBytesLong{"minbytes", cl::desc("Alias for -b"),
+                         cl::aliasopt(minBytes)};
+  cl::opt<std::string> maxBytes{"e",
+                                cl::desc("Last size (nccl-tests' -e, "
+                                         "--maxbytes): overrides --sizes"),
+                                cl::value_desc("bytes"), cl::sub(bench),
+                                cl::cat(category)};
+  cl::alias maxBytesLong{"maxbytes", cl::desc("Alias for -e"),
+                         cl::aliasopt(maxBytes)};
+  cl::opt<std::string> stepFactor{"f",
+                                  cl::desc("Step factor between sizes "
+                                           "(nccl-tests' -f, --stepfactor)"),
+                                  cl::sub(bench), cl::cat(category)};
+  cl::alias stepFactorLong{"stepfactor", cl::desc("Alias for -f"),
+                           cl::aliasopt(stepFactor)};
+  cl::opt<std::string> op{"op",
+                          cl::desc("Reduction named in the redop column "
+                                   "(nccl-tests' -o, --op: sum, prod, min, "
+                                   "max, avg; -o is comm-sim's output file)"),
+                          cl::init("sum"), cl::sub(bench), cl::cat(category)};
   cl::opt<std::string> dtype{"dtype", cl::desc("Element type (f32, bf16, ...)"),
                              cl::init("f32"), cl::sub(bench),
                              cl::cat(category)};
+  cl::alias dtypeShort{"d", cl::desc("Alias for --dtype (nccl-tests' -d)"),
+                       cl::aliasopt(dtype)};
+  cl::alias dtypeLong{"datatype", cl::desc("Alias for --dtype"),
+                      cl::aliasopt(dtype)};
   cl::opt<std::string> algorithm{
       "algorithm", cl::desc("Fix the algorithm (ring, tree, nvls, ...)"),
       cl::sub(bench), cl::cat(category)};
@@ -153,6 +190,16 @@ struct Options {
                                      "busbw_GBps, source)"),
                             cl::value_desc("points.csv"), cl::sub(calibrate),
                             cl::cat(category)};
+  cl::list<std::string> ncclTests{
+      "nccl-tests",
+      cl::desc("nccl-tests output files, as the binaries print it (the "
+               "collective from the file name, e.g. all_reduce_perf.log, or "
+               "--collective; the ranks from its device lines, or --ranks), "
+               "measured on --topology"),
+      cl::value_desc("log"),
+      cl::CommaSeparated,
+      cl::sub(calibrate),
+      cl::cat(category)};
   cl::opt<bool> fit{"fit", cl::desc("Fit the parameters (else only report)"),
                     cl::sub(calibrate), cl::cat(category)};
   cl::opt<std::string> writeParams{
@@ -220,6 +267,13 @@ static int runBenchCommand(Options &o) {
                 stringifyBackend(o.backend));
   if (llvm::Error e = parseSizeRange(o.sizes, options))
     return fail(std::move(e));
+  if (llvm::Error e =
+          applyNcclTestsFlags(o.minBytes, o.maxBytes, o.stepFactor, options))
+    return fail(std::move(e));
+  if (!llvm::is_contained({"sum", "prod", "min", "max", "avg"}, o.op))
+    return fail("unknown --op '" + o.op +
+                "'; expected sum, prod, min, max or avg");
+  options.opName = o.op;
   if (llvm::Error e = parseDataType(o.dtype, options))
     return fail(std::move(e));
   if (!o.algorithm.empty()) {
@@ -267,15 +321,52 @@ static int runBenchCommand(Options &o) {
   return 0;
 }
 
+/// The points of --data and of every --nccl-tests log.
+static llvm::Expected<std::vector<MeasuredPoint>>
+readCalibrationPoints(Options &o) {
+  std::vector<MeasuredPoint> points;
+  if (!o.data.empty()) {
+    auto read = readMeasuredPoints(o.data);
+    if (!read)
+      return read.takeError();
+    points = std::move(*read);
+  }
+  if (o.ncclTests.empty())
+    return points;
+  NcclTestsLogOptions logOptions;
+  logOptions.topology = o.topology;
+  logOptions.ranks = o.ranks;
+  if (o.collective.getNumOccurrences()) {
+    logOptions.kind = symbolizeCollectiveKind(o.collective);
+    if (!logOptions.kind)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "unknown --collective '" + o.collective +
+                                         "'");
+  }
+  for (const std::string &path : o.ncclTests) {
+    auto read = readNcclTestsLog(path, logOptions);
+    if (!read)
+      return read.takeError();
+    llvm::append_range(points, *read);
+  }
+  return points;
+}
+
 static int runCalibrateCommand(Options &o) {
-  if (o.data.empty())
-    return fail("calibrate needs --data=<points.csv> (bench/calibration/"
-                "points.csv holds the measured nccl-tests figures)");
+  if (o.data.empty() && o.ncclTests.empty())
+    return fail("calibrate needs measurements: --data=<points.csv> "
+                "(bench/calibration/points.csv holds published nccl-tests "
+                "figures) or --nccl-tests=<log>... with --topology=<spec> "
+                "(your own nccl-tests runs)");
+  if (!o.ncclTests.empty() && o.topology.empty())
+    return fail("--nccl-tests needs --topology=<spec>: the machine the logs "
+                "were measured on (a preset, a cluster such as dgx-h100x4, "
+                "or your NCCL topology XML)");
   llvm::Expected<CostParams> start =
       o.params.empty() && o.fit ? getPriorCostParams() : loadParams(o.params);
   if (!start)
     return fail(start.takeError());
-  auto points = readMeasuredPoints(o.data);
+  auto points = readCalibrationPoints(o);
   if (!points)
     return fail(points.takeError());
   CostParams params = *start;
@@ -301,6 +392,15 @@ static int runCalibrateCommand(Options &o) {
   if (!out)
     return fail(error);
   bool within = printCalibrationReport(*results, out->os(), o.points);
+  if (o.fit && !o.exclude.empty())
+    printHoldOutSummary(
+        *results,
+        [&](const MeasuredPoint &point) {
+          return llvm::any_of(o.exclude, [&](const std::string &text) {
+            return StringRef(point.system).contains(text);
+          });
+        },
+        out->os());
   out->os() << (within ? "\nevery banded point is within its bound\n"
                        : "\nsome points are outside their bounds\n");
   out->keep();

@@ -26,6 +26,27 @@ struct MeasuredPoint {
 /// Topology paths are relative to the file's directory.
 llvm::Expected<std::vector<MeasuredPoint>> readMeasuredPoints(StringRef path);
 
+/// What readNcclTestsLog needs beyond the log.
+struct NcclTestsLogOptions {
+  /// Topology spec the points are predicted on.
+  std::string topology;
+  /// The collective, when the file name does not say it (all_reduce_perf,
+  /// all_gather_perf, reduce_scatter_perf, alltoall_perf, broadcast_perf,
+  /// reduce_perf, sendrecv_perf).
+  std::optional<CollectiveKind> kind;
+  /// The number of ranks, when the log has no "# Using devices" lines.
+  uint64_t ranks = 0;
+};
+
+/// Reads the standard output of an nccl-tests run, as it prints it (with or
+/// without mpirun's "[1,0]<stdout>:" prefixes, NCCL's INFO lines mixed in,
+/// old or new column sets): the ranks from its "Rank N ... on HOST" lines,
+/// and a point per data row with its out-of-place bus bandwidth (rows of
+/// size 0 or without bandwidth are skipped). The system is named after the
+/// file. Errors give the file and line.
+llvm::Expected<std::vector<MeasuredPoint>>
+readNcclTestsLog(StringRef path, const NcclTestsLogOptions &options);
+
 /// The relative error bound the issue sets for a size: 15% from 64 MiB, 35%
 /// from 1 MiB, none below (0 returned).
 double getErrorBound(uint64_t bytes);
@@ -46,6 +67,13 @@ evaluatePoints(ArrayRef<MeasuredPoint> points, const CostParams &params);
 /// every banded point is within its bound.
 bool printCalibrationReport(ArrayRef<PointResult> results,
                             llvm::raw_ostream &os, bool perPoint);
+
+/// Prints the median and maximum error at >= 64 MiB and at 1-64 MiB of the
+/// points the fit used and, apart, of those it did not (`heldOut`).
+void printHoldOutSummary(
+    ArrayRef<PointResult> results,
+    llvm::function_ref<bool(const MeasuredPoint &)> heldOut,
+    llvm::raw_ostream &os);
 
 /// Fits the free parameters on `points`, starting from `start`.
 llvm::Expected<CostParams> fitCostParams(ArrayRef<MeasuredPoint> points,

@@ -1,0 +1,150 @@
+//===- NcclTests.cpp - read nccl-tests output as calibration data -*- C++
+//-*-===//
+//
+// A user who runs nccl-tests once on their cluster has the measurements that
+// calibrate the cost model for it. This reads the tests' standard output as
+// printed, rather than a normalized CSV: the column header gives the
+// positions (old releases lack `root`, some logs carry mpirun's rank
+// prefixes or NCCL's INFO lines), the "Rank N ... on HOST" lines give the
+// ranks, and the file name gives the collective.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/CostModel/Calibration.h"
+#include "comm/Topology/Topology.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+
+/// The collective an nccl-tests binary measures, from a name that holds the
+/// binary's name (all_reduce_perf.log, run-alltoall_perf-16.txt).
+static std::optional<CollectiveKind> getKindFromName(StringRef name) {
+  // Longest first: "all_reduce" and "reduce_scatter" hold "reduce".
+  static const std::pair<StringRef, CollectiveKind> names[] = {
+      {"reduce_scatter", CollectiveKind::ReduceScatter},
+      {"all_reduce", CollectiveKind::AllReduce},
+      {"allreduce", CollectiveKind::AllReduce},
+      {"all_gather", CollectiveKind::AllGather},
+      {"allgather", CollectiveKind::AllGather},
+      {"alltoall", CollectiveKind::AllToAll},
+      {"all_to_all", CollectiveKind::AllToAll},
+      {"sendrecv", CollectiveKind::SendRecv},
+      {"broadcast", CollectiveKind::Broadcast},
+      {"reduce", CollectiveKind::Reduce}};
+  for (const auto &[text, kind] : names)
+    if (name.contains(text))
+      return kind;
+  return std::nullopt;
+}
+
+/// Drops mpirun's "[1,0]<stdout>:" and similar rank prefixes.
+static StringRef stripRankPrefix(StringRef line) {
+  if (line.starts_with("[")) {
+    size_t close = line.find("]<stdout>:");
+    if (close != StringRef::npos)
+      return line.drop_front(close + 10);
+  }
+  return line;
+}
+
+llvm::Expected<std::vector<MeasuredPoint>>
+mlir::comm::readNcclTestsLog(StringRef path,
+                             const NcclTestsLogOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return makeTopologyError(path, 0,
+                             "cannot read: " + buffer.getError().message());
+  StringRef fileName = llvm::sys::path::filename(path);
+  std::optional<CollectiveKind> kind = options.kind;
+  if (!kind)
+    kind = getKindFromName(fileName);
+  if (!kind)
+    return makeTopologyError(
+        path, 0,
+        "cannot tell which collective this log measured: name the file after "
+        "the nccl-tests binary (all_reduce_perf.log, all_gather_perf.log, "
+        "reduce_scatter_perf.log, alltoall_perf.log, broadcast_perf.log, "
+        "reduce_perf.log, sendrecv_perf.log) or pass --collective");
+
+  // Columns of the data rows, from the header line that names them.
+  int sizeColumn = -1, busbwColumn = -1;
+  unsigned headerLine = 0;
+  llvm::StringSet<> ranks;
+  std::vector<MeasuredPoint> points;
+  SmallVector<StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  for (auto [index, raw] : llvm::enumerate(lines)) {
+    unsigned lineNo = index + 1;
+    StringRef line = stripRankPrefix(raw).trim();
+    bool comment = line.consume_front("#");
+    SmallVector<StringRef> words;
+    line.split(words, ' ', -1, /*KeepEmpty=*/false);
+    for (StringRef &word : words)
+      word = word.trim();
+    llvm::erase_if(words, [](StringRef w) { return w.empty(); });
+    if (words.empty())
+      continue;
+    // "Rank  3 Group  0 Pid 1890 on worker-1 device  3 [0x99] NVIDIA H100".
+    if (words.size() >= 2 && words[0] == "Rank" &&
+        llvm::all_of(words[1], llvm::isDigit)) {
+      ranks.insert(words[1]);
+      continue;
+    }
+    if (words[0] == "size" && llvm::is_contained(words, "busbw")) {
+      // "size count type redop root time algbw busbw #wrong time ...": the
+      // first busbw is the out-of-place one.
+      sizeColumn = 0;
+      busbwColumn = llvm::find(words, "busbw") - words.begin();
+      headerLine = lineNo;
+      continue;
+    }
+    if (comment || busbwColumn < 0)
+      continue;
+    uint64_t bytes;
+    if (words[sizeColumn].getAsInteger(10, bytes))
+      continue; // NCCL's INFO lines and other output between the rows
+    if (static_cast<int>(words.size()) <= busbwColumn)
+      return makeTopologyError(
+          path, lineNo,
+          "a data row with " + Twine(words.size()) +
+              " columns; the header on line " + Twine(headerLine) +
+              " puts busbw in column " + Twine(busbwColumn + 1));
+    double busbw;
+    if (words[busbwColumn].getAsDouble(busbw) || busbw < 0)
+      return makeTopologyError(path, lineNo,
+                               "busbw '" + words[busbwColumn] +
+                                   "' is not a bandwidth in GB/s");
+    if (bytes == 0 || busbw == 0)
+      continue; // nothing moved, or nothing measured
+    MeasuredPoint point;
+    point.system = llvm::sys::path::stem(fileName).str();
+    point.topology = options.topology;
+    point.kind = *kind;
+    point.bytes = bytes;
+    point.busBandwidthGBps = busbw;
+    point.source = path.str();
+    point.line = lineNo;
+    points.push_back(std::move(point));
+  }
+  if (busbwColumn < 0)
+    return makeTopologyError(path, 0,
+                             "no nccl-tests column header (a line naming "
+                             "size ... busbw) in this file: is it the "
+                             "output of an nccl-tests binary?");
+  if (points.empty())
+    return makeTopologyError(path, 0, "no data row with a bandwidth");
+  uint64_t rankCount = options.ranks ? options.ranks : ranks.size();
+  if (rankCount < 2)
+    return makeTopologyError(
+        path, 0,
+        rankCount ? "the log names one rank; a collective needs two"
+                  : "the log has no '# Using devices' rank lines: pass "
+                    "--ranks");
+  for (MeasuredPoint &point : points)
+    point.ranks = rankCount;
+  return points;
+}
