@@ -36,6 +36,10 @@ def Comm_Dialect : Dialect {
     - `comm.topology` (string): the hardware the program targets: a preset
       (`dgx-h100`), a cluster of a preset (`dgx-h100x4`), an NCCL topology
       XML file or a comm YAML file (see docs/Topology.md).
+    - `comm.cost_params` (string): a cost model parameter file (YAML, as
+      `comm-sim calibrate --write-params` writes it, e.g. from the user's
+      own nccl-tests runs) that planning passes and `comm-sim run` use
+      instead of the built-in calibration.
     - `comm.target` (string): what `convert-comm-to-emitc` lowered the
       module for (`cpu-mpi`, `cuda-nccl`, `cuda-verbs`); the C++ translator
       reads it.
@@ -60,6 +64,9 @@ def Comm_Dialect : Dialect {
     /// Name of the module attribute that names the target topology.
     static constexpr ::llvm::StringLiteral getTopologyAttrName() {
       return ::llvm::StringLiteral("comm.topology");
+    }
+    static constexpr ::llvm::StringLiteral getCostParamsAttrName() {
+      return ::llvm::StringLiteral("comm.cost_params");
     }
     /// Name of the attribute giving the error a transfer's results may take
     /// (on the op, or on a function or module holding it).

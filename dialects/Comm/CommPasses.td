@@ -121,6 +121,10 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
            "Topology the cost mode plans for (overrides the comm.topology "
            "module attribute)">,
+    Option<"costParams", "cost-params", "std::string", /*default=*/"\"\"",
+           "Cost model parameters (YAML, as comm-sim calibrate "
+           "--write-params writes; overrides the comm.cost_params module "
+           "attribute; empty and no attribute: the built-in calibration)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
            "The runtime backend the cost mode plans for",
@@ -187,6 +191,10 @@ def CommSchedule : Pass<"comm-schedule", "::mlir::ModuleOp"> {
            "Topology whose cost model says when transfers end (overrides "
            "the comm.topology module attribute; empty and no attribute: "
            "none)">,
+    Option<"costParams", "cost-params", "std::string", /*default=*/"\"\"",
+           "Cost model parameters (YAML, as comm-sim calibrate "
+           "--write-params writes; overrides the comm.cost_params module "
+           "attribute; empty and no attribute: the built-in calibration)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
            "The runtime backend the transfers run on",
@@ -241,6 +249,10 @@ def CommReducePrecision : Pass<"comm-reduce-precision", "::mlir::ModuleOp"> {
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
            "Topology to plan for (overrides the comm.topology module "
            "attribute): a preset, <preset>x<N>, or a .xml/.yaml file">,
+    Option<"costParams", "cost-params", "std::string", /*default=*/"\"\"",
+           "Cost model parameters (YAML, as comm-sim calibrate "
+           "--write-params writes; overrides the comm.cost_params module "
+           "attribute; empty and no attribute: the built-in calibration)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
            "The runtime backend the program runs on",
@@ -298,6 +310,10 @@ def CommSelectAlgorithm : Pass<"comm-select-algorithm", "::mlir::ModuleOp"> {
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
            "Topology to plan for (overrides the comm.topology module "
            "attribute): a preset, <preset>x<N>, or a .xml/.yaml file">,
+    Option<"costParams", "cost-params", "std::string", /*default=*/"\"\"",
+           "Cost model parameters (YAML, as comm-sim calibrate "
+           "--write-params writes; overrides the comm.cost_params module "
+           "attribute; empty and no attribute: the built-in calibration)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
            "The runtime backend the program runs on: only what it realizes "

@@ -1,9 +1,11 @@
 //===- TopologyAnalysis.cpp - the topology a program targets ---*- C++ -*-===//
 
 #include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <mutex>
 
@@ -33,6 +35,35 @@ mlir::comm::loadCachedTopology(StringRef spec) {
   std::shared_ptr<const Topology> shared(std::move(*loaded));
   cache[spec] = shared;
   return shared;
+}
+
+FailureOr<CostParams> mlir::comm::getCostParamsFor(Operation *op,
+                                                   StringRef overridePath) {
+  std::string path = overridePath.str();
+  for (Operation *parent = op; parent && path.empty();
+       parent = parent->getParentOp())
+    if (auto attr = parent->getAttrOfType<StringAttr>(
+            CommDialect::getCostParamsAttrName()))
+      path = attr.getValue().str();
+  if (path.empty())
+    return getDefaultCostParams();
+  static std::mutex mutex;
+  static llvm::StringMap<CostParams> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(path);
+  if (it != cache.end())
+    return it->second;
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return op->emitError() << "cannot read cost model parameters '" << path
+                           << "': " << buffer.getError().message();
+  llvm::Expected<CostParams> params =
+      parseCostParams((*buffer)->getBuffer(), path);
+  if (!params)
+    return op->emitError() << "cannot use cost model parameters '" << path
+                           << "': " << llvm::toString(params.takeError());
+  cache[path] = *params;
+  return *params;
 }
 
 FailureOr<std::shared_ptr<const Topology>>

@@ -15,6 +15,7 @@ using namespace mlir::comm;
 static CommFuseOptions getFuseOptions(const PlanningPipelineOptions &options) {
   CommFuseOptions fuse;
   fuse.topology = options.topology;
+  fuse.costParams = options.costParams;
   fuse.backend = options.backend;
   fuse.explain = options.explain;
   switch (options.strategy) {
@@ -66,12 +67,14 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   if (options.strategy == Strategy::comm) {
     CommReducePrecisionOptions precision;
     precision.topology = options.topology;
+    precision.costParams = options.costParams;
     precision.backend = options.backend;
     precision.maxRelError = options.maxRelError;
     precision.explain = options.explain;
     pm.addPass(createCommReducePrecision(precision));
     CommSelectAlgorithmOptions select;
     select.topology = options.topology;
+    select.costParams = options.costParams;
     select.backend = options.backend;
     select.explain = options.explain;
     pm.addPass(createCommSelectAlgorithm(select));
@@ -79,6 +82,7 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   CommScheduleOptions schedule;
   schedule.memoryBudget = options.memoryBudget;
   schedule.topology = options.topology;
+  schedule.costParams = options.costParams;
   schedule.backend = options.backend;
   schedule.explain = options.explain;
   pm.addPass(createCommSchedule(schedule));
@@ -102,6 +106,7 @@ void mlir::comm::buildCompilePipeline(OpPassManager &pm,
   if (!options.topology.empty()) {
     PlanningPipelineOptions planning;
     planning.topology = options.topology;
+    planning.costParams = options.costParams;
     planning.backend = getBackend(options.target);
     planning.strategy = options.strategy;
     buildPlanningPipeline(pm, planning);

@@ -66,7 +66,7 @@ def import_stablehlo(path, out=None):
 
 
 def plan(path, topology=DEFAULT_TOPOLOGY, strategy=None, out=None,
-         explain=False, backend=None):
+         explain=False, backend=None, cost_params=None):
     """Plans a comm program: ``comm-opt --comm-plan="topology=T strategy=S"``.
 
     topology: a preset (dgx-h100), a cluster (dgx-h100x4), an NCCL XML or comm
@@ -75,7 +75,9 @@ def plan(path, topology=DEFAULT_TOPOLOGY, strategy=None, out=None,
     "naive", "ddp", "horovod", "xla". explain: every planning pass reports
     what it decided (located remarks, written to sys.stderr, so that
     contextlib.redirect_stderr captures them). backend: mpi, nccl or verbs
-    (default: comm-plan's, nccl).
+    (default: comm-plan's, nccl). cost_params: a cost model parameter file
+    (``comm-sim calibrate --nccl-tests LOG... --fit --write-params F``
+    fits one to your own nccl-tests runs).
 
     out defaults to ``<stem>.planned.mlir`` beside the input
     (``<stem>.planned.<strategy>.mlir`` for a baseline). Returns the output
@@ -97,6 +99,8 @@ def plan(path, topology=DEFAULT_TOPOLOGY, strategy=None, out=None,
         opts.append("strategy=" + strategy)
     if backend is not None:
         opts.append("backend=" + _option_value(backend))
+    if cost_params is not None:
+        opts.append("cost-params=" + _option_value(str(cost_params)))
     if explain:
         opts.append("explain=true")
     flag = "--comm-plan" + ("=" + " ".join(opts) if opts else "")
@@ -107,7 +111,7 @@ def plan(path, topology=DEFAULT_TOPOLOGY, strategy=None, out=None,
 
 
 def simulate(path, topology=DEFAULT_TOPOLOGY, trace=None, entry=None,
-             backend=None):
+             backend=None, cost_params=None):
     """Simulates a comm program: ``comm-sim run <path> --topology T --json``.
 
     Returns comm-sim's JSON report as a dict (``step_time_us``,
@@ -115,7 +119,8 @@ def simulate(path, topology=DEFAULT_TOPOLOGY, trace=None, entry=None,
     ``ranks``, ``lower_bound_us``, ``busiest_links``, ...); with trace, a
     Chrome/Perfetto trace is written there and its path is added under
     ``"trace"``. topology None uses the module's comm.topology attribute.
-    entry: the function to run (default: the only or first public one)."""
+    entry: the function to run (default: the only or first public one).
+    cost_params: a cost model parameter file, as for plan."""
     args = ["run", Path(path), "--json"]
     if topology is not None:
         args += ["--topology", topology]
@@ -125,6 +130,8 @@ def simulate(path, topology=DEFAULT_TOPOLOGY, trace=None, entry=None,
         args += ["--entry", entry]
     if backend is not None:
         args += ["--backend", backend]
+    if cost_params is not None:
+        args += ["--cost-params", Path(cost_params)]
     proc = run_tool("comm-sim", args)
     try:
         report = json.loads(proc.stdout)

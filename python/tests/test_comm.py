@@ -106,6 +106,22 @@ class PlanSimulateTest(TempDirTest):
         events = json.loads(trace.read_text())
         self.assertTrue(events)
 
+    def test_cost_params(self):
+        # Parameters calibrated for another machine change the plan: with
+        # NVLS made slow the planner stops choosing it.
+        params = REPO / "test" / "Pipelines" / "Inputs" / "slow-nvls.yaml"
+        prog = REPO / "test" / "Pipelines" / "cost-params.mlir"
+        default = comm.plan(prog, out=self.tmp / "default.mlir").read_text()
+        slow = comm.plan(prog, out=self.tmp / "slow.mlir",
+                         cost_params=params).read_text()
+        self.assertIn("algorithm = nvls", default)
+        self.assertNotIn("algorithm = nvls", slow)
+        self.assertGreater(
+            comm.simulate(self.tmp / "default.mlir",
+                          cost_params=params)["step_time_us"],
+            comm.simulate(self.tmp / "slow.mlir",
+                          cost_params=params)["step_time_us"])
+
     def test_strategies(self):
         times = {}
         for strategy in (None,) + comm.STRATEGIES:

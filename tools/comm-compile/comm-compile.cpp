@@ -61,6 +61,14 @@ static cl::opt<std::string> topology(
              "processes of this machine (host, or host<N> for a world of "
              "N > 4), else no planning"),
     cl::value_desc("preset|file"), cl::cat(category));
+
+static cl::opt<std::string> costParams(
+    "cost-params",
+    cl::desc("cost model parameters the plan uses (YAML, as comm-sim "
+             "calibrate --write-params writes them from your own nccl-tests "
+             "runs); default: the module's comm.cost_params attribute, else "
+             "the built-in calibration"),
+    cl::value_desc("params.yaml"), cl::cat(category));
 static cl::opt<Target> target("target",
                               cl::desc("what is generated and which runtime "
                                        "backend it calls (default cpu-mpi)"),
@@ -359,6 +367,7 @@ int Driver::run() {
   CompileOptions options;
   options.target = target;
   options.topology = topology;
+  options.costParams = costParams;
   options.strategy = strategy;
   if (options.topology.empty())
     if (auto attr = (*module)->getAttrOfType<StringAttr>("comm.topology"))

@@ -68,9 +68,10 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
   }
   FailureOr<std::shared_ptr<const Topology>> topology =
       getTopologyFor(*module, options.topologySpec);
-  if (failed(topology))
+  FailureOr<CostParams> params = getCostParamsFor(*module, options.paramsPath);
+  if (failed(topology) || failed(params))
     return failure();
-  CostModel model(**topology, options.params);
+  CostModel model(**topology, *params);
   unsigned traceRanks = options.tracePath.empty() && options.plotPath.empty()
                             ? 0
                             : options.traceRanks;

@@ -23,7 +23,9 @@ struct SimOptions {
   /// The backend plans are checked against and plan-less collectives run
   /// as (its own choice of algorithm).
   Backend backend = Backend::nccl;
-  CostParams params;
+  /// Cost model parameter file; empty: the module's comm.cost_params,
+  /// else the built-in calibration.
+  std::string paramsPath;
 };
 
 /// comm-sim run: parses the program, simulates it, prints the report (or

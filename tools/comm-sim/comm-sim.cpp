@@ -65,6 +65,10 @@ struct Options {
       cl::sub(run),
       cl::sub(calibrate),
       cl::cat(category)};
+  cl::alias costParams{"cost-params",
+                       cl::desc("Alias for --params (the name comm-opt's "
+                                "comm-plan and comm-compile use)"),
+                       cl::aliasopt(params)};
   cl::opt<bool> json{"json", cl::desc("Print JSON instead of a table"),
                      cl::sub(bench), cl::sub(run), cl::cat(category)};
   cl::opt<std::string> plot{"plot",
@@ -469,10 +473,7 @@ static int runRunCommand(Options &o) {
   options.plotPath = o.plot;
   options.json = o.json;
   options.backend = o.backend;
-  llvm::Expected<CostParams> params = loadParams(o.params);
-  if (!params)
-    return fail(params.takeError());
-  options.params = *params;
+  options.paramsPath = o.params;
   std::string error;
   auto out = openOutputFile(o.output, &error);
   if (!out)

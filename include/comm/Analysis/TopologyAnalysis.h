@@ -10,6 +10,7 @@
 #ifndef COMM_ANALYSIS_TOPOLOGYANALYSIS_H
 #define COMM_ANALYSIS_TOPOLOGYANALYSIS_H
 
+#include "comm/CostModel/CostModel.h"
 #include "comm/Topology/Topology.h"
 #include "mlir/IR/Operation.h"
 
@@ -33,6 +34,14 @@ loadCachedTopology(StringRef spec);
 /// named or it cannot be loaded.
 FailureOr<std::shared_ptr<const Topology>>
 getTopologyFor(Operation *op, StringRef overrideSpec = "");
+
+/// The cost model parameters for `op`: those of the file `overridePath` when
+/// non-empty, else of the file the nearest enclosing `comm.cost_params`
+/// names (CommDialect::getCostParamsAttrName()), else the defaults (calibrated
+/// on published nccl-tests figures). Files are read once per process. Emits an
+/// error at `op` and fails when a file cannot be read or parsed.
+FailureOr<CostParams> getCostParamsFor(Operation *op,
+                                       StringRef overridePath = "");
 
 /// An analysis for `getAnalysis<TopologyAnalysis>()`: the topology named by
 /// the module's `comm.topology`, loaded lazily.

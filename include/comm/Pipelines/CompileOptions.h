@@ -179,6 +179,8 @@ struct StrategyValues {
 struct CompileOptions {
   /// Preset or file the program is planned for; empty: no planning.
   std::string topology;
+  /// Cost model parameters file; empty: comm.cost_params, else built in.
+  std::string costParams;
   Target target = Target::cpu_mpi;
   /// Who plans when a topology is given.
   Strategy strategy = Strategy::comm;

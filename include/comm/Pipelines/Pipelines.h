@@ -23,6 +23,12 @@ struct PlanningPipelineOptions
       *this, "topology",
       llvm::cl::desc("preset name or topology file (NCCL XML or comm YAML); "
                      "empty: the module's comm.topology attribute")};
+  PassOptions::Option<std::string> costParams{
+      *this, "cost-params",
+      llvm::cl::desc("cost model parameters (YAML, as comm-sim calibrate "
+                     "--write-params writes them from your nccl-tests runs); "
+                     "empty: the module's comm.cost_params attribute, else "
+                     "the built-in calibration")};
   PassOptions::Option<Backend> backend{
       *this, "backend",
       llvm::cl::desc("the runtime backend the program runs on: plans name "

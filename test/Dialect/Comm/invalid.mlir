@@ -78,7 +78,7 @@ module attributes {comm.world_size = 0 : i64} {
 
 // -----
 
-// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size', 'comm.topology', 'comm.target', 'comm.max_rel_error', 'comm.error_bound' or 'comm.space'}}
+// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size', 'comm.topology', 'comm.cost_params', 'comm.target', 'comm.max_rel_error', 'comm.error_bound' or 'comm.space'}}
 module attributes {comm.topolgy = "dgx-h100"} {
 }
 

@@ -38,6 +38,16 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (attr.getName() == getCostParamsAttrName()) {
+    auto path = dyn_cast<StringAttr>(attr.getValue());
+    if (!path || path.getValue().empty())
+      return op->emitError()
+             << "'" << getCostParamsAttrName()
+             << "' must be a non-empty string naming a cost model parameter "
+                "file, got "
+             << attr.getValue();
+    return success();
+  }
   if (attr.getName() == getTargetAttrName()) {
     auto target = dyn_cast<StringAttr>(attr.getValue());
     if (!target || target.getValue().empty() || !isa<ModuleOp>(op))
@@ -78,6 +88,7 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
                          << op->getName() << "; expected '"
                          << getWorldSizeAttrName() << "', '"
                          << getTopologyAttrName() << "', '"
+                         << getCostParamsAttrName() << "', '"
                          << getTargetAttrName() << "', '"
                          << getMaxRelErrorAttrName() << "', '"
                          << getErrorBoundAttrName() << "' or '"

@@ -385,7 +385,10 @@ void FusePass::runOnOperation() {
     if (failed(loaded))
       return signalPassFailure();
     topologyRef = *loaded;
-    model = std::make_unique<CostModel>(*topologyRef);
+    FailureOr<CostParams> params = getCostParamsFor(getOperation(), costParams);
+    if (failed(params))
+      return signalPassFailure();
+    model = std::make_unique<CostModel>(*topologyRef, *params);
   }
   SmallVector<Block *> blocks;
   getOperation()->walk([&](Block *block) { blocks.push_back(block); });

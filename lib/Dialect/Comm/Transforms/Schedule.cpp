@@ -379,7 +379,10 @@ void SchedulePass::runOnOperation() {
     if (failed(loaded))
       return signalPassFailure();
     topologyRef = *loaded;
-    ownedModel = std::make_unique<CostModel>(*topologyRef);
+    FailureOr<CostParams> params = getCostParamsFor(getOperation(), costParams);
+    if (failed(params))
+      return signalPassFailure();
+    ownedModel = std::make_unique<CostModel>(*topologyRef, *params);
   }
   model = ownedModel.get();
   // Blocks outside async regions, innermost last so that positions stay

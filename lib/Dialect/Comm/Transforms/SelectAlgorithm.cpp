@@ -212,9 +212,10 @@ void SelectAlgorithmPass::runOnOperation() {
   }
   FailureOr<std::shared_ptr<const Topology>> loaded =
       getTopologyFor(module, topology);
-  if (failed(loaded))
+  FailureOr<CostParams> params = getCostParamsFor(module, costParams);
+  if (failed(loaded) || failed(params))
     return signalPassFailure();
-  CostModel model(**loaded);
+  CostModel model(**loaded, *params);
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
     return failed(plan(op, model)) ? WalkResult::interrupt()
                                    : WalkResult::advance();

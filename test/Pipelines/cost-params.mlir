@@ -1,0 +1,30 @@
+// The planner's cost model takes parameters calibrated for the user's own
+// machine (comm-sim calibrate --nccl-tests ... --write-params): a pass
+// option, the comm-plan option, or the module's comm.cost_params.
+//
+// RUN: comm-opt %s --comm-select-algorithm=topology=dgx-h100 | FileCheck %s --check-prefix=DEFAULT
+// RUN: comm-opt %s --comm-select-algorithm="topology=dgx-h100 cost-params=%S/Inputs/slow-nvls.yaml" | FileCheck %s --check-prefix=SLOW
+// RUN: comm-opt %s --comm-plan="topology=dgx-h100 cost-params=%S/Inputs/slow-nvls.yaml" | FileCheck %s --check-prefix=SLOW
+// RUN: sed 's|comm.world_size = 8 : i64}|comm.world_size = 8 : i64, comm.cost_params = "%S/Inputs/slow-nvls.yaml"}|' %s > %t.mlir
+// RUN: comm-opt %t.mlir --comm-select-algorithm=topology=dgx-h100 | FileCheck %s --check-prefix=SLOW
+// RUN: comm-sim run %s --topology dgx-h100 --json > %t.default.json
+// RUN: comm-sim run %t.mlir --topology dgx-h100 --json > %t.slow.json
+// RUN: %python %comm_src/utils/compare-step.py %t.default.json %t.slow.json
+// RUN: not comm-opt %s --comm-select-algorithm="topology=dgx-h100 cost-params=%t.missing.yaml" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not comm-opt %s --comm-plan="topology=dgx-h100 cost-params=%S/Inputs/bad-params.yaml" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not comm-sim run %s --topology dgx-h100 --cost-params %S/Inputs/bad-params.yaml 2>&1 | FileCheck %s --check-prefix=BAD
+// comm-compile takes the parameters too, and -v shows them in the pipeline.
+// RUN: comm-compile %s --topology dgx-h100 --target cpu-mpi --cost-params %S/Inputs/slow-nvls.yaml -v -o %t.o 2>&1 | FileCheck %s --check-prefix=COMPILE
+
+// COMPILE: comm-select-algorithm{{.*}}cost-params={{.*}}slow-nvls.yaml
+// DEFAULT: comm.all_reduce sum {{.*}} plan <algorithm = nvls
+// SLOW-NOT: algorithm = nvls
+// SLOW: comm.all_reduce sum {{.*}} plan <algorithm = {{ring|tree|halving_doubling}}
+// MISSING: cost-params.mlir:[[@LINE+2]]:1: error: cannot read cost model parameters '{{.*}}missing.yaml': No such file or directory
+// BAD: cost-params.mlir:[[@LINE+1]]:1: error: cannot use cost model parameters '{{.*}}bad-params.yaml': {{.*}}'nvlink_efficiency' must be in (0, 1], got 7
+module attributes {comm.world_size = 8 : i64} {
+  func.func @big(%x: tensor<67108864xf32>) -> tensor<67108864xf32> {
+    %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xf32>
+    return %0 : tensor<67108864xf32>
+  }
+}
