@@ -11,7 +11,8 @@
   check-json.py run FILE      an object with at least step_time_us,
                               exposed_comm_us, compute_us, comm_bytes,
                               lower_bound_us, transfer_bound_us
-                              (non-negative numbers, exposed <= step,
+                              (non-negative numbers, byte counts integers,
+                              exposed <= step,
                               lower bound <= step)
   check-json.py trace FILE    a Chrome/Perfetto trace: {"traceEvents": [...]}
                               where every event has name, ph, pid; "X" events
@@ -79,6 +80,11 @@ def run(data):
         if key not in data:
             fail("missing key " + key)
         number(data[key], key)
+    if not isinstance(data["comm_bytes"], int):
+        fail("comm_bytes is not an integer: %r" % data["comm_bytes"])
+    for i, link in enumerate(data.get("busiest_links", [])):
+        if not isinstance(link.get("bytes"), int):
+            fail("busiest_links[%d].bytes is not an integer" % i)
     if data["exposed_comm_us"] > data["step_time_us"] * (1 + 1e-9):
         fail("exposed communication exceeds the step")
     # No plan runs faster than the bound.

@@ -11,9 +11,10 @@ def CommCheckTopology : Pass<"comm-check-topology", "::mlir::ModuleOp"> {
     Loads the topology named by the module attribute `comm.topology` (a
     preset such as `dgx-h100`, a cluster `dgx-h100x4`, an NCCL topology XML
     file or a comm YAML file), or by the `topology` option, which takes
-    precedence. Reports an error for every rank the program names that the
-    topology does not have (one rank per GPU, machine after machine), and
-    for a `comm.world_size` larger than the topology's GPU count. With
+    precedence. Reports, for each op, the first rank it names that the
+    topology does not have (one rank per GPU, machine after machine; for a
+    preset, with the cluster that has enough), and a `comm.world_size`
+    larger than the topology's GPU count. With
     `explain`, every point-to-point pair and permute pair gets a remark
     with its path: kind, bottleneck bandwidth and link, latency.
 

@@ -192,60 +192,129 @@ void mlir::comm::printTopologySummary(const Topology &topology,
   }
 }
 
-static std::string matrixCell(const Path &path) {
+/// nvidia-smi's class of a path. NCCL calls every path through the CPU's
+/// host bridge PHB; nvidia-smi says NODE when the two ends hang off
+/// different PCIe switches under that CPU, PHB when one of them is on the
+/// host bridge itself.
+static std::string matrixCell(const Topology &topology, const Path &path) {
   if (path.kind == PathKind::Local)
     return "X";
   if (path.kind == PathKind::NVLink || path.kind == PathKind::NVSwitch)
     return "NV" + std::to_string(path.nvlinks);
+  if (path.kind == PathKind::PHB && path.hops.size() >= 2) {
+    auto end = [&](const PathHop &hop, bool first) {
+      LinkRef link = topology.getLink(hop.link);
+      DeviceId to = hop.reverse ? link.a : link.b;
+      DeviceId from = hop.reverse ? link.b : link.a;
+      return topology.getDevice(first ? to : from).kind;
+    };
+    if (end(path.hops.front(), true) == DeviceKind::PCIeSwitch &&
+        end(path.hops.back(), false) == DeviceKind::PCIeSwitch)
+      return "NODE";
+  }
   return stringifyPathKind(path.kind).str();
+}
+
+/// nvidia-smi's name of a device: GPU0, NIC3 (CPU-process ranks: RANK0).
+static std::string smiName(const Device &device, unsigned ordinal) {
+  StringRef prefix = device.kind == DeviceKind::GPU   ? "GPU"
+                     : device.kind == DeviceKind::NIC ? "NIC"
+                                                      : "RANK";
+  return (prefix + Twine(ordinal)).str();
 }
 
 void mlir::comm::printTopologyMatrix(const Topology &topology, uint64_t node,
                                      llvm::raw_ostream &os) {
+  // nvidia-smi topo -m's layout: tab-separated, upper-case names, the
+  // affinity columns, the legend and the NIC legend; comm's bandwidth
+  // matrix follows as a second table.
   const NodeGraph &graph = topology.getNode();
-  SmallVector<unsigned> endpoints = graph.getDevicesOfKind(DeviceKind::GPU);
-  llvm::append_range(endpoints, graph.getDevicesOfKind(DeviceKind::Process));
-  llvm::append_range(endpoints, graph.getDevicesOfKind(DeviceKind::NIC));
-  size_t width = 6;
-  for (unsigned e : endpoints)
-    width = std::max(width, graph.getDevice(e).name.size() + 2);
-  auto cell = [&](StringRef text) { os << llvm::left_justify(text, width); };
-  auto table = [&](auto value) {
-    cell("");
-    for (unsigned e : endpoints)
-      cell(graph.getDevice(e).name);
-    os << "\n";
-    for (unsigned from : endpoints) {
-      cell(graph.getDevice(from).name);
-      for (unsigned to : endpoints)
-        cell(value(topology.getPath(topology.getDeviceId(node, from),
-                                    topology.getDeviceId(node, to))));
-      os << "\n";
+  SmallVector<unsigned> endpoints;
+  SmallVector<std::string> names;
+  for (DeviceKind kind :
+       {DeviceKind::GPU, DeviceKind::Process, DeviceKind::NIC}) {
+    // In device-number order (NCCL's XML lists NICs as PCIe finds them).
+    SmallVector<unsigned> devices(graph.getDevicesOfKind(kind));
+    llvm::stable_sort(devices, [&](unsigned a, unsigned b) {
+      return graph.getDevice(a).index < graph.getDevice(b).index;
+    });
+    unsigned ordinal = 0;
+    for (unsigned device : devices) {
+      endpoints.push_back(device);
+      names.push_back(smiName(graph.getDevice(device), ordinal++));
     }
+  }
+  auto cpuOf = [&](const Device &device) -> const Device * {
+    for (unsigned cpu : graph.getDevicesOfKind(DeviceKind::CPU))
+      if (graph.getDevice(cpu).numa == device.numa)
+        return &graph.getDevice(cpu);
+    return nullptr;
+  };
+  auto path = [&](unsigned from, unsigned to) {
+    return topology.getPath(topology.getDeviceId(node, from),
+                            topology.getDeviceId(node, to));
   };
   if (topology.getNumNodes() > 1)
     os << "machine n" << node << "\n";
-  os << "path kinds:\n";
-  table([](const Path &path) { return matrixCell(path); });
-  os << "\nbottleneck bandwidth (GB/s, per direction):\n";
-  table([](const Path &path) -> std::string {
-    if (path.kind == PathKind::Local)
-      return "-";
-    if (!path.isConnected())
-      return "none";
-    return llvm::formatv("{0:F1}", path.bandwidthGBps).str();
-  });
-  os << "\nlegend:\n"
-        "  X    = the same device\n"
-        "  NV#  = NVLink with # lanes (direct or through an NVSwitch)\n"
-        "  NVB  = NVLink through an intermediate GPU\n"
-        "  C2C  = chip-to-chip link to the CPU\n"
-        "  PIX  = PCIe through at most one PCIe switch\n"
-        "  PXB  = PCIe through several PCIe switches\n"
-        "  PHB  = PCIe through the CPU host bridge\n"
-        "  SHM  = between processes through shared host memory\n"
-        "  SYS  = PCIe across the inter-socket interconnect\n"
-        "  DIS  = no path\n";
+  for (const std::string &name : names)
+    os << "\t" << name;
+  os << "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n";
+  for (auto [row, from] : llvm::enumerate(endpoints)) {
+    const Device &device = graph.getDevice(from);
+    os << names[row];
+    for (unsigned to : endpoints)
+      os << "\t " << matrixCell(topology, path(from, to));
+    if (device.kind == DeviceKind::NIC) {
+      os << "\n";
+      continue;
+    }
+    const Device *cpu = cpuOf(device);
+    os << "\t" << (cpu && !cpu->cpuAffinity.empty() ? cpu->cpuAffinity : "N/A")
+       << "\t" << (device.numa >= 0 ? std::to_string(device.numa) : "N/A")
+       << "\t\tN/A\n";
+  }
+  os << "\nLegend:\n\n"
+        "  X    = Self\n"
+        "  SYS  = Connection traversing PCIe as well as the SMP interconnect "
+        "between NUMA nodes (e.g., QPI/UPI)\n"
+        "  NODE = Connection traversing PCIe as well as the interconnect "
+        "between PCIe Host Bridges within a NUMA node\n"
+        "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge "
+        "(typically the CPU)\n"
+        "  PXB  = Connection traversing multiple PCIe bridges (without "
+        "traversing the PCIe Host Bridge)\n"
+        "  PIX  = Connection traversing at most a single PCIe bridge\n"
+        "  NV#  = Connection traversing a bonded set of # NVLinks\n"
+        "  NVB  = (comm) NVLink through an intermediate GPU\n"
+        "  C2C  = (comm) chip-to-chip link to the CPU\n"
+        "  SHM  = (comm) between processes through shared host memory\n"
+        "  DIS  = (comm) no path\n";
+  bool nics = false;
+  for (auto [index, device] : llvm::enumerate(endpoints))
+    if (graph.getDevice(device).kind == DeviceKind::NIC) {
+      if (!nics)
+        os << "\nNIC Legend:\n\n";
+      nics = true;
+      const Device &nic = graph.getDevice(device);
+      os << "  " << names[index] << ": "
+         << (nic.model.empty() ? nic.name : nic.model) << "\n";
+    }
+  os << "\nbottleneck bandwidth (GB/s, per direction; comm):\n";
+  for (const std::string &name : names)
+    os << "\t" << name;
+  os << "\n";
+  for (auto [row, from] : llvm::enumerate(endpoints)) {
+    os << names[row];
+    for (unsigned to : endpoints) {
+      Path p = path(from, to);
+      os << "\t "
+         << (p.kind == PathKind::Local ? std::string("-")
+             : !p.isConnected()
+                 ? std::string("none")
+                 : llvm::formatv("{0:F1}", p.bandwidthGBps).str());
+    }
+    os << "\n";
+  }
 }
 
 void mlir::comm::printTopologyPath(const Topology &topology, const Path &path,

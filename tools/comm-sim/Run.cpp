@@ -1,6 +1,7 @@
 //===- Run.cpp - comm-sim run ----------------------------------*- C++ -*-===//
 
 #include "Run.h"
+
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/InitAllDialects.h"
 #include "comm/Sim/Simulator.h"
@@ -14,6 +15,9 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include <cmath>
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -88,7 +92,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
       links.push_back(llvm::json::Object{
           {"from", (*topology)->getDeviceName(reverse ? link.b : link.a)},
           {"to", (*topology)->getDeviceName(reverse ? link.a : link.b)},
-          {"bytes", use.bytes},
+          {"bytes", static_cast<int64_t>(std::llround(use.bytes))},
           {"utilization", use.utilization}});
     }
     llvm::json::Object object{
@@ -98,7 +102,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
         {"lower_bound_us", result->lowerBoundUs},
         {"transfer_bound_us", result->transferBoundUs},
         {"lower_bound_why", result->lowerBoundWhy},
-        {"comm_bytes", result->commBytes},
+        {"comm_bytes", static_cast<int64_t>(std::llround(result->commBytes))},
         {"ranks", static_cast<int64_t>(result->ranks)},
         {"collectives", static_cast<int64_t>(result->collectives)},
         {"flows", static_cast<int64_t>(result->flows)},

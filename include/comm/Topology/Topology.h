@@ -143,6 +143,9 @@ struct Device {
   std::string model;
   /// PCI bus id when known.
   std::string busId;
+  /// CPU: its cores as a list ("0-55,112-167"), from NCCL's affinity mask;
+  /// empty when unknown.
+  std::string cpuAffinity;
 
   // GPU.
   int computeCapability = 0;

@@ -284,6 +284,39 @@ llvm::Error NcclXmlImporter::importGraphs(xmlNode *root) {
   return llvm::Error::success();
 }
 
+/// NCCL's CPU affinity mask ("0000ffff,ffffffff": 32-bit words, most
+/// significant first) as the core list nvidia-smi prints ("0-47"); empty
+/// when the mask is absent or malformed.
+static std::string formatCpuMask(StringRef mask) {
+  SmallVector<StringRef> words;
+  mask.split(words, ',');
+  std::vector<bool> cores;
+  for (StringRef word : llvm::reverse(words)) {
+    uint64_t bits;
+    if (word.trim().getAsInteger(16, bits))
+      return "";
+    for (unsigned bit = 0; bit < 32; ++bit)
+      cores.push_back((bits >> bit) & 1);
+  }
+  std::string list;
+  for (size_t core = 0; core < cores.size();) {
+    if (!cores[core]) {
+      ++core;
+      continue;
+    }
+    size_t last = core;
+    while (last + 1 < cores.size() && cores[last + 1])
+      ++last;
+    if (!list.empty())
+      list += ",";
+    list += std::to_string(core);
+    if (last > core)
+      list += "-" + std::to_string(last);
+    core = last + 1;
+  }
+  return list;
+}
+
 llvm::Error NcclXmlImporter::importCpu(xmlNode *cpu) {
   if (llvm::Error error = checkChildren(cpu, {"pci", "nic"}))
     return error;
@@ -307,6 +340,7 @@ llvm::Error NcclXmlImporter::importCpu(xmlNode *cpu) {
   device.index = device.numa = numa;
   device.vendor = attr(cpu, "vendor").value_or("");
   device.arch = attr(cpu, "arch").value_or("");
+  device.cpuAffinity = formatCpuMask(attr(cpu, "affinity").value_or(""));
   device.familyId = family;
   device.modelId = model;
   device.sourceLine = xmlGetLineNo(cpu);
