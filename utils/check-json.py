@@ -16,8 +16,11 @@
                               lower bound <= step)
   check-json.py trace FILE    a Chrome/Perfetto trace: {"traceEvents": [...]}
                               where every event has name, ph, pid; "X" events
-                              have tid, ts >= 0 and dur >= 0; "M" events name
-                              a process or thread in args.name
+                              have tid, ts >= 0 and dur >= 0, and transfers
+                              (cat comm...) args bytes (an integer), ranks,
+                              algorithm and source; "M" events name a process
+                              or thread in args.name; flow events ("s"/"f")
+                              come in pairs by id
   check-json.py overlap FILE  a trace, then on rank 0: how many transfers of
                               the communication streams overlap compute, and
                               how many are in flight at once at most
@@ -99,6 +102,7 @@ def trace(data):
     events = data["traceEvents"]
     complete = 0
     named = set()
+    flows = {}
     for i, e in enumerate(events):
         for key in ("name", "ph", "pid"):
             if key not in e:
@@ -109,6 +113,18 @@ def trace(data):
                     fail("event %d lacks %s" % (i, key))
                 number(e[key], "event %d %s" % (i, key))
             complete += 1
+            if e.get("cat", "").startswith("comm"):
+                args = e.get("args", {})
+                for key in ("bytes", "ranks", "algorithm", "source"):
+                    if key not in args:
+                        fail("transfer event %d lacks args.%s" % (i, key))
+                if not isinstance(args["bytes"], int):
+                    fail("transfer event %d: args.bytes is not an integer" % i)
+        elif e["ph"] in ("s", "f"):
+            if not isinstance(e.get("id"), int) or "tid" not in e:
+                fail("flow event %d lacks id or tid" % i)
+            number(e.get("ts"), "flow event %d ts" % i)
+            flows.setdefault(e["id"], []).append(e["ph"])
         elif e["ph"] == "M":
             if e["name"] not in ("process_name", "thread_name"):
                 fail("metadata event %d is %s" % (i, e["name"]))
@@ -122,7 +138,12 @@ def trace(data):
     for e in events:
         if e["ph"] == "X" and (e["pid"], None) not in named:
             fail("process %r has no name" % e["pid"])
-    return "%d events" % complete
+    for flow, phases in flows.items():
+        if sorted(phases) != ["f", "s"]:
+            fail("flow %r has phases %s, expected one start and one finish"
+                 % (flow, phases))
+    return "%d events" % complete + (", %d flows" % len(flows)
+                                      if flows else "")
 
 
 def overlap(data):

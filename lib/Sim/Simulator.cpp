@@ -253,6 +253,7 @@ struct Instance {
   double startUs = 0;
   double phaseStartUs = 0;
   double flowsStartUs = 0;
+  std::string algorithm; ///< what ran, for the trace
   std::vector<Participant> participants;
   unsigned expected = 0;
   double arrivalUs = 0;
@@ -329,13 +330,19 @@ private:
   LogicalResult launch(uint64_t key, Instance &instance);
   void startPhase(uint64_t key, Instance &instance, double now);
   void finish(uint64_t key, Instance &instance, double now);
-  void traceEvent(uint64_t rank, uint64_t tid, StringRef name,
-                  StringRef category, double start, double end,
-                  std::string args = "") {
+  void
+  traceEvent(uint64_t rank, uint64_t tid, StringRef name, StringRef category,
+             double start, double end,
+             std::vector<std::pair<std::string, llvm::json::Value>> args = {},
+             uint64_t flowId = 0) {
     if (rank < traceRanks && end > start)
-      result.events.push_back(
-          {name.str(), category.str(), rank, tid, start, end - start, args});
+      result.events.push_back({name.str(), category.str(), rank, tid, start,
+                               end - start, std::move(args), flowId});
   }
+  /// The details of a transfer's trace events.
+  std::vector<std::pair<std::string, llvm::json::Value>>
+  describeInstance(const Instance &instance) const;
+  uint64_t nextFlowId = 1;
 
   const Flattener &program;
   ArrayRef<unsigned> mainList;
@@ -477,6 +484,7 @@ LogicalResult Simulation::launch(uint64_t key, Instance &instance) {
     return failure();
   }
   instance.phases = std::move(*phases);
+  instance.algorithm = describeAlgorithm(*prediction);
   instance.startUs = instance.arrivalUs;
   if (request.kind != CollectiveKind::Copy)
     ++result.collectives;
@@ -505,11 +513,52 @@ static uint64_t getTraceThread(std::optional<int64_t> stream) {
   return *stream < 0 ? 1 : static_cast<uint64_t>(*stream) + 2;
 }
 
+std::vector<std::pair<std::string, llvm::json::Value>>
+Simulation::describeInstance(const Instance &instance) const {
+  std::vector<std::pair<std::string, llvm::json::Value>> args;
+  const CollectiveRequest &request = instance.instr->request;
+  args.push_back({"bytes", static_cast<int64_t>(request.bytes)});
+  std::string ranksText;
+  if (instance.pairSrc >= 0) {
+    ranksText = std::to_string(instance.pairSrc) + " -> " +
+                std::to_string(instance.pairDst);
+  } else {
+    SmallVector<uint64_t> members;
+    for (const Participant &p : instance.participants)
+      members.push_back(p.rank);
+    llvm::sort(members);
+    ranksText = llvm::join(
+        llvm::map_range(members, [](uint64_t r) { return std::to_string(r); }),
+        ", ");
+  }
+  args.push_back({"ranks", ranksText});
+  args.push_back({"algorithm", instance.algorithm});
+  std::string where;
+  llvm::raw_string_ostream os(where);
+  Location loc = instance.instr->op->getLoc();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    loc.print(os);
+  args.push_back({"source", where});
+  return args;
+}
+
 void Simulation::finish(uint64_t key, Instance &instance, double at) {
+  // Every rank's event of this transfer carries the same details and flow.
+  std::vector<std::pair<std::string, llvm::json::Value>> args;
+  uint64_t flowId = 0;
+  if (llvm::any_of(instance.participants,
+                   [&](const Participant &p) { return p.rank < traceRanks; })) {
+    args = describeInstance(instance);
+    flowId = nextFlowId++;
+  }
   for (const Participant &p : instance.participants) {
     RankState &state = ranks[p.rank];
     traceEvent(p.rank, getTraceThread(p.stream), instance.label,
-               p.stream ? "comm (async)" : "comm", instance.startUs, at);
+               p.stream ? "comm (async)" : "comm", instance.startUs, at, args,
+               flowId);
     if (p.stream) {
       CommStream &stream = state.streams[*p.stream];
       stream.free = at;

@@ -76,14 +76,47 @@ void mlir::comm::sim::writeChromeTrace(const SimResult &result,
           {"tid", int64_t(tid)},
           {"args", llvm::json::Object{{"name", getTraceThreadName(tid)}}}});
   }
-  for (const TraceEvent &event : result.events)
-    events.push_back(llvm::json::Object{{"name", event.name},
-                                        {"cat", event.category},
-                                        {"ph", "X"},
-                                        {"pid", int64_t(event.pid)},
-                                        {"tid", int64_t(event.tid)},
-                                        {"ts", event.startUs},
-                                        {"dur", event.durationUs}});
+  // A transfer's events on its ranks, linked by flow arrows from the
+  // lowest rank's event to each other rank's (Perfetto draws them).
+  std::map<uint64_t, const TraceEvent *> flowStart;
+  for (const TraceEvent &event : result.events) {
+    llvm::json::Object args;
+    for (const auto &[key, value] : event.args)
+      args[key] = value;
+    llvm::json::Object object{{"name", event.name},
+                              {"cat", event.category},
+                              {"ph", "X"},
+                              {"pid", int64_t(event.pid)},
+                              {"tid", int64_t(event.tid)},
+                              {"ts", event.startUs},
+                              {"dur", event.durationUs}};
+    if (!args.empty())
+      object["args"] = std::move(args);
+    events.push_back(std::move(object));
+    if (event.flowId) {
+      auto [it, first] = flowStart.try_emplace(event.flowId, &event);
+      if (first)
+        continue;
+      const TraceEvent &from = *it->second;
+      // One flow per arrow: ids are the transfer's id times the rank.
+      int64_t id = int64_t(event.flowId) * 65536 + int64_t(event.pid);
+      events.push_back(llvm::json::Object{{"name", event.name},
+                                          {"cat", "transfer"},
+                                          {"ph", "s"},
+                                          {"id", id},
+                                          {"pid", int64_t(from.pid)},
+                                          {"tid", int64_t(from.tid)},
+                                          {"ts", from.startUs}});
+      events.push_back(llvm::json::Object{{"name", event.name},
+                                          {"cat", "transfer"},
+                                          {"ph", "f"},
+                                          {"bp", "e"},
+                                          {"id", id},
+                                          {"pid", int64_t(event.pid)},
+                                          {"tid", int64_t(event.tid)},
+                                          {"ts", event.startUs}});
+    }
+  }
   int64_t linksPid = result.ranks + 1;
   std::vector<uint64_t> links = tracedLinks(result);
   if (!links.empty())

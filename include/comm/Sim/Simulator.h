@@ -15,6 +15,7 @@
 #include "comm/CostModel/CostModel.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
 
 #include <string>
 #include <vector>
@@ -33,7 +34,12 @@ struct TraceEvent {
   std::string name, category;
   uint64_t pid, tid;
   double startUs, durationUs;
-  std::string args;
+  /// What a trace viewer shows for the event: bytes, group, algorithm,
+  /// protocol, the op's source location.
+  std::vector<std::pair<std::string, llvm::json::Value>> args;
+  /// The transfer the event is part of, shared by its ranks' events (flow
+  /// arrows link them); 0 for compute and waits.
+  uint64_t flowId = 0;
 };
 
 /// A directed link busy with a phase of a collective (tracing only).
