@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
 #include <limits>
@@ -526,13 +527,62 @@ std::string mlir::comm::formatTopologyNumber(double value) {
   return llvm::formatv("{0}", llvm::format("%g", value)).str();
 }
 
+/// Where on `lineText` a caret points for `message`: at the first name the
+/// message quotes ('tpu') that the line holds, else at the line's first
+/// non-blank character.
+static size_t getCaretColumn(StringRef lineText, StringRef message) {
+  while (true) {
+    size_t open = message.find('\'');
+    size_t close =
+        open == StringRef::npos ? open : message.find('\'', open + 1);
+    if (close == StringRef::npos)
+      break;
+    StringRef token = message.slice(open + 1, close);
+    // A whole word: 'tpu' is not the start of tpu0.
+    auto isWord = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+    for (size_t at = token.empty() ? StringRef::npos : lineText.find(token);
+         at != StringRef::npos; at = lineText.find(token, at + 1)) {
+      size_t end = at + token.size();
+      if ((at == 0 || !isWord(lineText[at - 1]) || !isWord(token.front())) &&
+          (end == lineText.size() || !isWord(lineText[end]) ||
+           !isWord(token.back())))
+        return at;
+    }
+    message = message.drop_front(close + 1);
+  }
+  size_t first = lineText.find_first_not_of(" \t");
+  return first == StringRef::npos ? 0 : first;
+}
+
 llvm::Error mlir::comm::makeTopologyError(StringRef file, unsigned line,
                                           const Twine &problem) {
+  std::string message = problem.str();
   std::string text = file.empty() ? std::string("topology") : file.str();
-  if (line)
+  std::string excerpt;
+  if (line) {
     text += ":" + std::to_string(line);
+    // As MLIR and clang print a diagnostic: line:column, the line, a caret.
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        file.empty() ? llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>(
+                           std::make_error_code(std::errc::invalid_argument))
+                     : llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+    if (buffer) {
+      StringRef rest = (*buffer)->getBuffer();
+      for (unsigned i = 1; i < line && !rest.empty(); ++i)
+        rest = rest.split('\n').second;
+      StringRef lineText = rest.split('\n').first.rtrim("\r");
+      if (!lineText.trim().empty() && lineText.size() <= 400) {
+        size_t column = getCaretColumn(lineText, message);
+        text += ":" + std::to_string(column + 1);
+        std::string indent;
+        for (char c : lineText.take_front(column))
+          indent += c == '\t' ? '\t' : ' ';
+        excerpt = ("\n" + lineText + "\n" + indent + "^").str();
+      }
+    }
+  }
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 text + ": error: " + problem);
+                                 text + ": error: " + message + excerpt);
 }
 
 llvm::Error Topology::finalize() {

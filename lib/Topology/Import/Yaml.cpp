@@ -385,6 +385,15 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
                          diag.getLineNo(), diag.getColumnNo() + 1,
                          diag.getMessage())
                .str();
+    // The line and a caret, as MLIR prints its diagnostics.
+    StringRef line = diag.getLineContents();
+    if (!line.trim().empty() && line.size() <= 400 && diag.getColumnNo() >= 0 &&
+        static_cast<size_t>(diag.getColumnNo()) <= line.size()) {
+      std::string indent;
+      for (char c : line.take_front(diag.getColumnNo()))
+        indent += c == '\t' ? '\t' : ' ';
+      *out += ("\n" + line + "\n" + indent + "^").str();
+    }
   };
   ParseContext context{buffer.data()};
   YamlTopology document;
