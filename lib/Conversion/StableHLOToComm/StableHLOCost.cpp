@@ -60,6 +60,10 @@ static int64_t getResultElements(Operation *op) {
 /// dot_general: 2 * (result elements) * (contracted extent of lhs).
 static ComputeEstimate estimateDot(Operation *op, bool general) {
   ComputeEstimate estimate{0, getTrafficBytes(op)};
+  if (op->getNumOperands() != 2) {
+    estimate.known = false;
+    return estimate;
+  }
   ArrayRef<int64_t> lhs = getShape(op->getOperand(0));
   if (lhs.empty() && getTensorElements(op->getOperand(0).getType()) != 1) {
     estimate.known = false;
@@ -82,7 +86,9 @@ static ComputeEstimate estimateDot(Operation *op, bool general) {
 /// convolution: 2 * (result elements) * (kernel elements per output feature).
 static ComputeEstimate estimateConvolution(Operation *op) {
   ComputeEstimate estimate{0, getTrafficBytes(op)};
-  ArrayRef<int64_t> kernel = getShape(op->getOperand(1));
+  ArrayRef<int64_t> kernel = op->getNumOperands() == 2
+                                 ? getShape(op->getOperand(1))
+                                 : ArrayRef<int64_t>();
   if (kernel.empty()) {
     estimate.known = false;
     return estimate;

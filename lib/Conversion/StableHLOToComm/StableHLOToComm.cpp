@@ -294,8 +294,10 @@ static std::optional<int64_t> getTripCount(Operation *loop) {
     return std::nullopt;
   Operation *condReturn = &cond.back();
   Operation *bodyReturn = &body.back();
-  if (condReturn->getNumOperands() != 1 ||
-      bodyReturn->getNumOperands() != loop->getNumOperands())
+  unsigned carried = loop->getNumOperands();
+  if (condReturn->getNumOperands() != 1 || loop->getNumResults() != carried ||
+      cond.getNumArguments() != carried || body.getNumArguments() != carried ||
+      bodyReturn->getNumOperands() != carried)
     return std::nullopt;
   Operation *compare = condReturn->getOperand(0).getDefiningOp();
   if (!compare || !isNamed(compare, "stablehlo.compare") ||
@@ -723,6 +725,19 @@ void ConvertStableHLOToCommPass::runOnOperation() {
   importer.partitions = *partitions;
   importer.replicas = *replicas;
 
+  // comm-opt parses this pass's input without verifying it (see below), so
+  // every op's own invariants are checked first, each alone: what inlining
+  // reads (a call's callee, a function's type) must be there. Only the
+  // symbol uses are left for the whole-module check after inlining.
+  WalkResult invariants = module.walk([](Operation *op) {
+    if (isa<ModuleOp>(op))
+      return WalkResult::advance();
+    return failed(verify(op, /*verifyRecursively=*/false))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (invariants.wasInterrupted())
+    return signalPassFailure();
   if (failed(inlineCalls(module)))
     return signalPassFailure();
   for (Operation &op : llvm::make_early_inc_range(module.getOps())) {

@@ -194,3 +194,15 @@
     "func.return"(%0) : (tensor<8xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 4 : i32} : () -> ()
+
+// -----
+
+// Found by the fuzzer: a call without its callee (a mutated Shardy export).
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-error @+1 {{'func.call' op requires attribute 'callee'}}
+    %0 = "func.call"(%arg0) <{ cleeal= @relu}> : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
