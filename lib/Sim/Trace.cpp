@@ -13,6 +13,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -177,7 +178,9 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
   for (uint64_t link : links)
     linkRow[link] = index++;
   const double left = 260, width = 1100, rowHeight = 18, top = 30;
-  double height = top + index * rowHeight + 40;
+  // Below the rows: the time axis (ticks and labels), then the legend.
+  double axisY = top + index * rowHeight + 4;
+  double height = axisY + 60;
   double span = std::max(result.stepTimeUs, 1e-3);
   auto x = [&](double us) { return left + us / span * (width - left - 20); };
   os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" "
@@ -190,6 +193,25 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
                       "us</text>\n",
                       xml(topology.getName()), result.stepTimeUs,
                       result.exposedCommUs);
+  // Ticks at 1, 2 or 5 times a power of ten, 5 to 10 of them, with a light
+  // grid line each so that bars can be read against the axis.
+  double step = std::pow(10.0, std::floor(std::log10(span / 5)));
+  for (double factor : {2.0, 5.0, 10.0})
+    if (span / step > 10)
+      step = std::pow(10.0, std::floor(std::log10(span / 5))) * factor;
+  for (double t = 0; t <= span * (1 + 1e-9); t += step) {
+    os << llvm::formatv("<line x1=\"{0:F2}\" y1=\"{1}\" x2=\"{0:F2}\" "
+                        "y2=\"{2}\" stroke=\"#e5e5e5\"/>\n",
+                        x(t), top, axisY);
+    os << llvm::formatv("<text x=\"{0:F2}\" y=\"{1}\" "
+                        "text-anchor=\"middle\">{2}</text>\n",
+                        x(t), axisY + 14,
+                        step >= 1 ? llvm::formatv("{0:F0}", t).str()
+                                  : llvm::formatv("{0:G3}", t).str());
+  }
+  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\">"
+                      "time (us)</text>\n",
+                      left - 16, axisY + 14);
   auto color = [](StringRef category) {
     if (category == "compute")
       return "#4c9f4c";
@@ -201,6 +223,18 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
       return "#bbbbbb";
     return "#5b8fd9";
   };
+  // A bar wide enough for text carries its name, cut to fit.
+  auto label = [&](double x0, double w, double y, StringRef name) {
+    size_t chars = static_cast<size_t>((w - 6) / 6.2);
+    if (chars < 3)
+      return;
+    std::string text = name.size() > chars
+                           ? (name.take_front(chars - 1) + "~").str()
+                           : name.str();
+    os << llvm::formatv("<text x=\"{0:F2}\" y=\"{1}\" font-size=\"10\" "
+                        "fill=\"white\">{2}</text>\n",
+                        x0 + 3, y + 12, xml(text));
+  };
   for (auto &[key, row] : rows) {
     double y = top + row * rowHeight;
     os << llvm::formatv("<text x=\"10\" y=\"{0}\">rank {1} {2}</text>\n",
@@ -208,14 +242,14 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
   }
   for (const TraceEvent &event : result.events) {
     double y = top + rows[{event.pid, event.tid}] * rowHeight;
-    os << llvm::formatv(
-        "<rect x=\"{0:F2}\" y=\"{1}\" width=\"{2:F2}\" "
-        "height=\"{3}\" fill=\"{4}\"><title>{5} {6:F2} us"
-        "</title></rect>\n",
-        x(event.startUs), y + 2,
-        std::max(0.5, x(event.startUs + event.durationUs) - x(event.startUs)),
-        rowHeight - 4, color(event.category), xml(event.name),
-        event.durationUs);
+    double x0 = x(event.startUs);
+    double w = std::max(0.5, x(event.startUs + event.durationUs) - x0);
+    os << llvm::formatv("<rect x=\"{0:F2}\" y=\"{1}\" width=\"{2:F2}\" "
+                        "height=\"{3}\" fill=\"{4}\"><title>{5} {6:F2} us"
+                        "</title></rect>\n",
+                        x0, y + 2, w, rowHeight - 4, color(event.category),
+                        xml(event.name), event.durationUs);
+    label(x0, w, y, event.name);
   }
   for (auto &[link, row] : linkRow) {
     double y = top + row * rowHeight;
@@ -237,9 +271,20 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
                         std::max(0.5, x(interval.endUs) - x(interval.startUs)),
                         rowHeight - 4, xml(interval.label));
   }
-  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\">0</text>\n", left, height - 12);
-  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\">{2:F1} "
-                      "us</text>\n",
-                      width - 20, height - 12, span);
+  // The legend: what each colour is.
+  double legendX = 10, legendY = axisY + 34;
+  for (auto [category, text] :
+       {std::pair<StringRef, StringRef>{"compute", "compute"},
+        {"comm", "transfer (blocking)"},
+        {"comm (async)", "transfer (async, overlaps compute)"},
+        {"wait", "waiting"},
+        {"link", "link busy"}}) {
+    os << llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"12\" "
+                        "height=\"12\" fill=\"{2}\"/>\n",
+                        legendX, legendY, color(category));
+    os << llvm::formatv("<text x=\"{0}\" y=\"{1}\">{2}</text>\n", legendX + 16,
+                        legendY + 10, text);
+    legendX += 40 + 6.2 * text.size();
+  }
   os << "</svg>\n";
 }
