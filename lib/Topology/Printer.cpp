@@ -5,6 +5,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
+
 #include <cmath>
 
 using namespace mlir;
@@ -383,14 +385,55 @@ static std::string dot(StringRef text) {
   return out;
 }
 
+/// Text inside a DOT HTML-like label.
+static std::string html(StringRef text) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::printHTMLEscaped(text, os);
+  return out;
+}
+
 void mlir::comm::printTopologyDot(const Topology &topology,
                                   llvm::raw_ostream &os) {
+  // Laid out to be read at a glance: the machine as a box (one of N in a
+  // cluster), CPUs on top, PCIe switches below them, then the GPUs and NICs
+  // in device order, the NVSwitch at the bottom; links unlabeled (their
+  // text is a tooltip) and told apart by a legend of their kinds.
   const NodeGraph &graph = topology.getNode();
-  os << "graph topology {\n"
+  // A digraph drawn undirected: each link points down the hierarchy (CPU,
+  // PCIe switch, GPU or NIC, NVSwitch), which is what ranks the rows.
+  os << "digraph topology {\n"
         "  graph [rankdir=TB, fontname=\"Helvetica\", label=\""
-     << dot(topology.getName()) << "\", labelloc=t];\n"
+     << dot(topology.getName()) << "\", labelloc=t, nodesep=0.25];\n"
      << "  node [fontname=\"Helvetica\", style=filled];\n"
-        "  edge [fontname=\"Helvetica\", fontsize=9];\n";
+        "  edge [fontname=\"Helvetica\", fontsize=9, dir=none];\n";
+  auto level = [&](unsigned device) {
+    switch (graph.getDevice(device).kind) {
+    case DeviceKind::CPU:
+      return 0;
+    case DeviceKind::PCIeSwitch:
+      return 1;
+    case DeviceKind::NVSwitch:
+      return 3;
+    default:
+      return 2;
+    }
+  };
+  os << "  subgraph cluster_machine {\n    label=\"";
+  if (topology.getNumNodes() > 1)
+    os << "one machine of " << topology.getNumNodes();
+  else
+    os << "machine";
+  os << "\";\n    style=rounded;\n";
+  auto linkColor = [](const Link &link) -> StringRef {
+    if (link.kind == LinkKind::NVLink)
+      return "darkgreen";
+    if (link.kind == LinkKind::CPUInterconnect)
+      return "blue";
+    if (link.kind == LinkKind::C2C)
+      return "purple";
+    return "black";
+  };
   for (const Device &d : graph.getDevices()) {
     StringRef shape = "box", color = "white";
     std::string label = dot(d.name);
@@ -425,32 +468,84 @@ void mlir::comm::printTopologyDot(const Topology &topology,
       shape = "ellipse";
       break;
     }
-    os << "  \"" << dot(d.name) << "\" [shape=" << shape
+    os << "    \"" << dot(d.name) << "\" [shape=" << shape
        << ", fillcolor=" << color << ", label=\"" << label << "\"];\n";
   }
+  // One row per level, in device order (invisible edges keep the order).
+  auto row = [&](ArrayRef<unsigned> devices) {
+    if (devices.empty())
+      return;
+    os << "    { rank=same;";
+    for (unsigned device : devices)
+      os << " \"" << dot(graph.getDevice(device).name) << "\";";
+    os << " }\n";
+    for (size_t i = 1; i < devices.size(); ++i)
+      os << "    \"" << dot(graph.getDevice(devices[i - 1]).name) << "\" -> \""
+         << dot(graph.getDevice(devices[i]).name) << "\" [style=invis];\n";
+  };
+  auto ordered = [&](DeviceKind kind) {
+    SmallVector<unsigned> devices(graph.getDevicesOfKind(kind));
+    llvm::stable_sort(devices, [&](unsigned a, unsigned b) {
+      return graph.getDevice(a).index < graph.getDevice(b).index;
+    });
+    return devices;
+  };
+  SmallVector<unsigned> switches = ordered(DeviceKind::PCIeSwitch);
+  row(ordered(DeviceKind::CPU));
+  row(switches);
+  // GPUs and NICs under the switch they hang off, so that links do not
+  // cross: gpu0 gpu1 nic0 nic1 | gpu2 gpu3 nic2 nic3 | ...
+  llvm::DenseMap<unsigned, unsigned> switchOf;
+  for (const Link &link : graph.getLinks())
+    for (auto [end, other] : {std::pair(link.a, link.b), {link.b, link.a}})
+      if (graph.getDevice(other).kind == DeviceKind::PCIeSwitch)
+        switchOf.try_emplace(end,
+                             llvm::find(switches, other) - switches.begin());
+  SmallVector<unsigned> endpoints = ordered(DeviceKind::GPU);
+  llvm::append_range(endpoints, ordered(DeviceKind::Process));
+  llvm::append_range(endpoints, ordered(DeviceKind::NIC));
+  llvm::stable_sort(endpoints, [&](unsigned a, unsigned b) {
+    return switchOf.lookup_or(a, ~0u) < switchOf.lookup_or(b, ~0u);
+  });
+  row(endpoints);
+  row(ordered(DeviceKind::NVSwitch));
+  // Links: colour and width by kind and bandwidth; the text as a tooltip.
+  std::map<std::string, std::pair<std::string, StringRef>> kinds;
   for (const Link &link : graph.getLinks()) {
-    StringRef color = "black";
-    if (link.kind == LinkKind::NVLink)
-      color = "darkgreen";
-    else if (link.kind == LinkKind::CPUInterconnect)
-      color = "blue";
-    else if (link.kind == LinkKind::C2C)
-      color = "purple";
-    os << "  \"" << dot(graph.getDevice(link.a).name) << "\" -- \""
-       << dot(graph.getDevice(link.b).name) << "\" [color=" << color
+    std::string text = (describeLink(link) + ", " +
+                        llvm::formatv("{0:F1}", link.bandwidthGBps) + " GB/s")
+                           .str();
+    kinds.try_emplace(text, text, linkColor(link));
+    unsigned upper = link.a, lower = link.b;
+    if (level(upper) > level(lower))
+      std::swap(upper, lower);
+    os << "    \"" << dot(graph.getDevice(upper).name) << "\" -> \""
+       << dot(graph.getDevice(lower).name) << "\" [color=" << linkColor(link)
+       << (level(upper) == level(lower) ? ", constraint=false" : "")
        << ", penwidth="
        << llvm::formatv("{0:F1}",
                         1.0 + std::log2(1.0 + link.bandwidthGBps) / 3.0)
-       << ", label=\"" << describeLink(link) << "\\n"
-       << llvm::formatv("{0:F1}", link.bandwidthGBps) << " GB/s\"];\n";
+       << ", tooltip=\"" << dot(text) << "\"];\n";
   }
+  os << "  }\n";
   if (topology.getNumNodes() > 1) {
-    os << "  \"fabric\" [shape=doubleoctagon, fillcolor=lightgray, label=\""
-       << stringifyFabricKind(topology.getFabric().kind) << "\\n"
-       << topology.getNumNodes() << " nodes\"];\n";
+    os << "  \"fabric\" [shape=box, style=\"filled,rounded\", "
+          "fillcolor=lightgray, label=\""
+       << stringifyFabricKind(topology.getFabric().kind) << " fabric\\n"
+       << topology.getNumNodes() << " machines like this one\"];\n";
     for (unsigned nic : graph.getDevicesOfKind(DeviceKind::NIC))
       os << "  \"" << dot(graph.getDevice(nic).name)
-         << "\" -- \"fabric\" [style=dashed];\n";
+         << "\" -> \"fabric\" [style=dashed, color=gray40];\n";
+  }
+  // The legend: each kind of link with its colour.
+  if (!kinds.empty()) {
+    os << "  \"legend\" [shape=plaintext, style=\"\", label=<<table "
+          "border=\"0\" cellborder=\"0\" cellspacing=\"2\">"
+          "<tr><td align=\"left\"><b>links</b></td></tr>";
+    for (const auto &[text, entry] : kinds)
+      os << "<tr><td align=\"left\"><font color=\"" << entry.second
+         << "\">&#9473;&#9473;</font> " << html(entry.first) << "</td></tr>";
+    os << "</table>>];\n";
   }
   os << "}\n";
 }
