@@ -729,7 +729,8 @@ void ConvertStableHLOToCommPass::runOnOperation() {
   // every op's own invariants are checked first, each alone: what inlining
   // reads (a call's callee, a function's type) must be there. Only the
   // symbol uses are left for the whole-module check after inlining.
-  WalkResult invariants = module.walk([](Operation *op) {
+  // Parents first: a func.return's verifier reads its function's type.
+  WalkResult invariants = module.walk<WalkOrder::PreOrder>([](Operation *op) {
     if (isa<ModuleOp>(op))
       return WalkResult::advance();
     return failed(verify(op, /*verifyRecursively=*/false))

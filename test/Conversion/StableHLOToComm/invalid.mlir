@@ -206,3 +206,15 @@
     "func.return"(%0) : (tensor<8xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
+
+// -----
+
+// Found by the fuzzer: a function without its type, whose return's verifier
+// would read it (parents are checked first).
+"builtin.module"() ({
+  // expected-error @+1 {{'func.func' op requires attribute 'function_type'}}
+  "func.func"() <{function1type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    "func.return"(%arg0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
