@@ -74,6 +74,7 @@ static OwningOpRef<ModuleOp> importFramework(Fixture &fixture, StringRef text) {
   if (stablehlo) {
     pm.addPass(comm::createConvertStableHLOToComm());
   } else {
+    pm.addNestedPass<func::FuncOp>(comm::createCommCheckSharding());
     pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation());
     pm.addNestedPass<func::FuncOp>(shard::createPartition());
     pm.addPass(comm::createConvertShardToComm());

@@ -64,6 +64,26 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
                            "::mlir::emitc::EmitCDialect"];
 }
 
+def CommCheckSharding : Pass<"comm-check-sharding", "::mlir::func::FuncOp"> {
+  let summary = "check shard annotations before upstream's partitioning";
+  let description = [{
+    Upstream's `sharding-propagation` and `shard-partition` trust that a
+    `shard.sharding` names axes its grid has: given `split_axes = [[2]]` on
+    a 2-D grid they produce empty tensors or crash. This pass checks, for
+    every `shard.sharding` and every shard op naming `grid_axes`, that the
+    grid exists and is static, that every axis is one of the grid's, and
+    that no axis splits two dimensions, with a located error otherwise.
+    comm-opt's `sharding-propagation` and `shard-partition` run it first,
+    and `convert-shard-to-comm` checks the same.
+
+    ```mlir
+    shard.grid @mesh(shape = 2x4)
+    // error: split_axes names grid axis 2, but grid @mesh has 2 axes
+    %s = shard.sharding @mesh split_axes = [[2]] : !shard.sharding
+    ```
+  }];
+}
+
 def ConvertShardToComm : Pass<"convert-shard-to-comm", "::mlir::ModuleOp"> {
   let summary = "import a partitioned shard program: collectives and compute";
   let description = [{

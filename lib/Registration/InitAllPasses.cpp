@@ -35,10 +35,14 @@ struct ShardingPropagationOptions
 /// upstream's partitioning passes run on func.func, and
 /// `comm-opt --sharding-propagation --shard-partition` anchors on the module.
 static void addOnFunctions(OpPassManager &pm, std::unique_ptr<Pass> pass) {
-  if (pm.getOpName() == func::FuncOp::getOperationName())
+  // Upstream's passes trust the annotations' axes: comm checks them first.
+  if (pm.getOpName() == func::FuncOp::getOperationName()) {
+    pm.addPass(comm::createCommCheckSharding());
     pm.addPass(std::move(pass));
-  else
+  } else {
+    pm.addNestedPass<func::FuncOp>(comm::createCommCheckSharding());
     pm.addNestedPass<func::FuncOp>(std::move(pass));
+  }
 }
 
 /// Registers upstream's sharding-propagation and shard-partition under their

@@ -14,6 +14,10 @@ namespace comm {
 #define GEN_PASS_DECL
 #include "comm/Conversion/Passes.h.inc"
 
+/// Checks that every shard annotation and shard op names axes its grid has,
+/// each once (what upstream's partitioning assumes); located errors.
+LogicalResult checkShardAnnotations(Operation *root);
+
 #define GEN_PASS_REGISTRATION
 #include "comm/Conversion/Passes.h.inc"
 

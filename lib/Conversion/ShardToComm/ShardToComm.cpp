@@ -24,6 +24,7 @@
 
 namespace mlir {
 namespace comm {
+#define GEN_PASS_DEF_COMMCHECKSHARDING
 #define GEN_PASS_DEF_CONVERTSHARDTOCOMM
 #include "comm/Conversion/Passes.h.inc"
 } // namespace comm
@@ -442,7 +443,65 @@ LogicalResult ConvertShardToCommPass::convert(Operation *op,
   return op->emitError() << "has no comm equivalent";
 }
 
+/// Checks one list of grid axes against its grid. `seen` collects the axes
+/// of a whole sharding, which may not repeat across dimensions.
+static LogicalResult checkAxes(Operation *op, StringRef what,
+                               ArrayRef<int16_t> axes, shard::GridOp grid,
+                               llvm::SmallDenseSet<int16_t> &seen) {
+  int64_t rank = grid.getShape().size();
+  for (int16_t axis : axes) {
+    if (axis < 0 || axis >= rank)
+      return op->emitError() << what << " names grid axis " << axis
+                             << ", but grid @" << grid.getSymName() << " has "
+                             << rank << " axes (0-" << rank - 1 << ")";
+    if (!seen.insert(axis).second)
+      return op->emitError() << what << " names grid axis " << axis
+                             << " twice; an axis splits one dimension";
+  }
+  return success();
+}
+
+LogicalResult mlir::comm::checkShardAnnotations(Operation *root) {
+  WalkResult result = root->walk([](Operation *op) {
+    auto gridRef = dyn_cast_or_null<FlatSymbolRefAttr>(
+        op->getInherentAttr("grid").value_or(Attribute()));
+    if (!gridRef || !isa_and_nonnull<shard::ShardDialect>(op->getDialect()))
+      return WalkResult::advance();
+    auto grid =
+        SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridRef);
+    if (!grid) {
+      op->emitError() << "names grid @" << gridRef.getValue()
+                      << ", which no shard.grid defines";
+      return WalkResult::interrupt();
+    }
+    if (auto sharding = dyn_cast<shard::ShardingOp>(op)) {
+      llvm::SmallDenseSet<int16_t> seen;
+      for (shard::GridAxesAttr axes : sharding.getSplitAxes().getAxes())
+        if (failed(checkAxes(op, "split_axes", axes.asArrayRef(), grid, seen)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    llvm::SmallDenseSet<int16_t> seen;
+    if (failed(checkAxes(op, "grid_axes", getGridAxes(op), grid, seen)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+namespace {
+struct CommCheckShardingPass
+    : public comm::impl::CommCheckShardingBase<CommCheckShardingPass> {
+  void runOnOperation() override {
+    if (failed(checkShardAnnotations(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
 LogicalResult ConvertShardToCommPass::convertFunction(func::FuncOp func) {
+  if (failed(checkShardAnnotations(func)))
+    return failure();
   // Annotations left by the user mean the program was not partitioned.
   WalkResult annotated = func.walk([](Operation *op) {
     if (isa<shard::ShardOp, shard::ShardingOp, shard::GetShardingOp>(op)) {
