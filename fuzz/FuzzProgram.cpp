@@ -11,7 +11,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Conversion/Passes.h"
 #include "comm/CostModel/CostModel.h"
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
@@ -20,13 +19,13 @@
 #include "comm/Support/InputChecks.h"
 #include "comm/Topology/Topology.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -70,15 +69,15 @@ static OwningOpRef<ModuleOp> importFramework(Fixture &fixture, StringRef text) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
   if (!module)
     return nullptr;
+  // The pipelines comm-opt runs, by their registered names, so that the
+  // checks comm puts before upstream's partitioning come along.
   PassManager pm(ctx);
-  if (stablehlo) {
-    pm.addPass(comm::createConvertStableHLOToComm());
-  } else {
-    pm.addNestedPass<func::FuncOp>(comm::createCommCheckSharding());
-    pm.addNestedPass<func::FuncOp>(shard::createShardingPropagation());
-    pm.addNestedPass<func::FuncOp>(shard::createPartition());
-    pm.addPass(comm::createConvertShardToComm());
-  }
+  if (failed(parsePassPipeline(
+          stablehlo ? "builtin.module(convert-stablehlo-to-comm)"
+                    : "builtin.module(sharding-propagation,shard-partition,"
+                      "convert-shard-to-comm)",
+          pm)))
+    return nullptr;
   if (failed(pm.run(*module)))
     return nullptr;
   return module;

@@ -82,10 +82,7 @@ mlir::comm::readNcclTestsLog(StringRef path,
     StringRef line = stripRankPrefix(raw).trim();
     bool comment = line.consume_front("#");
     SmallVector<StringRef> words;
-    line.split(words, ' ', -1, /*KeepEmpty=*/false);
-    for (StringRef &word : words)
-      word = word.trim();
-    llvm::erase_if(words, [](StringRef w) { return w.empty(); });
+    llvm::SplitString(line, words);
     if (words.empty())
       continue;
     // "Rank  3 Group  0 Pid 1890 on worker-1 device  3 [0x99] NVIDIA H100".

@@ -155,15 +155,6 @@ void mlir::comm::sim::writeChromeTrace(const SimResult &result,
   os << llvm::json::Value(std::move(trace)) << "\n";
 }
 
-/// Text for XML content and attributes: names come from programs and
-/// topology files (a compute named "attn<q&k>").
-static std::string xml(StringRef text) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  llvm::printHTMLEscaped(text, os);
-  return out;
-}
-
 void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
                                        const Topology &topology,
                                        llvm::raw_ostream &os) {
@@ -191,14 +182,15 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
   os << llvm::formatv("<text x=\"10\" y=\"18\" font-size=\"13\">comm-sim "
                       "timeline on {0}: step {1:F1} us, exposed comm {2:F1} "
                       "us</text>\n",
-                      xml(topology.getName()), result.stepTimeUs,
+                      escapeXml(topology.getName()), result.stepTimeUs,
                       result.exposedCommUs);
   // Ticks at 1, 2 or 5 times a power of ten, 5 to 10 of them, with a light
   // grid line each so that bars can be read against the axis.
-  double step = std::pow(10.0, std::floor(std::log10(span / 5)));
+  double decade = std::pow(10.0, std::floor(std::log10(span / 5)));
+  double step = decade;
   for (double factor : {2.0, 5.0, 10.0})
     if (span / step > 10)
-      step = std::pow(10.0, std::floor(std::log10(span / 5))) * factor;
+      step = decade * factor;
   for (double t = 0; t <= span * (1 + 1e-9); t += step) {
     os << llvm::formatv("<line x1=\"{0:F2}\" y1=\"{1}\" x2=\"{0:F2}\" "
                         "y2=\"{2}\" stroke=\"#e5e5e5\"/>\n",
@@ -233,7 +225,7 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
                            : name.str();
     os << llvm::formatv("<text x=\"{0:F2}\" y=\"{1}\" font-size=\"10\" "
                         "fill=\"white\">{2}</text>\n",
-                        x0 + 3, y + 12, xml(text));
+                        x0 + 3, y + 12, escapeXml(text));
   };
   for (auto &[key, row] : rows) {
     double y = top + row * rowHeight;
@@ -248,7 +240,7 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
                         "height=\"{3}\" fill=\"{4}\"><title>{5} {6:F2} us"
                         "</title></rect>\n",
                         x0, y + 2, w, rowHeight - 4, color(event.category),
-                        xml(event.name), event.durationUs);
+                        escapeXml(event.name), event.durationUs);
     label(x0, w, y, event.name);
   }
   for (auto &[link, row] : linkRow) {
@@ -257,7 +249,7 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
     if (name.size() > 40)
       name = name.substr(0, 40);
     os << llvm::formatv("<text x=\"10\" y=\"{0}\">{1}</text>\n", y + 12,
-                        xml(name));
+                        escapeXml(name));
   }
   for (const LinkInterval &interval : result.linkIntervals) {
     auto it = linkRow.find(interval.directedLink);
@@ -269,7 +261,7 @@ void mlir::comm::sim::writeTimelineSvg(const SimResult &result,
                         "</rect>\n",
                         x(interval.startUs), y + 2,
                         std::max(0.5, x(interval.endUs) - x(interval.startUs)),
-                        rowHeight - 4, xml(interval.label));
+                        rowHeight - 4, escapeXml(interval.label));
   }
   // The legend: what each colour is.
   double legendX = 10, legendY = axisY + 34;

@@ -18,6 +18,13 @@ std::string mlir::comm::formatBandwidth(double gbps) {
   return llvm::formatv("{0:F1} GB/s", gbps).str();
 }
 
+std::string mlir::comm::escapeXml(StringRef text) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::printHTMLEscaped(text, os);
+  return out;
+}
+
 /// A number without trailing zeros: 80, 370.8, 0.1875.
 static std::string num(double value) { return formatTopologyNumber(value); }
 
@@ -217,6 +224,17 @@ static std::string matrixCell(const Topology &topology, const Path &path) {
   return stringifyPathKind(path.kind).str();
 }
 
+/// The devices of `kind` in device-number order (NCCL's XML lists NICs as
+/// PCIe finds them).
+static SmallVector<unsigned> getDevicesInOrder(const NodeGraph &graph,
+                                               DeviceKind kind) {
+  SmallVector<unsigned> devices(graph.getDevicesOfKind(kind));
+  llvm::stable_sort(devices, [&](unsigned a, unsigned b) {
+    return graph.getDevice(a).index < graph.getDevice(b).index;
+  });
+  return devices;
+}
+
 /// nvidia-smi's name of a device: GPU0, NIC3 (CPU-process ranks: RANK0).
 static std::string smiName(const Device &device, unsigned ordinal) {
   StringRef prefix = device.kind == DeviceKind::GPU   ? "GPU"
@@ -235,13 +253,8 @@ void mlir::comm::printTopologyMatrix(const Topology &topology, uint64_t node,
   SmallVector<std::string> names;
   for (DeviceKind kind :
        {DeviceKind::GPU, DeviceKind::Process, DeviceKind::NIC}) {
-    // In device-number order (NCCL's XML lists NICs as PCIe finds them).
-    SmallVector<unsigned> devices(graph.getDevicesOfKind(kind));
-    llvm::stable_sort(devices, [&](unsigned a, unsigned b) {
-      return graph.getDevice(a).index < graph.getDevice(b).index;
-    });
     unsigned ordinal = 0;
-    for (unsigned device : devices) {
+    for (unsigned device : getDevicesInOrder(graph, kind)) {
       endpoints.push_back(device);
       names.push_back(smiName(graph.getDevice(device), ordinal++));
     }
@@ -385,14 +398,6 @@ static std::string dot(StringRef text) {
   return out;
 }
 
-/// Text inside a DOT HTML-like label.
-static std::string html(StringRef text) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  llvm::printHTMLEscaped(text, os);
-  return out;
-}
-
 void mlir::comm::printTopologyDot(const Topology &topology,
                                   llvm::raw_ostream &os) {
   // Laid out to be read at a glance: the machine as a box (one of N in a
@@ -484,11 +489,7 @@ void mlir::comm::printTopologyDot(const Topology &topology,
          << dot(graph.getDevice(devices[i]).name) << "\" [style=invis];\n";
   };
   auto ordered = [&](DeviceKind kind) {
-    SmallVector<unsigned> devices(graph.getDevicesOfKind(kind));
-    llvm::stable_sort(devices, [&](unsigned a, unsigned b) {
-      return graph.getDevice(a).index < graph.getDevice(b).index;
-    });
-    return devices;
+    return getDevicesInOrder(graph, kind);
   };
   SmallVector<unsigned> switches = ordered(DeviceKind::PCIeSwitch);
   row(ordered(DeviceKind::CPU));
@@ -544,7 +545,8 @@ void mlir::comm::printTopologyDot(const Topology &topology,
           "<tr><td align=\"left\"><b>links</b></td></tr>";
     for (const auto &[text, entry] : kinds)
       os << "<tr><td align=\"left\"><font color=\"" << entry.second
-         << "\">&#9473;&#9473;</font> " << html(entry.first) << "</td></tr>";
+         << "\">&#9473;&#9473;</font> " << escapeXml(entry.first)
+         << "</td></tr>";
     os << "</table>>];\n";
   }
   os << "}\n";

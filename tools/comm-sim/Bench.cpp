@@ -1,6 +1,7 @@
 //===- Bench.cpp - nccl-tests style predictions ----------------*- C++ -*-===//
 
 #include "Bench.h"
+#include "comm/Topology/TopologyPrinter.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -335,13 +336,8 @@ void mlir::comm::sim::plotBench(const BenchOptions &options,
                       "font-size=\"12\">\n",
                       width, height);
   os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  std::string escaped;
-  {
-    llvm::raw_string_ostream escape(escaped);
-    llvm::printHTMLEscaped(title, escape);
-  }
   os << llvm::formatv("<text x=\"{0}\" y=\"22\" font-size=\"14\">{1}</text>\n",
-                      left, escaped);
+                      left, escapeXml(title));
   // Axes and ticks.
   os << llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
                       "stroke=\"black\"/>\n",

@@ -32,6 +32,10 @@ void printTopologyDot(const Topology &topology, llvm::raw_ostream &os);
 /// "370.8 GB/s" style formatting.
 std::string formatBandwidth(double gbps);
 
+/// `text` escaped for XML content and attributes (SVG, Graphviz HTML-like
+/// labels): names come from programs and topology files ("attn<q&k>").
+std::string escapeXml(StringRef text);
+
 } // namespace comm
 } // namespace mlir
 

@@ -57,8 +57,7 @@ int64_t mlir::comm::getTrafficBytes(Operation *op) {
   return bytes;
 }
 
-/// Elements of the widest tensor result of `op`.
-static int64_t getResultElements(Operation *op) {
+int64_t mlir::comm::getResultElements(Operation *op) {
   int64_t elements = 0;
   for (Type type : op->getResultTypes())
     elements = std::max(elements, getTensorElements(type));
@@ -129,13 +128,11 @@ ComputeEstimate mlir::comm::estimateCompute(Operation *op,
   }
   if (auto forOp = dyn_cast<scf::ForOp>(op)) {
     ComputeEstimate body = estimateRegion(forOp.getRegion(), estimator);
-    std::optional<int64_t> trips =
-        forOp.getStaticTripCount()
-            ? std::optional<int64_t>(forOp.getStaticTripCount()->getSExtValue())
-            : std::nullopt;
+    std::optional<APInt> trips = forOp.getStaticTripCount();
     if (!trips)
       return {body.flops, body.bytes, false};
-    return {body.flops * *trips, body.bytes * *trips, body.known};
+    int64_t count = trips->getSExtValue();
+    return {body.flops * count, body.bytes * count, body.known};
   }
   if (op->getNumRegions() > 0 && op->isRegistered()) {
     ComputeEstimate total;

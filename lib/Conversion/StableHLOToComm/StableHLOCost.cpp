@@ -50,13 +50,6 @@ static ArrayRef<int64_t> getShape(Value value) {
   return {};
 }
 
-static int64_t getResultElements(Operation *op) {
-  int64_t elements = 0;
-  for (Type type : op->getResultTypes())
-    elements = std::max(elements, getTensorElements(type));
-  return elements;
-}
-
 /// dot_general: 2 * (result elements) * (contracted extent of lhs).
 static ComputeEstimate estimateDot(Operation *op, bool general) {
   ComputeEstimate estimate{0, getTrafficBytes(op)};

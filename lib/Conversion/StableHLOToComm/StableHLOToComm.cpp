@@ -616,7 +616,6 @@ LogicalResult Importer::convert(Operation *op) {
                            << " results; expected one result per operand";
   OpBuilder b(op);
   Location loc = op->getLoc();
-  MLIRContext *ctx = op->getContext();
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   SmallVector<Value> results;
   SmallVector<Operation *> created;
@@ -678,7 +677,6 @@ LogicalResult Importer::convert(Operation *op) {
             BroadcastOp::create(b, loc, type, input, *groups, i64(0), {}));
     }
   }
-  (void)ctx;
   for (Operation *newOp : created) {
     if (failed(verify(newOp)))
       return op->emitError() << "could not be imported: the comm op it "

@@ -47,6 +47,9 @@ int64_t getTensorBytes(Type type);
 /// Elements of a statically shaped tensor (0 for anything else).
 int64_t getTensorElements(Type type);
 
+/// Elements of the widest tensor result of `op`.
+int64_t getResultElements(Operation *op);
+
 /// Bytes of all tensor operands and results of `op`.
 int64_t getTrafficBytes(Operation *op);
 
