@@ -45,7 +45,11 @@ run() {
   local found
   found=$(find "$findings" -type f | head -1)
   if [ -n "$found" ]; then
-    grep -E "ERROR|SUMMARY|error:" "$work/$target.log" | head -5 >&2 || true
+    # What failed and the input itself, so that a CI log alone reproduces it.
+    grep -aE -A 24 "^==[0-9]+==ERROR|runtime error:|deadly signal|Timeout|out-of-memory" \
+      "$work/$target.log" | head -60 >&2 || true
+    comm_log "the failing input ($(wc -c < "$found") bytes), base64:"
+    base64 -w 76 "$found" | head -200 >&2
     comm_log "error: $target found a failing input: $found (log: $work/$target.log)"
     exit 1
   fi

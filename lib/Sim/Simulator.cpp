@@ -151,6 +151,14 @@ LogicalResult Flattener::flattenOp(Operation *op, unsigned depth,
     instr.kind = InstrKind::Compute;
     if (auto compute = dyn_cast<ComputeOp>(op))
       instr.name = compute.getName().str();
+    // Beyond this the clock loses the precision to advance by the
+    // microseconds a transfer takes (doubles carry 15-16 digits).
+    constexpr double kMaxStepUs = 1e12;
+    if (!std::isfinite(*time) || *time < 0 || *time > kMaxStepUs)
+      return op->emitError()
+             << "takes " << *time
+             << " us by its cost; the simulator accepts steps of at most "
+                "1e12 us (11.6 days): check its flops, bytes and time_us";
     instr.durationUs = *time;
     out.push_back(add(std::move(instr)));
     return success();
@@ -739,6 +747,7 @@ LogicalResult Simulation::run() {
     advanceRank(rank);
   if (failed(status))
     return failure();
+  unsigned stalls = 0;
   while (true) {
     network.recomputeRates();
     double nextFlow = now + network.timeToNextCompletion();
@@ -747,6 +756,24 @@ LogicalResult Simulation::run() {
     if (!std::isfinite(next))
       break;
     std::vector<uint64_t> completed = network.advance(next - now);
+    // A clock so large that adding a transfer's time leaves it unchanged
+    // would spin here forever.
+    bool timerDue = !timers.empty() && std::get<0>(timers.top()) <= next;
+    if (next <= now && completed.empty() && !timerDue) {
+      if (++stalls > 64) {
+        Operation *anchor = nullptr;
+        for (const Instr &instr : program.instrs)
+          if ((anchor = instr.op))
+            break;
+        (anchor ? anchor->emitError() : emitError(UnknownLoc()))
+            << "the simulated clock (" << now
+            << " us) is too large to advance by the transfers in flight; "
+               "a step of the program takes far longer than any real one";
+        return failure();
+      }
+    } else {
+      stalls = 0;
+    }
     now = next;
     for (uint64_t key : completed) {
       auto it = instances.find(key);
