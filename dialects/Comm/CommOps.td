@@ -291,6 +291,10 @@ def Comm_SendOp : Comm_Op<"send",
     For every `[source, target]` pair, rank `source` sends its `input` to
     rank `target`; ranks that are the source of no pair send nothing. The
     matching `comm.recv` on the target names the same pair and `tag`.
+    A send does not block: the rank goes on once it is posted, and the
+    runtime completes it before the function returns (the simulator and
+    `comm-verify-schedule` read it the same way), so every rank of a ring
+    may send before it receives. A receive blocks until its data is there.
 
     ```mlir
     comm.send %x to [[0, 1], [2, 3]] tag 7 : tensor<256xf16>

@@ -251,6 +251,9 @@ namespace {
 struct Participant {
   uint64_t rank;
   std::optional<int64_t> stream;
+  /// A send from the compute stream: the rank went on when it posted it
+  /// (the runtime's sends do not block), so its end wakes nobody.
+  bool detached = false;
 };
 
 struct Instance {
@@ -298,6 +301,9 @@ struct RankState {
   llvm::DenseMap<unsigned, double> tokenDone;
   int waitingToken = -1;
   llvm::DenseMap<uint64_t, unsigned> sendCount, recvCount;
+  /// When the last send the compute stream posted ended (the runtime drains
+  /// them before the step returns).
+  double sendsDoneUs = 0;
   /// Streams holding transfers started while the rank computed, on a
   /// machine whose transfers progress only inside communication calls.
   SmallVector<int64_t, 2> deferred;
@@ -334,7 +340,8 @@ private:
   /// waits for the token and that was the last.
   void completeOne(uint64_t rank, unsigned token, double at);
   LogicalResult arrive(uint64_t rank, unsigned instrIndex,
-                       std::optional<int64_t> stream, double at);
+                       std::optional<int64_t> stream, double at,
+                       bool detached = false);
   LogicalResult launch(uint64_t key, Instance &instance);
   void startPhase(uint64_t key, Instance &instance, double now);
   void finish(uint64_t key, Instance &instance, double now);
@@ -396,7 +403,8 @@ void Simulation::flushDeferred(uint64_t rank) {
 }
 
 LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
-                                 std::optional<int64_t> stream, double at) {
+                                 std::optional<int64_t> stream, double at,
+                                 bool detached) {
   const Instr &instr = program.instrs[instrIndex];
   uint64_t key;
   unsigned expected;
@@ -436,7 +444,7 @@ LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
     // The sender's op gives the size of the transfer.
     if (!instance.instr || instr.kind == InstrKind::Send)
       instance.instr = &instr;
-    instance.participants.push_back({rank, stream});
+    instance.participants.push_back({rank, stream, detached});
     instance.arrivalUs = std::max(instance.arrivalUs, at);
     if (instance.participants.size() == instance.expected)
       return launch(key, instance);
@@ -564,6 +572,12 @@ void Simulation::finish(uint64_t key, Instance &instance, double at) {
   }
   for (const Participant &p : instance.participants) {
     RankState &state = ranks[p.rank];
+    if (p.detached) {
+      traceEvent(p.rank, getTraceThread(-1), instance.label, "comm (async)",
+                 instance.startUs, at, args, flowId);
+      state.sendsDoneUs = std::max(state.sendsDoneUs, at);
+      continue;
+    }
     traceEvent(p.rank, getTraceThread(p.stream), instance.label,
                p.stream ? "comm (async)" : "comm", instance.startUs, at, args,
                flowId);
@@ -726,6 +740,17 @@ void Simulation::advanceRank(uint64_t rank) {
         state.blocked = true;
         break;
       }
+      if (instr.kind == InstrKind::Send) {
+        // Sends do not block (the runtime posts them and drains them before
+        // the step returns): the rank goes on, so that a ring of sends
+        // followed by receives runs as it does on the machine.
+        if (failed(arrive(rank, mainList[state.pc], std::nullopt, state.clock,
+                          /*detached=*/true)) &&
+            failed(status))
+          return;
+        ++state.pc;
+        break;
+      }
       state.blocked = true;
       if (failed(arrive(rank, mainList[state.pc], std::nullopt, state.clock))) {
         if (instr.kind == InstrKind::Collective) {
@@ -864,8 +889,19 @@ LogicalResult Simulation::run() {
       diag << " for the other ranks of its group";
     return failure();
   }
+  // Every rank ended, but a send nobody received is lost data.
+  for (auto &[key, instance] : instances)
+    for (const Participant &p : instance.participants)
+      if (p.detached) {
+        instance.instr->op->emitError()
+            << "rank " << p.rank << "'s comm.send to rank " << instance.pairDst
+            << " (tag " << instance.instr->tag
+            << ") is never received: rank " << instance.pairDst
+            << " has no matching comm.recv";
+        return failure();
+      }
   for (const RankState &state : ranks) {
-    double finish = state.clock;
+    double finish = std::max(state.clock, state.sendsDoneUs);
     for (auto &[id, stream] : state.streams)
       finish = std::max(finish, stream.free);
     if (finish > result.stepTimeUs) {
