@@ -67,7 +67,11 @@ static OwningOpRef<ModuleOp> importFramework(Fixture &fixture, StringRef text) {
   // comm-opt defers verifying the importer's input to the importer.
   ParserConfig config(ctx, /*verifyAfterParse=*/!stablehlo);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
-  if (!module)
+  // The importer checks each op's invariants before anything reads them;
+  // the pass manager's own check of the input (which the fuzzer's pass
+  // manager runs before the first pass) must not see a function without a
+  // type either.
+  if (!module || (stablehlo && failed(comm::verifyEachOpAlone(*module))))
     return nullptr;
   // The pipelines comm-opt runs, by their registered names, so that the
   // checks comm puts before upstream's partitioning come along.

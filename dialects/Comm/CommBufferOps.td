@@ -189,6 +189,46 @@ def Comm_BufferComputeOp : Comm_BufferOp<"compute", [AttrSizedOperandSegments]> 
   }];
 }
 
+def Comm_BufferRotateOp
+    : Comm_BufferOp<"rotate", [AllTypesMatch<["source", "target"]>]> {
+  let summary = "comm.rotate on buffers";
+  let description = [{
+    The bufferized form of `comm.rotate`: writes the chunks of `source`,
+    shifted by the rank's position in its group, to `target` (a different
+    buffer).
+
+    ```mlir
+    comm.buffer.rotate %src, %dst over [[0, 1, 2, 3]] shift 1 : memref<16xf32>
+    ```
+  }];
+  let arguments = (ins Comm_Buffer:$source, Comm_Buffer:$target,
+                       Comm_ReplicaGroupsAttr:$groups, I64Attr:$shift,
+                       UnitAttr:$inverse);
+  let assemblyFormat = [{
+    $source `,` $target `over` custom<ReplicaGroups>($groups) `shift` $shift
+    (`inverse` $inverse^)? attr-dict `:` type($source)
+  }];
+}
+
+def Comm_BufferScaleOp
+    : Comm_BufferOp<"scale", [AllTypesMatch<["source", "target"]>]> {
+  let summary = "multiply a floating-point buffer by a constant";
+  let description = [{
+    `target[i] = source[i] * factor` (bf16 and f16 in f32, rounded once):
+    the division of an average that a point-to-point schedule sums.
+    comm-bufferize makes it from `arith.mulf` by a splat constant tensor.
+
+    ```mlir
+    comm.buffer.scale %a by 2.500000e-01 into %b : memref<1024xf32>
+    ```
+  }];
+  let arguments = (ins Comm_Buffer:$source, F64Attr:$factor,
+                       Comm_Buffer:$target);
+  let assemblyFormat = [{
+    $source `by` $factor `into` $target attr-dict `:` type($target)
+  }];
+}
+
 def Comm_BufferCombineOp
     : Comm_BufferOp<"combine", [AllTypesMatch<["lhs", "rhs", "target"]>]> {
   let summary = "combine two buffers element-wise into a third";

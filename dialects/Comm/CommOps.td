@@ -448,6 +448,45 @@ def Comm_UnpackOp : Comm_Op<"unpack", [Pure]> {
   let hasFolder = 1;
 }
 
+def Comm_RotateOp : Comm_Op<"rotate",
+    [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "shift a tensor's chunks cyclically by the rank's place in its group";
+  let description = [{
+    The input is cut along dimension 0 into as many equal chunks as each
+    group has ranks (`n`). On the rank at position `p` of its group, chunk
+    `j` of the result is chunk `(j + p + shift) mod n` of the input; with
+    `inverse`, chunk `(j - p + shift) mod n`. A rank in no group gets its
+    input back.
+
+    This is comm's one rank-dependent local op: the point-to-point schedules
+    `comm-decompose` writes for collectives rotate the data once, so that
+    every rank sends and receives the same chunk indices at every step, and
+    rotate back at the end.
+
+    ```mlir
+    // On rank 1 of [[0, 1, 2, 3]]: chunks 1, 2, 3, 0 of %x.
+    %0 = comm.rotate %x over [[0, 1, 2, 3]] shift 0 : tensor<16xf32>
+    // Undoes it.
+    %1 = comm.rotate %0 over [[0, 1, 2, 3]] shift 0 inverse : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Comm_Tensor:$input,
+                       Comm_ReplicaGroupsAttr:$groups,
+                       I64Attr:$shift,
+                       UnitAttr:$inverse);
+  let results = (outs Comm_Tensor:$result);
+  let assemblyFormat = [{
+    $input `over` custom<ReplicaGroups>($groups) `shift` $shift
+    (`inverse` $inverse^)? attr-dict `:` type($input)
+  }];
+  let extraClassDeclaration = [{
+    /// The input chunk that result chunk `chunk` holds on the rank at
+    /// `position` of its group.
+    int64_t getSourceChunk(int64_t chunk, int64_t position);
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Compute stand-in
 //===----------------------------------------------------------------------===//

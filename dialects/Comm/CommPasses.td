@@ -341,6 +341,77 @@ def CommSelectAlgorithm : Pass<"comm-select-algorithm", "::mlir::ModuleOp"> {
   ];
 }
 
+def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
+  let summary = "split all_reduces into their halves and write collectives "
+                "as point-to-point schedules";
+  let description = [{
+    Two decompositions, each of every collective it applies to:
+
+    - `split-all-reduce`: a `comm.all_reduce` becomes a `comm.reduce_scatter`
+      and a `comm.all_gather` (as ZeRO does), so that the halves can be
+      scheduled apart. A tensor whose size the group does not divide is
+      packed into a zero-padded flat buffer first.
+    - `to-p2p`: a collective becomes its explicit ring schedule of
+      `comm.send`, `comm.recv` and element-wise combines, one chunk per rank
+      of the group: `n - 1` steps of reduce-scatter and `n - 1` of
+      all-gather for an all_reduce, `n - 1` for a reduce_scatter or an
+      all_gather, `n - 1` pairwise exchanges for an all_to_all, and a
+      send and receive for a permute. The data is rotated once by the
+      rank's place in its group (`comm.rotate`), so that every rank sends
+      and receives the same chunk indices at every step, and rotated back
+      at the end. `unsupported` (the default) decomposes what the `backend`
+      cannot run (every collective on `verbs`; the one algorithm table
+      says), `all` everything it can, `none` nothing.
+
+    An average is summed around the ring and scaled by `1/n` once
+    (`arith.mulf` by a splat constant, which comm-bufferize makes a
+    `comm.buffer.scale`).
+
+    What cannot be decomposed yet is kept, with a remark under `explain`
+    (and an error when the backend cannot run it): `comm.broadcast`,
+    `comm.reduce` and
+    `comm.barrier` have no point-to-point schedule here; scattered,
+    gathered or exchanged dimensions with larger dimensions before them
+    (their chunks are not contiguous) are not decomposed; groups that leave
+    ranks of `comm.world_size` out are kept (a rank outside every group
+    would combine zeros).
+
+    Every step of a decomposed op uses one tag, above every tag the module
+    uses already, so that sends and receives match in order.
+
+    ```mlir
+    %0 = comm.all_reduce sum %x over [[0, 1, 2, 3]] : tensor<1024xf32>
+    // with split-all-reduce becomes
+    %1 = comm.reduce_scatter sum %x over [[0, 1, 2, 3]] dim 0
+        : tensor<1024xf32> -> tensor<256xf32>
+    %0 = comm.all_gather %1 over [[0, 1, 2, 3]] dim 0
+        : tensor<256xf32> -> tensor<1024xf32>
+    ```
+  }];
+  let options = [
+    Option<"splitAllReduce", "split-all-reduce", "bool", /*default=*/"false",
+           "Split every all_reduce into a reduce_scatter and an all_gather">,
+    Option<"toP2P", "to-p2p", "std::string", /*default=*/"\"unsupported\"",
+           "Which collectives become point-to-point schedules: unsupported "
+           "(those the backend cannot run), all, none">,
+    Option<"backend", "backend", "::mlir::comm::Backend",
+           /*default=*/"::mlir::comm::Backend::nccl",
+           "The runtime backend the program runs on",
+           "::mlir::comm::BackendValues()">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark for each op kept as it is, saying why">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numSplit", "all-reduces-split",
+              "All_reduces split into reduce_scatter + all_gather">,
+    Statistic<"numToP2P", "collectives-to-p2p",
+              "Collectives written as point-to-point schedules">,
+    Statistic<"numKept", "collectives-kept",
+              "Collectives the options asked to decompose but that were kept">,
+  ];
+}
+
 def CommBufferize : Pass<"comm-bufferize", "::mlir::ModuleOp"> {
   let summary = "turn comm ops on tensors into comm ops on buffers";
   let description = [{

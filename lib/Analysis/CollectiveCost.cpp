@@ -118,7 +118,7 @@ static double getPeakFlops(const Device &gpu) {
 
 std::optional<double> mlir::comm::getLocalTimeUs(Operation *op,
                                                  const Topology &topology) {
-  if (!isa<ComputeOp, PackOp, UnpackOp>(op))
+  if (!isa<ComputeOp, PackOp, UnpackOp, RotateOp>(op) && !getCombineKind(op))
     return std::nullopt;
   const Device &gpu = topology.getDevice(topology.getGPU(0));
   double hbm = gpu.memoryGBps > 0 ? gpu.memoryGBps : 1000;

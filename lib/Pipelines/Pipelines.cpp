@@ -62,6 +62,12 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
     return;
   }
   pm.addPass(createCommFuse(getFuseOptions(options)));
+  // What the backend cannot run becomes sends and receives, before the
+  // rest of planning sees the program.
+  CommDecomposeOptions decompose;
+  decompose.backend = options.backend;
+  decompose.explain = options.explain;
+  pm.addPass(createCommDecompose(decompose));
   // Only comm's planner narrows wire types and chooses algorithms; the
   // frameworks leave both to the backend (NCCL's own tuner).
   if (options.strategy == Strategy::comm) {
@@ -91,6 +97,11 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
 
 void mlir::comm::buildLoweringPipeline(OpPassManager &pm,
                                        const LoweringPipelineOptions &options) {
+  // A collective the target's backend cannot run (any on cuda-verbs) is
+  // lowered through its point-to-point schedule.
+  CommDecomposeOptions decompose;
+  decompose.backend = getBackend(options.target);
+  pm.addPass(createCommDecompose(decompose));
   pm.addPass(createCommBufferize());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
@@ -128,6 +139,7 @@ void mlir::comm::registerPipelines() {
   PassPipelineRegistration<LoweringPipelineOptions>(
       "comm-lower-to-emitc",
       "Lower comm on tensors to EmitC calls of the commrt runtime "
-      "(comm-bufferize, buffer-results-to-out-params, convert-comm-to-emitc)",
+      "(comm-decompose of what the target's backend cannot run, "
+      "comm-bufferize, buffer-results-to-out-params, convert-comm-to-emitc)",
       buildLoweringPipeline);
 }

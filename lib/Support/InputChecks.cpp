@@ -1,6 +1,8 @@
 //===- InputChecks.cpp - guards run on input before parsing ----*- C++ -*-===//
 
 #include "comm/Support/InputChecks.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -107,4 +109,16 @@ LogicalResult mlir::comm::checkInputText(const llvm::MemoryBuffer &buffer,
                                        /*RequiresNullTerminator=*/false),
       llvm::SMLoc());
   return checkInputText(sourceMgr, id, maxDepth);
+}
+
+LogicalResult mlir::comm::verifyEachOpAlone(Operation *root) {
+  // Parents first: a func.return's verifier reads its function's type.
+  WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == root)
+      return WalkResult::advance();
+    return failed(verify(op, /*verifyRecursively=*/false))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }

@@ -834,6 +834,51 @@ inline void copy(Async *async, void *dst, commrt_memory_space dstSpace,
         loc, "comm.copy");
 }
 
+/// comm.buffer.scale: target = source * factor.
+inline void scale(Async *async, void *target, const void *source, int64_t count,
+                  commrt_dtype dtype, double factor, commrt_memory_space space,
+                  const char *loc) {
+  commrt_context *ctx = current();
+  size_t bytes = bytesOf(count, dtype);
+  waitFor(async, source, bytes, loc);
+  if (target != source)
+    check(commrt_copy(ctx, target, space, source, space,
+                      static_cast<int64_t>(bytes), nullptr),
+          loc, "comm.buffer.scale");
+  check(commrt_scale(target, count, dtype, factor, space, nullptr), loc,
+        "comm.buffer.scale");
+}
+
+/// comm.buffer.rotate: on the rank at position p of its group, chunk j of
+/// `dst` is chunk (j + p + shift) mod n of `src` (j - p + shift with
+/// `inverse`); a rank in no group copies `src` as it is. Two contiguous
+/// copies.
+inline void rotate(Async *async, const Ranks &ranks, const void *src, void *dst,
+                   int64_t count, commrt_dtype dtype, int64_t shift,
+                   int64_t inverse, commrt_memory_space space,
+                   const char *loc) {
+  commrt_context *ctx = current();
+  State &st = state(ctx);
+  size_t bytes = bytesOf(count, dtype);
+  waitFor(async, src, bytes, loc);
+  int64_t n = ranks.groupSize, first = 0;
+  for (size_t i = 0; i < ranks.ranks.size(); ++i)
+    if (ranks.ranks[i] == st.rank) {
+      int64_t position = static_cast<int64_t>(i) % n;
+      first = ((inverse ? -position : position) + shift % n) % n;
+      if (first < 0)
+        first += n;
+    }
+  size_t head = bytes / static_cast<size_t>(n) * static_cast<size_t>(first);
+  check(commrt_copy(ctx, dst, space, static_cast<const char *>(src) + head,
+                    space, static_cast<int64_t>(bytes - head), nullptr),
+        loc, "comm.rotate");
+  if (head)
+    check(commrt_copy(ctx, static_cast<char *>(dst) + (bytes - head), space,
+                      src, space, static_cast<int64_t>(head), nullptr),
+          loc, "comm.rotate");
+}
+
 inline commrt_piece piece(const void *data, int64_t count, int64_t offset,
                           commrt_dtype dtype) {
   commrt_piece p;

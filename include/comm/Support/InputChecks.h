@@ -11,6 +11,7 @@
 #ifndef COMM_SUPPORT_INPUTCHECKS_H
 #define COMM_SUPPORT_INPUTCHECKS_H
 
+#include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -32,6 +33,13 @@ LogicalResult checkInputText(llvm::SourceMgr &sourceMgr, unsigned bufferId,
 /// Same, for a buffer not yet in a source manager.
 LogicalResult checkInputText(const llvm::MemoryBuffer &buffer,
                                 unsigned maxDepth = kMaxInputNesting);
+
+/// Verifies the invariants of every op nested in `root`, each alone and
+/// parents first, without the symbol checks of a whole-module verification:
+/// for input parsed without verification (the StableHLO importer's), whose
+/// calls may not resolve yet, but whose functions must have their types
+/// before anything (MLIR's own call verifier included) reads them.
+LogicalResult verifyEachOpAlone(Operation *root);
 
 } // namespace comm
 } // namespace mlir

@@ -661,6 +661,48 @@ struct CombineLowering : CommPattern<BufferCombineOp> {
   }
 };
 
+struct ScaleLowering : CommPattern<BufferScaleOp> {
+  using CommPattern::CommPattern;
+  LogicalResult
+  matchAndRewrite(BufferScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    CallBuilder(rewriter, op, state)
+        .async()
+        .operand(adaptor.getTarget())
+        .operand(adaptor.getSource())
+        .integer(numElements(op.getSource()))
+        .literal(getCommrtDtypeName(elementOf(op.getSource())))
+        .real(op.getFactor().convertToDouble())
+        .literal(spaceOfBuffer(op.getTarget(), state))
+        .location()
+        .call("commgen::scale");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct RotateLowering : CommPattern<BufferRotateOp> {
+  using CommPattern::CommPattern;
+  LogicalResult
+  matchAndRewrite(BufferRotateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    CallBuilder(rewriter, op, state)
+        .async()
+        .ranks(op.getGroups())
+        .operand(adaptor.getSource())
+        .operand(adaptor.getTarget())
+        .integer(numElements(op.getSource()))
+        .literal(getCommrtDtypeName(elementOf(op.getSource())))
+        .integer(op.getShift())
+        .integer(op.getInverse() ? 1 : 0)
+        .literal(spaceOfBuffer(op.getTarget(), state))
+        .location()
+        .call("commgen::rotate");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct ComputeLowering : CommPattern<BufferComputeOp> {
   using CommPattern::CommPattern;
   LogicalResult
@@ -809,13 +851,14 @@ std::string mlir::comm::getEntryPointPrototype(StringRef name,
 void mlir::comm::populateCommToEmitCPatterns(const TypeConverter &converter,
                                              RewritePatternSet &patterns,
                                              const CommToEmitCState &state) {
-  patterns.add<AllReduceLowering, ReduceScatterLowering, AllGatherLowering,
-               AllToAllLowering, BroadcastLowering, ReduceLowering,
-               PermuteLowering, SendLowering, RecvLowering, CopyLowering,
-               MemrefCopyLowering, PackLowering, UnpackLowering,
-               CombineLowering, ComputeLowering, BarrierLowering, StartLowering,
-               WaitLowering, AllocLowering, DeallocLowering>(
-      converter, patterns.getContext(), state);
+  patterns
+      .add<AllReduceLowering, ReduceScatterLowering, AllGatherLowering,
+           AllToAllLowering, BroadcastLowering, ReduceLowering, PermuteLowering,
+           SendLowering, RecvLowering, CopyLowering, MemrefCopyLowering,
+           PackLowering, UnpackLowering, CombineLowering, ScaleLowering,
+           RotateLowering, ComputeLowering, BarrierLowering, StartLowering,
+           WaitLowering, AllocLowering, DeallocLowering>(
+          converter, patterns.getContext(), state);
 }
 
 void mlir::comm::prepareCommToEmitCAsyncBodies(ModuleOp module,

@@ -15,6 +15,7 @@
 #include "comm/Conversion/Passes.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Support/InputChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -727,15 +728,7 @@ void ConvertStableHLOToCommPass::runOnOperation() {
   // every op's own invariants are checked first, each alone: what inlining
   // reads (a call's callee, a function's type) must be there. Only the
   // symbol uses are left for the whole-module check after inlining.
-  // Parents first: a func.return's verifier reads its function's type.
-  WalkResult invariants = module.walk<WalkOrder::PreOrder>([](Operation *op) {
-    if (isa<ModuleOp>(op))
-      return WalkResult::advance();
-    return failed(verify(op, /*verifyRecursively=*/false))
-               ? WalkResult::interrupt()
-               : WalkResult::advance();
-  });
-  if (invariants.wasInterrupted())
+  if (failed(verifyEachOpAlone(module)))
     return signalPassFailure();
   if (failed(inlineCalls(module)))
     return signalPassFailure();

@@ -157,3 +157,27 @@ func.func @dynamic(%a: memref<?xf32>, %b: memref<?xf32>) {
   comm.buffer.all_reduce %a, %b {groups = #comm.groups<[[0, 1]]>, kind = #comm<reduction sum>} : memref<?xf32>, memref<?xf32>
   return
 }
+
+// -----
+
+func.func @rotate_in_place(%a: memref<8xf32>) {
+  // expected-error @+1 {{'comm.buffer.rotate' op needs a target other than its source}}
+  comm.buffer.rotate %a, %a over [[0, 1, 2, 3]] shift 0 : memref<8xf32>
+  return
+}
+
+// -----
+
+func.func @rotate_indivisible(%a: memref<6xf32>, %b: memref<6xf32>) {
+  // expected-error @+1 {{'comm.buffer.rotate' op cannot cut dimension 0 of 'memref<6xf32>' into 4 equal chunks}}
+  comm.buffer.rotate %a, %b over [[0, 1, 2, 3]] shift 0 : memref<6xf32>
+  return
+}
+
+// -----
+
+func.func @scale_integers(%a: memref<8xi32>, %b: memref<8xi32>) {
+  // expected-error @+1 {{'comm.buffer.scale' op scales floating-point buffers only, not 'memref<8xi32>'}}
+  comm.buffer.scale %a by 5.000000e-01 into %b : memref<8xi32>
+  return
+}

@@ -35,5 +35,9 @@ func.func @buffers(%a: memref<1024xf32>, %b: memref<1024xf32>, %s: memref<256xf3
   comm.buffer.compute "gemm"(%m) outs(%n) {time_us = 12.5 : f64} : (memref<64xf32>) outs(memref<8x8xf32>)
   // CHECK: comm.buffer.combine sum %{{.*}}, %{{.*}} into %{{.*}} : memref<1024xf32>
   comm.buffer.combine sum %a, %b into %b : memref<1024xf32>
+  // CHECK: comm.buffer.rotate %{{.*}}, %{{.*}} over {{\[\[}}0, 1, 2, 3]] shift 2 inverse : memref<1024xf32>
+  comm.buffer.rotate %a, %b over [[0, 1, 2, 3]] shift 2 inverse : memref<1024xf32>
+  // CHECK: comm.buffer.scale %{{.*}} by 1.250000e-01 into %{{.*}} : memref<1024xf32>
+  comm.buffer.scale %a by 1.250000e-01 into %b : memref<1024xf32>
   return
 }

@@ -37,3 +37,12 @@ func.func @yield_scalar(%x: tensor<4xf32>) -> i32 {
   %r = comm.wait %t : i32
   return %r : i32
 }
+
+// -----
+
+func.func @tensor_constant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{comm-bufferize: a tensor constant is supported only as the splat factor of an arith.mulf (the scaling of an average)}}
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %s = arith.addf %x, %c : tensor<4xf32>
+  return %s : tensor<4xf32>
+}

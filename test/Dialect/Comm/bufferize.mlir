@@ -123,3 +123,21 @@ func.func @carried(%x: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// The pieces of a point-to-point schedule: a rotation, a combine, and a
+// scaling by a splat constant (which needs no buffer of its own).
+// CHECK-LABEL: func.func @schedule_pieces
+// CHECK: %[[ROT:.*]] = memref.alloc() : memref<8xf32>
+// CHECK: comm.buffer.rotate %{{.*}}, %[[ROT]] over {{\[\[}}0, 1, 2, 3]] shift 0 : memref<8xf32>
+// CHECK: comm.buffer.combine sum
+// CHECK-NOT: arith.constant
+// CHECK: comm.buffer.scale %{{.*}} by 2.500000e-01 into %{{.*}} : memref<8xf32>
+func.func @schedule_pieces(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %r = comm.rotate %x over [[0, 1, 2, 3]] shift 0 : tensor<8xf32>
+  %s = arith.addf %r, %x : tensor<8xf32>
+  %f = arith.constant dense<2.500000e-01> : tensor<8xf32>
+  %a = arith.mulf %f, %s : tensor<8xf32>
+  return %a : tensor<8xf32>
+}

@@ -738,3 +738,27 @@ func.func @wait_twice(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %b = comm.wait %t : tensor<8xf32>
   return %a, %b : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+func.func @rotate_indivisible(%x: tensor<10xf32>) -> tensor<10xf32> {
+  // expected-error @+1 {{'comm.rotate' op cannot cut dimension 0 of 'tensor<10xf32>' into 4 equal chunks (one per rank of a group): expected a multiple of 4}}
+  %0 = comm.rotate %x over [[0, 1, 2, 3]] shift 0 : tensor<10xf32>
+  return %0 : tensor<10xf32>
+}
+
+// -----
+
+func.func @rotate_scalar(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'comm.rotate' op rotates chunks along dimension 0, but 'tensor<f32>' has no dimensions}}
+  %0 = comm.rotate %x over [[0, 1]] shift 1 : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @rotate_groups(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{rank 1 appears in replica groups 0 and 1; groups must be disjoint}}
+  %0 = comm.rotate %x over [[0, 1], [1, 2]] shift 0 : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

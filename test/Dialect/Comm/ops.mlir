@@ -150,4 +150,13 @@ func.func @token_type(%t: !comm.token) {
   return
 }
 
+// CHECK-LABEL: func.func @rotate
+func.func @rotate(%x: tensor<16xf32>) -> tensor<16xf32> {
+  // CHECK: %[[R:.*]] = comm.rotate %{{.*}} over {{\[\[}}0, 1, 2, 3]] shift 0 : tensor<16xf32>
+  %0 = comm.rotate %x over [[0, 1, 2, 3]] shift 0 : tensor<16xf32>
+  // CHECK: comm.rotate %[[R]] over {{\[\[}}0, 1], [2, 3]] shift 1 inverse : tensor<16xf32>
+  %1 = comm.rotate %0 over [[0, 1], [2, 3]] shift 1 inverse : tensor<16xf32>
+  return %1 : tensor<16xf32>
+}
+
 }

@@ -160,6 +160,19 @@ LogicalResult BufferUnpackOp::verify() {
                             getNumBlocks());
 }
 
+LogicalResult BufferRotateOp::verify() {
+  if (getSource() == getTarget())
+    return emitOpError() << "needs a target other than its source";
+  return verifyRotation(*this, shapeOf(getSource()), getGroups());
+}
+
+LogicalResult BufferScaleOp::verify() {
+  if (!isa<FloatType>(elementOf(getSource())))
+    return emitOpError() << "scales floating-point buffers only, not "
+                         << getSource().getType();
+  return verifyTensorSizes(*this);
+}
+
 LogicalResult BufferComputeOp::verify() {
   if (getName().empty())
     return emitOpError() << "expects a non-empty name";

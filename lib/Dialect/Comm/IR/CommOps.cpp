@@ -649,6 +649,34 @@ static bool convertsElements(Type bufferType, TypeRange pieces) {
   });
 }
 
+LogicalResult mlir::comm::detail::verifyRotation(Operation *op, ShapedType type,
+                                                 ReplicaGroupsAttr groups) {
+  if (failed(verifyGroups(op, groups)) || failed(verifyTensorSizes(op)))
+    return failure();
+  if (type.getRank() == 0)
+    return op->emitOpError() << "rotates chunks along dimension 0, but " << type
+                             << " has no dimensions";
+  int64_t n = groups.getGroupSize();
+  if (type.getDimSize(0) % n != 0)
+    return op->emitOpError()
+           << "cannot cut dimension 0 of " << type << " into " << n
+           << " equal chunks (one per rank of a group): expected a multiple "
+              "of "
+           << n;
+  return success();
+}
+
+LogicalResult RotateOp::verify() {
+  return verifyRotation(*this, getType(), getGroups());
+}
+
+int64_t RotateOp::getSourceChunk(int64_t chunk, int64_t position) {
+  int64_t n = getGroups().getGroupSize();
+  int64_t shift = getShift() % n;
+  int64_t index = (chunk + (getInverse() ? -position : position) + shift) % n;
+  return index < 0 ? index + n : index;
+}
+
 LogicalResult PackOp::verify() {
   if (failed(verifyTensorSizes(*this)))
     return failure();

@@ -32,6 +32,10 @@ LogicalResult verifyDim(Operation *op, StringRef name, int64_t dim,
 LogicalResult verifyScaledShape(Operation *op, ShapedType input,
                                 ShapedType result, int64_t dim,
                                 int64_t groupSize, bool multiply);
+/// The checks of comm.rotate and comm.buffer.rotate: groups, and a dimension
+/// 0 that the group size divides.
+LogicalResult verifyRotation(Operation *op, ShapedType type,
+                             ReplicaGroupsAttr groups);
 
 } // namespace detail
 } // namespace comm

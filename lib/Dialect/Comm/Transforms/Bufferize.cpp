@@ -82,21 +82,15 @@ private:
 };
 } // namespace
 
-/// Element-wise arith ops on tensors are local reductions.
-static std::optional<ReductionKind> combineKindOf(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<ReductionKind>>(op)
-      .Case<arith::AddFOp, arith::AddIOp>(
-          [](auto) { return ReductionKind::sum; })
-      .Case<arith::MulFOp, arith::MulIOp>(
-          [](auto) { return ReductionKind::prod; })
-      .Case<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(
-          [](auto) { return ReductionKind::max; })
-      .Case<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(
-          [](auto) { return ReductionKind::min; })
-      .Case<arith::AndIOp>([](auto) { return ReductionKind::band; })
-      .Case<arith::OrIOp>([](auto) { return ReductionKind::bor; })
-      .Case<arith::XOrIOp>([](auto) { return ReductionKind::bxor; })
-      .Default([](Operation *) { return std::nullopt; });
+/// The value of a splat floating-point constant tensor, or std::nullopt.
+static std::optional<double> getScaleFactor(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  return dense.getSplatValue<APFloat>().convertToDouble();
 }
 
 LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
@@ -184,6 +178,13 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
                          copy.getPlanAttr());
     return success();
   }
+  if (auto rotate = dyn_cast<RotateOp>(op)) {
+    Value out = result(rotate.getResult());
+    BufferRotateOp::create(builder, loc, lookup(rotate.getInput()), out,
+                           rotate.getGroupsAttr(), rotate.getShiftAttr(),
+                           rotate.getInverseAttr());
+    return success();
+  }
   if (auto pack = dyn_cast<PackOp>(op)) {
     Value out = result(pack.getResult());
     SmallVector<Value> inputs;
@@ -258,7 +259,34 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
       mapping.map(result, buffer);
     return success();
   }
-  if (auto kind = combineKindOf(op);
+  // A splat constant is only the factor of a scaling (below): it needs no
+  // buffer of its own.
+  if (auto constant = dyn_cast<arith::ConstantOp>(op);
+      constant && isa<RankedTensorType>(constant.getType())) {
+    if (getScaleFactor(constant.getResult()) &&
+        llvm::all_of(constant->getUsers(),
+                     [&](Operation *user) { return isa<arith::MulFOp>(user); }))
+      return success();
+    return op->emitError()
+           << "comm-bufferize: a tensor constant is supported only as the "
+              "splat factor of an arith.mulf (the scaling of an average)";
+  }
+  if (auto mul = dyn_cast<arith::MulFOp>(op);
+      mul && isa<RankedTensorType>(mul.getType())) {
+    std::optional<double> factor = getScaleFactor(mul.getRhs());
+    Value scaled = mul.getLhs();
+    if (!factor) {
+      factor = getScaleFactor(mul.getLhs());
+      scaled = mul.getRhs();
+    }
+    if (factor) {
+      Value out = result(mul.getResult());
+      BufferScaleOp::create(builder, loc, lookup(scaled),
+                            builder.getF64FloatAttr(*factor), out);
+      return success();
+    }
+  }
+  if (auto kind = getCombineKind(op);
       kind && isa<RankedTensorType>(op->getResult(0).getType())) {
     Value out = result(op->getResult(0));
     BufferCombineOp::create(

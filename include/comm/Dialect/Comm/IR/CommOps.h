@@ -32,6 +32,17 @@ std::optional<int64_t> getWorldSize(Operation *op);
 /// std::nullopt when it is not one or does not fit in 63 bits.
 std::optional<int64_t> getStorageBytes(ShapedType type);
 
+/// The reduction an element-wise arith op on tensors performs (arith.addf is
+/// sum, ...): comm-bufferize makes it a comm.buffer.combine and the
+/// simulator costs it as a local kernel. std::nullopt for any other op.
+std::optional<ReductionKind> getCombineKind(Operation *op);
+
+/// Builds the element-wise arith op that combines `lhs` and `rhs` by `kind`
+/// (the inverse of getCombineKind); fails for avg and for bitwise kinds on
+/// floats.
+FailureOr<Value> buildCombine(OpBuilder &builder, Location loc,
+                              ReductionKind kind, Value lhs, Value rhs);
+
 } // namespace comm
 } // namespace mlir
 

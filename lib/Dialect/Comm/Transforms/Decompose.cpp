@@ -1,0 +1,380 @@
+//===- Decompose.cpp - collectives into halves and point to point -*- C++ -*-//
+//
+// comm-decompose: all_reduce into reduce_scatter + all_gather, and
+// collectives into their ring schedules of sends, receives and local
+// combines. The schedules rotate the data once by the rank's place in its
+// group (comm.rotate), so that the chunk every rank sends and receives at a
+// step has the same index on every rank and the program stays one SPMD
+// program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Dialect/Comm/IR/CommAlgorithms.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace comm {
+#define GEN_PASS_DEF_COMMDECOMPOSE
+#include "comm/Dialect/Comm/CommPasses.h.inc"
+} // namespace comm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::comm;
+
+namespace {
+enum class P2PMode { unsupported, all, none };
+
+/// Builds the ring schedule of one collective.
+class RingBuilder {
+public:
+  RingBuilder(OpBuilder &builder, Location loc, ReplicaGroupsAttr groups,
+              int64_t tag, PlanAttr plan)
+      : b(builder), loc(loc), groups(groups), n(groups.getGroupSize()),
+        tag(tag), plan(plan) {}
+
+  /// Every rank sends `value` to the rank `shift` places after it in its
+  /// group; returns what arrives from the rank `shift` places before.
+  Value exchange(Value value, int64_t shift) {
+    SmallVector<int64_t> flat;
+    for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
+      ArrayRef<int64_t> group = groups.getGroup(g);
+      for (int64_t i = 0; i < n; ++i) {
+        flat.push_back(group[i]);
+        flat.push_back(group[(i + shift) % n]);
+      }
+    }
+    DenseI64ArrayAttr pairs = b.getDenseI64ArrayAttr(flat);
+    SendOp::create(b, loc, value, pairs, b.getI64IntegerAttr(tag), plan);
+    return RecvOp::create(b, loc, value.getType(), pairs,
+                          b.getI64IntegerAttr(tag), plan);
+  }
+
+  /// `value` as a flat tensor of `elements` (zero-padded at the end).
+  Value flatten(Value value, int64_t elements) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == 1 && type.getNumElements() == elements)
+      return value;
+    auto flat = RankedTensorType::get({elements}, type.getElementType());
+    return PackOp::create(b, loc, flat, ValueRange{value},
+                          b.getDenseI64ArrayAttr({0}), nullptr);
+  }
+
+  /// The first elements of flat tensor `value`, as `type`.
+  Value reshape(Value value, Type type) {
+    if (value.getType() == type)
+      return value;
+    return UnpackOp::create(b, loc, TypeRange{type}, value,
+                            b.getDenseI64ArrayAttr({0}), nullptr)
+        .getResult(0);
+  }
+
+  /// The n chunks of flat tensor `value`.
+  SmallVector<Value> split(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t chunk = type.getNumElements() / n;
+    auto chunkType = RankedTensorType::get({chunk}, type.getElementType());
+    SmallVector<int64_t> offsets;
+    for (int64_t i = 0; i < n; ++i)
+      offsets.push_back(i * chunk);
+    auto unpack =
+        UnpackOp::create(b, loc, SmallVector<Type>(n, chunkType), value,
+                         b.getDenseI64ArrayAttr(offsets), nullptr);
+    return SmallVector<Value>(unpack.getResults());
+  }
+
+  /// The chunks, in order, as one flat tensor.
+  Value join(ArrayRef<Value> chunks) {
+    auto chunkType = cast<RankedTensorType>(chunks.front().getType());
+    int64_t chunk = chunkType.getNumElements();
+    auto type = RankedTensorType::get({chunk * n}, chunkType.getElementType());
+    SmallVector<int64_t> offsets;
+    for (int64_t i = 0; i < n; ++i)
+      offsets.push_back(i * chunk);
+    return PackOp::create(b, loc, type, chunks, b.getDenseI64ArrayAttr(offsets),
+                          nullptr);
+  }
+
+  Value rotate(Value value, bool inverse) {
+    return RotateOp::create(b, loc, value.getType(), value, groups,
+                            b.getI64IntegerAttr(0),
+                            inverse ? b.getUnitAttr() : UnitAttr());
+  }
+
+  /// Reduce-scatter steps on the rotated chunks: afterwards chunk 0 holds
+  /// the reduction of the group's chunk p on the rank at position p. An
+  /// average is a sum scaled by 1/n at the end (floating point only).
+  LogicalResult reduceScatter(SmallVectorImpl<Value> &chunks,
+                              ReductionKind kind) {
+    ReductionKind pairwise =
+        kind == ReductionKind::avg ? ReductionKind::sum : kind;
+    for (int64_t s = 0; s + 1 < n; ++s) {
+      int64_t send = mod(-1 - s), into = mod(-2 - s);
+      Value received = exchange(chunks[send], 1);
+      FailureOr<Value> combined =
+          buildCombine(b, loc, pairwise, chunks[into], received);
+      if (failed(combined))
+        return failure();
+      chunks[into] = *combined;
+    }
+    if (kind == ReductionKind::avg) {
+      auto type = cast<RankedTensorType>(chunks[0].getType());
+      auto element = cast<FloatType>(type.getElementType());
+      Value factor = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(type, FloatAttr::get(element, 1.0 / n)));
+      chunks[0] = arith::MulFOp::create(b, loc, chunks[0], factor);
+    }
+    return success();
+  }
+
+  /// All-gather steps: from chunk 0 on every rank, fills all the others.
+  void allGather(SmallVectorImpl<Value> &chunks) {
+    for (int64_t s = 0; s + 1 < n; ++s)
+      chunks[mod(-1 - s)] = exchange(chunks[mod(-s)], 1);
+  }
+
+  int64_t mod(int64_t value) const { return ((value % n) + n) % n; }
+
+  OpBuilder &b;
+  Location loc;
+  ReplicaGroupsAttr groups;
+  int64_t n;
+  int64_t tag;
+  PlanAttr plan;
+};
+
+struct DecomposePass : public comm::impl::CommDecomposeBase<DecomposePass> {
+  using CommDecomposeBase::CommDecomposeBase;
+  void runOnOperation() override;
+
+private:
+  /// Why `op` has no ring schedule here, or "" when it has one.
+  std::string whyNotP2P(Operation *op);
+  LogicalResult writeP2P(Operation *op, int64_t tag);
+  void split(AllReduceOp op);
+};
+} // namespace
+
+/// The fields of a collective's plan that its pieces keep: the wire type
+/// and the stream (an algorithm or protocol named the whole collective's).
+static PlanAttr piecePlan(PlanAttr plan, bool keepAlgorithm) {
+  if (!plan)
+    return nullptr;
+  if (keepAlgorithm)
+    return plan;
+  if (!plan.getPrecision() && !plan.getRoute() && !plan.getStream())
+    return nullptr;
+  return PlanAttr::get(plan.getContext(), std::nullopt, std::nullopt,
+                       std::nullopt, std::nullopt, plan.getPrecision(),
+                       plan.getRoute(), plan.getStream());
+}
+
+/// Elements of `shape` before dimension `dim`.
+static int64_t outerElements(ArrayRef<int64_t> shape, int64_t dim) {
+  int64_t outer = 1;
+  for (int64_t i = 0; i < dim; ++i)
+    outer *= shape[i];
+  return outer;
+}
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+std::string DecomposePass::whyNotP2P(Operation *op) {
+  auto collective = cast<CollectiveOpInterface>(op);
+  if (isa<BroadcastOp, ReduceOp, BarrierOp>(op))
+    return "has no point-to-point schedule in comm-decompose yet";
+  if (isa<PermuteOp>(op))
+    return "";
+  ReplicaGroupsAttr groups = collective.getReplicaGroups();
+  std::optional<int64_t> world = getWorldSize(op);
+  if (!world || groups.getNumGroups() * groups.getGroupSize() != *world)
+    return "has groups that leave ranks of comm.world_size out (or no "
+           "comm.world_size), which would combine zeros";
+  if (auto rs = dyn_cast<ReduceScatterOp>(op);
+      rs && outerElements(shapeOf(rs.getInput()), rs.getDim()) != 1)
+    return "scatters a dimension with larger dimensions before it, so its "
+           "chunks are not contiguous";
+  if (auto ag = dyn_cast<AllGatherOp>(op);
+      ag && outerElements(shapeOf(ag.getResult()), ag.getDim()) != 1)
+    return "gathers a dimension with larger dimensions before it, so its "
+           "chunks are not contiguous";
+  if (auto a2a = dyn_cast<AllToAllOp>(op);
+      a2a && (outerElements(shapeOf(a2a.getInput()), a2a.getSplitDim()) != 1 ||
+              outerElements(shapeOf(a2a.getResult()), a2a.getConcatDim()) != 1))
+    return "exchanges dimensions with larger dimensions before them, so its "
+           "chunks are not contiguous";
+  if (groups.getGroupSize() < 2)
+    return "has groups of one rank";
+  return "";
+}
+
+LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
+  OpBuilder b(op);
+  auto plan = op->getAttrOfType<PlanAttr>("plan");
+  Value result;
+  if (auto permute = dyn_cast<PermuteOp>(op)) {
+    PlanAttr sendPlan = piecePlan(plan, /*keepAlgorithm=*/false);
+    SendOp::create(b, op->getLoc(), permute.getInput(), permute.getPairsAttr(),
+                   b.getI64IntegerAttr(tag), sendPlan);
+    result = RecvOp::create(b, op->getLoc(), permute.getType(),
+                            permute.getPairsAttr(), b.getI64IntegerAttr(tag),
+                            sendPlan);
+    permute.replaceAllUsesWith(result);
+    permute.erase();
+    return success();
+  }
+  auto collective = cast<CollectiveOpInterface>(op);
+  RingBuilder ring(b, op->getLoc(), collective.getReplicaGroups(), tag,
+                   piecePlan(plan, /*keepAlgorithm=*/false));
+  int64_t n = ring.n;
+  Value input = op->getOperand(0);
+  Type resultType = op->getResult(0).getType();
+  int64_t elements = cast<RankedTensorType>(input.getType()).getNumElements();
+  if (auto ar = dyn_cast<AllReduceOp>(op)) {
+    int64_t padded = (elements + n - 1) / n * n;
+    SmallVector<Value> chunks =
+        ring.split(ring.rotate(ring.flatten(input, padded), false));
+    if (failed(ring.reduceScatter(chunks, ar.getKind())))
+      return failure();
+    ring.allGather(chunks);
+    result = ring.reshape(ring.rotate(ring.join(chunks), true), resultType);
+  } else if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
+    SmallVector<Value> chunks =
+        ring.split(ring.rotate(ring.flatten(input, elements), false));
+    if (failed(ring.reduceScatter(chunks, rs.getKind())))
+      return failure();
+    result = ring.reshape(chunks.front(), resultType);
+  } else if (isa<AllGatherOp>(op)) {
+    SmallVector<Value> chunks(n);
+    chunks[0] = ring.flatten(input, elements);
+    ring.allGather(chunks);
+    result = ring.reshape(ring.rotate(ring.join(chunks), true), resultType);
+  } else if (isa<AllToAllOp>(op)) {
+    // Rotated, chunk j is the one for the rank j places after this one;
+    // what arrives from the rank s places before is its chunk for this
+    // rank, output chunk p - s, so the output rotated by p is
+    // received[0], received[n - 1], ..., received[1].
+    SmallVector<Value> chunks =
+        ring.split(ring.rotate(ring.flatten(input, elements), false));
+    SmallVector<Value> received(n);
+    received[0] = chunks[0];
+    for (int64_t s = 1; s < n; ++s)
+      received[s] = ring.exchange(chunks[s], s);
+    SmallVector<Value> rotated(n);
+    for (int64_t j = 0; j < n; ++j)
+      rotated[j] = received[ring.mod(-j)];
+    result = ring.reshape(ring.rotate(ring.join(rotated), true), resultType);
+  } else {
+    return failure();
+  }
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+  return success();
+}
+
+void DecomposePass::split(AllReduceOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  ReplicaGroupsAttr groups = op.getGroups();
+  int64_t n = groups.getGroupSize();
+  auto type = op.getType();
+  int64_t elements = type.getNumElements();
+  RingBuilder shapes(b, loc, groups, 0, nullptr);
+  // Dimension 0 divides already: no flat copy needed.
+  bool direct = type.getRank() >= 1 && type.getDimSize(0) % n == 0;
+  Value input = direct
+                    ? op.getInput()
+                    : shapes.flatten(op.getInput(), (elements + n - 1) / n * n);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shardShape(inputType.getShape());
+  shardShape[0] /= n;
+  auto shardType =
+      RankedTensorType::get(shardShape, inputType.getElementType());
+  PlanAttr plan = piecePlan(op.getPlanAttr(), /*keepAlgorithm=*/false);
+  auto rs = ReduceScatterOp::create(b, loc, shardType, input, op.getKindAttr(),
+                                    groups, b.getI64IntegerAttr(0), plan);
+  Value gathered = AllGatherOp::create(b, loc, inputType, rs.getResult(),
+                                       groups, b.getI64IntegerAttr(0), plan);
+  op.replaceAllUsesWith(direct ? gathered : shapes.reshape(gathered, type));
+  op.erase();
+}
+
+void DecomposePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  P2PMode mode;
+  if (toP2P == "unsupported")
+    mode = P2PMode::unsupported;
+  else if (toP2P == "all")
+    mode = P2PMode::all;
+  else if (toP2P == "none")
+    mode = P2PMode::none;
+  else {
+    module.emitError() << "comm-decompose: to-p2p='" << toP2P
+                       << "' is not a mode: expected unsupported, all or none";
+    return signalPassFailure();
+  }
+
+  if (splitAllReduce) {
+    SmallVector<AllReduceOp> allReduces;
+    module.walk([&](AllReduceOp op) { allReduces.push_back(op); });
+    for (AllReduceOp op : allReduces) {
+      if (op.getGroups().getGroupSize() < 2) {
+        ++numKept;
+        if (explain)
+          op.emitRemark() << "comm-decompose: kept: groups of one rank";
+        continue;
+      }
+      split(op);
+      ++numSplit;
+    }
+  }
+  if (mode == P2PMode::none)
+    return;
+
+  // One tag per decomposed op, above every tag the module uses.
+  int64_t tag = 0;
+  module.walk([&](PointToPointOpInterface op) {
+    if (std::optional<int64_t> used = op.getTransferTag())
+      tag = std::max(tag, *used + 1);
+  });
+  SmallVector<Operation *> collectives;
+  module.walk([&](CollectiveOpInterface op) {
+    if (isa<CopyOp>(op))
+      return;
+    collectives.push_back(op);
+  });
+  bool failedAny = false;
+  for (Operation *op : collectives) {
+    std::optional<CollectiveKind> kind = getCollectiveKind(op);
+    bool carried = kind && isCarriedBy(*kind, backend);
+    if (mode == P2PMode::unsupported && carried)
+      continue;
+    std::string why = whyNotP2P(op);
+    if (why.empty() && succeeded(writeP2P(op, tag))) {
+      ++tag;
+      ++numToP2P;
+      continue;
+    }
+    if (why.empty())
+      why = "could not be combined locally";
+    ++numKept;
+    if (!carried) {
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      describeNotCarried(op->getName().stripDialect(), backend, os);
+      op->emitError() << message << ", and comm-decompose cannot write it "
+                      << "as sends and receives: it " << why;
+      failedAny = true;
+    } else if (explain) {
+      op->emitRemark() << "comm-decompose: kept: it " << why;
+    }
+  }
+  if (failedAny)
+    signalPassFailure();
+}

@@ -1,0 +1,44 @@
+// Collectives that comm-decompose writes as point-to-point schedules
+// (test/Compile/decompose.test): each is compiled decomposed and checked
+// against itself as a collective on 4 ranks.
+module attributes {comm.world_size = 4 : i64} {
+  // 1000 elements: padded to 1000 / 4 chunks of 250.
+  func.func @all_reduce_sum(%x: tensor<1000xf32>) -> tensor<1000xf32> {
+    %0 = comm.all_reduce sum %x over [[0, 1, 2, 3]] : tensor<1000xf32>
+    return %0 : tensor<1000xf32>
+  }
+  // 7x3 = 21 elements over groups of two: padded to 22.
+  func.func @all_reduce_max_pairs(%x: tensor<7x3xf32>) -> tensor<7x3xf32> {
+    %0 = comm.all_reduce max %x over [[0, 2], [1, 3]] : tensor<7x3xf32>
+    return %0 : tensor<7x3xf32>
+  }
+  // An average: summed around the ring, scaled by 1/4 before the gather.
+  func.func @all_reduce_avg(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+    %0 = comm.all_reduce avg %x over [[0, 1, 2, 3]] : tensor<4x16xf32>
+    return %0 : tensor<4x16xf32>
+  }
+  func.func @reduce_scatter_avg(%x: tensor<12xf32>) -> tensor<6xf32> {
+    %0 = comm.reduce_scatter avg %x over [[0, 1], [2, 3]] dim 0 : tensor<12xf32> -> tensor<6xf32>
+    return %0 : tensor<6xf32>
+  }
+  func.func @all_reduce_xor(%x: tensor<64xi32>) -> tensor<64xi32> {
+    %0 = comm.all_reduce xor %x over [[3, 1, 0, 2]] : tensor<64xi32>
+    return %0 : tensor<64xi32>
+  }
+  func.func @reduce_scatter(%x: tensor<8x5xf32>) -> tensor<2x5xf32> {
+    %0 = comm.reduce_scatter sum %x over [[0, 1, 2, 3]] dim 0 : tensor<8x5xf32> -> tensor<2x5xf32>
+    return %0 : tensor<2x5xf32>
+  }
+  func.func @all_gather(%x: tensor<1x6xf32>) -> tensor<1x24xf32> {
+    %0 = comm.all_gather %x over [[1, 0, 3, 2]] dim 1 : tensor<1x6xf32> -> tensor<1x24xf32>
+    return %0 : tensor<1x24xf32>
+  }
+  func.func @all_to_all(%x: tensor<8x3xi64>) -> tensor<8x3xi64> {
+    %0 = comm.all_to_all %x over [[0, 1, 2, 3]] split 0 concat 0 : tensor<8x3xi64> -> tensor<8x3xi64>
+    return %0 : tensor<8x3xi64>
+  }
+  func.func @permute(%x: tensor<33xf32>) -> tensor<33xf32> {
+    %0 = comm.permute %x pairs [[0, 2], [2, 1], [1, 0]] : tensor<33xf32>
+    return %0 : tensor<33xf32>
+  }
+}
