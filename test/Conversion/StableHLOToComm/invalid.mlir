@@ -218,3 +218,21 @@
     "func.return"(%arg0) : (tensor<8xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
+
+// -----
+
+// A function whose type attribute is misspelled, called from another (a
+// fuzzer found MLIR's call verifier reading the missing type): each op's
+// invariants are checked, parents first, before anything reads them.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<4xf32>):
+    %0 = "func.call"(%arg0) <{callee = @body}> : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+  // expected-error @+1 {{'func.func' op requires attribute 'function_type'}}
+  "func.func"() <{funscfon_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "body", sym_visibility = "private"}> ({
+  ^bb0(%arg1: tensor<4xf32>):
+    "func.return"(%arg1) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
