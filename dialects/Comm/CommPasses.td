@@ -412,6 +412,52 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
   ];
 }
 
+def CommVerifySchedule : Pass<"comm-verify-schedule", "::mlir::ModuleOp"> {
+  let summary = "check that every rank's schedule matches and cannot deadlock";
+  let description = [{
+    Runs every public function once per rank of `comm.world_size` as an
+    abstract machine (no data, no time), with the runtime's semantics: a
+    collective blocks until every rank of its group has reached it, a
+    receive until its send was posted, a `comm.wait` until the transfers of
+    its `comm.start` ended; sends do not block; each plan `stream` runs the
+    transfers started on it in order, beside the compute stream. Loops with
+    constant bounds are unrolled and calls followed, as the simulator does.
+
+    Errors, each located at the op, with notes where the other ranks wait:
+
+    - a send nobody receives, and a receive whose send never comes;
+    - a receive that matches a send of another type;
+    - a cycle of waits (ranks waiting for each other, through receives,
+      collectives or waits), with the chain of ranks and ops;
+    - crossed collective order: two collectives over groups sharing two or
+      more ranks, in flight at once on different plan streams, so that the
+      ranks may run them in different orders (with `backend=nccl`, whose
+      documentation warns that communicators used concurrently can
+      deadlock: "Using multiple NCCL communicators concurrently" in the
+      NCCL user guide).
+
+    What the program computes is not checked here: the tests compile
+    transformed programs and compare their results with the originals' on 4
+    MPI ranks (the harness).
+
+    ```mlir
+    // error: rank 0's comm.send to rank 1 (tag 5) is never received
+    comm.send %x to [[0, 1]] tag 5 : tensor<1024xf32>
+    ```
+  }];
+  let options = [
+    Option<"backend", "backend", "::mlir::comm::Backend",
+           /*default=*/"::mlir::comm::Backend::nccl",
+           "The runtime backend the program runs on",
+           "::mlir::comm::BackendValues()">,
+  ];
+  let statistics = [
+    Statistic<"numFunctions", "functions-checked", "Functions checked">,
+    Statistic<"numSteps", "steps-checked",
+              "Transfers checked, over all ranks">,
+  ];
+}
+
 def CommBufferize : Pass<"comm-bufferize", "::mlir::ModuleOp"> {
   let summary = "turn comm ops on tensors into comm ops on buffers";
   let description = [{

@@ -93,6 +93,11 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   schedule.explain = options.explain;
   pm.addPass(createCommSchedule(schedule));
   pm.addPass(createCanonicalizerPass());
+  if (options.verify) {
+    CommVerifyScheduleOptions verify;
+    verify.backend = options.backend;
+    pm.addPass(createCommVerifySchedule(verify));
+  }
 }
 
 void mlir::comm::buildLoweringPipeline(OpPassManager &pm,

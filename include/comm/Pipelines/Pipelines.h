@@ -53,6 +53,12 @@ struct PlanningPipelineOptions
       llvm::cl::desc("error the results may take where no comm.max_rel_error "
                      "says, so that data may travel narrower (0: none)"),
       llvm::cl::init(0.0)};
+  PassOptions::Option<bool> verify{
+      *this, "verify",
+      llvm::cl::desc("end with comm-verify-schedule: every rank's sends "
+                     "meet their receives, collectives their groups, and "
+                     "nothing can deadlock"),
+      llvm::cl::init(true)};
 };
 
 struct LoweringPipelineOptions

@@ -1,8 +1,8 @@
-// RUN: comm-opt %s --comm-decompose=split-all-reduce -split-input-file | FileCheck %s --check-prefix=SPLIT
-// RUN: comm-opt %s --comm-decompose=to-p2p=all -split-input-file | FileCheck %s --check-prefix=P2P
+// RUN: comm-opt %s --comm-decompose=split-all-reduce --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=SPLIT
+// RUN: comm-opt %s --comm-decompose=to-p2p=all --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=P2P
 // RUN: comm-opt %s --comm-decompose -split-input-file | FileCheck %s --check-prefix=NCCL
 // RUN: comm-opt %s --comm-decompose=backend=verbs -split-input-file | FileCheck %s --check-prefix=VERBS
-// RUN: comm-opt %s --comm-decompose="to-p2p=all split-all-reduce" -split-input-file | comm-opt --verify-each | FileCheck %s --check-prefix=BOTH
+// RUN: comm-opt %s --comm-decompose="to-p2p=all split-all-reduce" --comm-verify-schedule -split-input-file | comm-opt --verify-each | FileCheck %s --check-prefix=BOTH
 // The results of these programs, decomposed, are checked against the
 // collectives on 4 MPI ranks in test/Compile/decompose.test.
 

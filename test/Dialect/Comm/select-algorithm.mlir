@@ -1,4 +1,4 @@
-// RUN: comm-opt %s --comm-select-algorithm -split-input-file | FileCheck %s
+// RUN: comm-opt %s --comm-select-algorithm --comm-verify-schedule -split-input-file | FileCheck %s
 // RUN: comm-opt %s --comm-select-algorithm="backend=mpi" -split-input-file | FileCheck %s --check-prefix=MPI
 // RUN: comm-opt %s --comm-select-algorithm="algorithm=tree channels=4 chunk-bytes=1048576" -split-input-file | FileCheck %s --check-prefix=FORCED
 // RUN: comm-opt %s --comm-select-algorithm="backend=verbs" -split-input-file | FileCheck %s --check-prefix=VERBS
