@@ -55,8 +55,11 @@ class Writer:
     def op(self, text):
         self.lines.append("    " + text)
 
-    def compute(self, name, inputs, outputs, flops, nbytes, small):
-        """One comm.compute: returns the SSA names of its results."""
+    def compute(self, name, inputs, outputs, flops, nbytes, small, rowwise=False):
+        """One comm.compute: returns the SSA names of its results. `rowwise`:
+        each row (token, or sequence of a batch) of the result reads only
+        the same row of the inputs, as an MLP does and attention over a
+        sequence does not."""
         names = [self.fresh("c") for _ in outputs]
         ins = ", ".join(v for v, _ in inputs)
         in_types = ", ".join(t for _, t in inputs)
@@ -67,7 +70,8 @@ class Writer:
             base = lhs.split(":")[0]
             names = [f"{base}#{i}" for i in range(len(names))]
         results = f"({out_types})" if len(outputs) > 1 else out_types
-        self.op(f'{lhs} = comm.compute "{name}"({ins}) {cost} : ({in_types}) -> {results}')
+        row = " rowwise" if rowwise else ""
+        self.op(f'{lhs} = comm.compute "{name}"({ins}) {cost}{row} : ({in_types}) -> {results}')
         return names
 
 
@@ -224,10 +228,10 @@ def tp(a):
         x = reduce(w.compute(f"layer{layer}.attention", [(x, act)], [act], attn,
                              attn_bytes, a.small)[0])
         x = reduce(w.compute(f"layer{layer}.mlp", [(x, act)], [act], mlp, mlp_bytes,
-                             a.small)[0])
+                             a.small, rowwise=True)[0])
     for layer in range(L, 0, -1):
         x = reduce(w.compute(f"layer{layer}.mlp.backward", [(x, act)], [act], 2 * mlp,
-                             2 * mlp_bytes, a.small)[0])
+                             2 * mlp_bytes, a.small, rowwise=True)[0])
         x = reduce(w.compute(f"layer{layer}.attention.backward", [(x, act)], [act],
                              2 * attn, 2 * attn_bytes, a.small)[0])
     return module("tp", a.ranks, [("%x", act)], w.lines, [(x, act)])
@@ -278,12 +282,15 @@ def decode(a):
     mlp_bytes = 3 * h * (7 * h // 2) * 2 // size
     x = "%x"
     for layer in range(1, L + 1):
+        # Each sequence of the batch attends to its own cache: rowwise.
         y = w.compute(f"layer{layer}.attention", [(x, act)], [act],
-                      2 * b * 4 * h * h // size, attn_bytes, a.small)[0]
+                      2 * b * 4 * h * h // size, attn_bytes, a.small,
+                      rowwise=True)[0]
         r = w.fresh("a")
         w.op(f"{r} = comm.all_reduce sum {y} over {groups} : {act}")
         y = w.compute(f"layer{layer}.mlp", [(r, act)], [act],
-                      2 * b * 3 * h * (7 * h // 2) // size, mlp_bytes, a.small)[0]
+                      2 * b * 3 * h * (7 * h // 2) // size, mlp_bytes, a.small,
+                      rowwise=True)[0]
         x = w.fresh("a")
         w.op(f"{x} = comm.all_reduce sum {y} over {groups} : {act}")
     return module("decode", a.ranks, [("%x", act)], w.lines, [(x, act)])

@@ -182,7 +182,9 @@ def Comm_BufferComputeOp : Comm_BufferOp<"compute", [AttrSizedOperandSegments]> 
                        Variadic<AnyMemRef>:$outputs,
                        OptionalAttr<F64Attr>:$flops,
                        OptionalAttr<I64Attr>:$bytes,
-                       OptionalAttr<F64Attr>:$time_us);
+                       OptionalAttr<F64Attr>:$time_us,
+                       OptionalAttr<DenseI64ArrayAttr>:$part,
+                       UnitAttr:$rowwise);
   let assemblyFormat = [{
     $name `(` $inputs `)` `outs` `(` $outputs `)` attr-dict
     `:` `(` type($inputs) `)` `outs` `(` type($outputs) `)`

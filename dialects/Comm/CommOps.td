@@ -380,7 +380,9 @@ def Comm_PackOp : Comm_Op<"pack", [Pure]> {
   let summary = "place several tensors into one flat buffer";
   let description = [{
     Input `i` is flattened and written at element offset `offsets[i]` of
-    the 1-D result; elements covered by no input are zero. Inputs must not
+    the result, whose elements count in row-major order (usually 1-D; a
+    shaped result joins parts along dimension 0 without a reshape);
+    elements covered by no input are zero. Inputs must not
     overlap. The result may use a different floating-point element type
     than the inputs, in which case the values are converted (rounded to
     nearest even) as they are packed.
@@ -420,8 +422,8 @@ def Comm_PackOp : Comm_Op<"pack", [Pure]> {
 def Comm_UnpackOp : Comm_Op<"unpack", [Pure]> {
   let summary = "read several tensors out of one flat buffer";
   let description = [{
-    Result `i` is read from element offset `offsets[i]` of the 1-D input
-    and reshaped to its type. A result with a different floating-point
+    Result `i` is read from element offset `offsets[i]` of the input (its
+    elements in row-major order) and reshaped to its type. A result with a different floating-point
     element type than the buffer is converted as it is read. With
     `blocks k`, the input is `k` equal blocks and result `i` is the
     concatenation of what each block holds at `offsets[i]` (the layout an
@@ -501,21 +503,50 @@ def Comm_ComputeOp : Comm_Op<"compute", [MemoryEffects<[MemRead, MemWrite]>]> {
     traffic) are its cost; `time_us`, when given, overrides the time the
     simulator derives from them.
 
+    `part [i, k]` says the op computes part `i` of `k` of each result: the
+    `i`-th of `k` equal slices along dimension 0 of the result the op would
+    have without it. `comm-pipeline` splits a compute so, and the
+    implementation is told which part to compute (`comm_compute_args.part`
+    and `.parts`).
+
+    `rowwise` says each row (index along dimension 0) of a result depends
+    only on the same row of the inputs whose dimension 0 has the result's
+    size; other inputs (weights) are read whole. A token-wise MLP is
+    rowwise, attention over a sequence is not. A rowwise compute can be
+    split into parts that each read only their rows of those inputs, so
+    `comm-pipeline` can start a part as soon as its rows arrive.
+
     ```mlir
     %y = comm.compute "gemm"(%a, %b) flops 2.0e+09 bytes 8388608
         : (tensor<1024x1024xf32>, tensor<1024x1024xf32>)
         -> tensor<1024x1024xf32>
+    // The second quarter of its rows.
+    %q = comm.compute "gemm"(%a, %b) flops 5.0e+08 bytes 2097152 part [1, 4]
+        : (tensor<1024x1024xf32>, tensor<1024x1024xf32>)
+        -> tensor<256x1024xf32>
     ```
   }];
   let arguments = (ins StrAttr:$name,
                        Variadic<AnyRankedTensor>:$inputs,
                        OptionalAttr<F64Attr>:$flops,
                        OptionalAttr<I64Attr>:$bytes,
-                       OptionalAttr<F64Attr>:$time_us);
+                       OptionalAttr<F64Attr>:$time_us,
+                       OptionalAttr<DenseI64ArrayAttr>:$part,
+                       UnitAttr:$rowwise);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $name `(` $inputs `)` (`flops` $flops^)? (`bytes` $bytes^)?
-    (`time_us` $time_us^)? attr-dict `:` functional-type($inputs, $results)
+    (`time_us` $time_us^)? (`part` $part^)? (`rowwise` $rowwise^)? attr-dict
+    `:` functional-type($inputs, $results)
+  }];
+  let extraClassDeclaration = [{
+    /// The part this op computes and how many there are ({0, 1} without
+    /// `part`).
+    std::pair<int64_t, int64_t> getPartIndex() {
+      if (auto part = getPart(); part && part->size() == 2)
+        return {(*part)[0], (*part)[1]};
+      return {0, 1};
+    }
   }];
   let hasVerifier = 1;
 }

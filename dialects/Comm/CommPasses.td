@@ -412,6 +412,66 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
   ];
 }
 
+def CommPipeline : Pass<"comm-pipeline", "::mlir::ModuleOp"> {
+  let summary = "split a compute and the all_reduce of its result into "
+                "chunks that overlap";
+  let description = [{
+    Where a `comm.compute` produces a tensor that only an all_reduce reads
+    (the output projection of a tensor-parallel layer and its all-reduce,
+    the last layer's gradient in data parallelism), the compute is split
+    into `k` parts along dimension 0 (`part [i, k]`, each with `1/k` of the
+    FLOPs and bytes) and the all_reduce into `k` all_reduces, one per part,
+    placed right after it; the parts are joined with a pack. `comm-schedule`
+    then starts part `i`'s all_reduce while part `i + 1` computes, so only
+    the last part's transfer stays exposed (as XLA's collective matmul,
+    PyTorch's Async-TP and Flux do for tensor parallelism).
+
+    `k` comes from the cost model: for each `k` in 2, 4, 8, ... up to
+    `max-chunks` that divides dimension 0, the pipelined time (parts of the
+    compute back to back; each part's all_reduce, as the model predicts it
+    for its size, as soon as the part and the previous transfer are done;
+    then the join) is compared with the compute followed by the whole
+    all_reduce; the fastest wins if it saves time. `chunks` forces `k`.
+    With `explain`, each candidate gets a remark with the prediction.
+
+    ```mlir
+    %y = comm.compute "proj"(%x) flops 3.0e+11 : (tensor<2048x4096xbf16>) -> tensor<2048x4096xbf16>
+    %r = comm.all_reduce sum %y over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<2048x4096xbf16>
+    // with chunks=2 becomes
+    %y0 = comm.compute "proj"(%x) flops 1.5e+11 part [0, 2] : (...) -> tensor<1024x4096xbf16>
+    %r0 = comm.all_reduce sum %y0 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024x4096xbf16>
+    %y1 = comm.compute "proj"(%x) flops 1.5e+11 part [1, 2] : (...) -> tensor<1024x4096xbf16>
+    %r1 = comm.all_reduce sum %y1 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024x4096xbf16>
+    %r = comm.pack %r0, %r1 offsets [0, 4194304] : ... -> tensor<2048x4096xbf16>
+    ```
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology to plan for (overrides the comm.topology module "
+           "attribute): a preset, <preset>x<N>, or a .xml/.yaml file">,
+    Option<"costParams", "cost-params", "std::string", /*default=*/"\"\"",
+           "Cost model parameters (YAML; overrides the comm.cost_params "
+           "module attribute)">,
+    Option<"backend", "backend", "::mlir::comm::Backend",
+           /*default=*/"::mlir::comm::Backend::nccl",
+           "The runtime backend the program runs on",
+           "::mlir::comm::BackendValues()">,
+    Option<"chunks", "chunks", "int64_t", /*default=*/"0",
+           "Split into this many parts wherever dimension 0 divides (0: the "
+           "cost model chooses)">,
+    Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"8",
+           "The most parts the cost model considers">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark with each decision and its prediction">,
+  ];
+  let statistics = [
+    Statistic<"numPipelined", "pipelined",
+              "Compute + all_reduce pairs split into parts">,
+    Statistic<"numKept", "kept",
+              "Pairs the cost model (or dimension 0) left whole">,
+  ];
+}
+
 def CommVerifySchedule : Pass<"comm-verify-schedule", "::mlir::ModuleOp"> {
   let summary = "check that every rank's schedule matches and cannot deadlock";
   let description = [{

@@ -71,6 +71,14 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   // Only comm's planner narrows wire types and chooses algorithms; the
   // frameworks leave both to the backend (NCCL's own tuner).
   if (options.strategy == Strategy::comm) {
+    // Computes whose result is all-reduced are cut into parts whose
+    // transfers overlap the next part (comm-schedule starts them).
+    CommPipelineOptions chunked;
+    chunked.topology = options.topology;
+    chunked.costParams = options.costParams;
+    chunked.backend = options.backend;
+    chunked.explain = options.explain;
+    pm.addPass(createCommPipeline(chunked));
     CommReducePrecisionOptions precision;
     precision.topology = options.topology;
     precision.costParams = options.costParams;

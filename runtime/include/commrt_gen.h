@@ -55,6 +55,8 @@ typedef struct comm_tensor {
   int64_t count;
   commrt_dtype dtype;
   commrt_memory_space space;
+  /// Size of dimension 0 (1 for a scalar).
+  int64_t rows;
 } comm_tensor;
 typedef struct comm_compute_args {
   commrt_context *ctx;
@@ -63,6 +65,14 @@ typedef struct comm_compute_args {
   const comm_tensor *inputs;
   int64_t num_outputs;
   const comm_tensor *outputs;
+  /// The op computes part `part` of `parts` of each output: that slice
+  /// along dimension 0 of the whole output (comm-pipeline's chunks); 0 of 1
+  /// for a whole compute.
+  int64_t part;
+  int64_t parts;
+  /// Nonzero when the op is `rowwise`: each output row reads only the same
+  /// row of the inputs with as many rows as the output.
+  int64_t rowwise;
 } comm_compute_args;
 typedef void (*comm_compute_fn)(const comm_compute_args *);
 }
@@ -982,27 +992,31 @@ inline void combine(Async *async, void *target, const void *lhs,
         loc, "comm.buffer.combine");
 }
 
-inline comm_tensor tensor(void *data, int64_t count, commrt_dtype dtype,
-                          commrt_memory_space space) {
+inline comm_tensor tensor(void *data, int64_t count, int64_t rows,
+                          commrt_dtype dtype, commrt_memory_space space) {
   comm_tensor t;
   t.data = data;
   t.count = count;
   t.dtype = dtype;
   t.space = space;
+  t.rows = rows;
   return t;
 }
 
 /// The stand-in for a comm.compute without a linked implementation: waits
 /// for the op's `time_us` (so that overlap can be measured), then writes
-/// output k element i = (sum over inputs j of input j element i mod its
-/// count) + k + 1, converted to the output's type. Deterministic, so that
-/// a planned program can be checked against the unplanned one.
+/// output k element i = (sum over inputs j of input j element g mod its
+/// count) + k + 1, converted to the output's type, where g = i + part *
+/// (the output's count) is the element's place in the whole output.
+/// Deterministic, so that a planned program can be checked against the
+/// unplanned one.
 void defaultCompute(const comm_compute_args *args, double timeUs,
                     const char *loc);
 
 template <typename... Tensors>
 void compute(Async *async, const char *name, comm_compute_fn fn, double timeUs,
-             int64_t numInputs, const char *loc, Tensors... tensors) {
+             int64_t part, int64_t parts, int64_t rowwise, int64_t numInputs,
+             const char *loc, Tensors... tensors) {
   commrt_context *ctx = current();
   const comm_tensor list[] = {tensors..., comm_tensor{}};
   int64_t total = static_cast<int64_t>(sizeof...(Tensors));
@@ -1015,6 +1029,9 @@ void compute(Async *async, const char *name, comm_compute_fn fn, double timeUs,
   args.inputs = list;
   args.num_outputs = total - numInputs;
   args.outputs = list + numInputs;
+  args.part = part;
+  args.parts = parts;
+  args.rowwise = rowwise;
   if (fn)
     fn(&args);
   else
@@ -1114,6 +1131,24 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
   bool allF32 = true;
   for (int64_t j = 0; j < args->num_inputs; ++j)
     allF32 &= args->inputs[j].dtype == COMMRT_F32;
+  // The element of input `in` that element i of output `t` reads: for a
+  // rowwise op, the same row of an input with the output's rows (a part's
+  // rows, or the whole output's), column modulo the input's row width;
+  // otherwise element g (i's place in the whole output) modulo the input's
+  // size. A part so reads what the whole op reads for the same element.
+  auto source = [&](const comm_tensor &t, const comm_tensor &in,
+                    int64_t i) -> int64_t {
+    int64_t g = i + args->part * t.count;
+    if (args->rowwise && t.rows > 0 && in.rows > 0 &&
+        (in.rows == t.rows || in.rows == t.rows * args->parts)) {
+      int64_t outWidth = t.count / t.rows, inWidth = in.count / in.rows;
+      int64_t row = i / outWidth, column = i % outWidth;
+      if (in.rows != t.rows)
+        row += args->part * t.rows;
+      return inWidth ? row * inWidth + column % inWidth : 0;
+    }
+    return g % in.count;
+  };
   for (int64_t k = 0; k < args->num_outputs; ++k) {
     const comm_tensor &t = args->outputs[k];
     void *view = hostView(t, static_cast<size_t>(args->num_inputs + k));
@@ -1127,7 +1162,7 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
           const comm_tensor &in = args->inputs[j];
           if (in.count > 0)
             value += static_cast<const float *>(
-                ins[static_cast<size_t>(j)])[i < in.count ? i : i % in.count];
+                ins[static_cast<size_t>(j)])[source(t, in, i)];
         }
         out[i] = static_cast<float>(value);
       }
@@ -1138,8 +1173,8 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
       for (int64_t j = 0; j < args->num_inputs; ++j) {
         const comm_tensor &in = args->inputs[j];
         if (in.count > 0)
-          value +=
-              loadAsDouble(ins[static_cast<size_t>(j)], in.dtype, i % in.count);
+          value += loadAsDouble(ins[static_cast<size_t>(j)], in.dtype,
+                                source(t, in, i));
       }
       storeFromDouble(view, t.dtype, i, value);
     }

@@ -33,7 +33,7 @@ func.func @step(%a: tensor<64xf32>, %b: tensor<8x8xf32>) -> (tensor<64xf32>, ten
 // CHECK-LABEL: emitc.func @comm_impl_overlap(
 // CHECK: %[[H:.*]] = call_opaque "commgen::start"() : () -> !emitc.ptr<!emitc.opaque<"commgen::Async">>
 // CHECK: call_opaque "commgen::all_gather"(%[[H]], %{{.*}}, %{{.*}}) {args = [0 : index, #emitc.opaque<"COMMGEN_RANKS(4, 0, 1, 2, 3)">, 1 : index, 2 : index, 16, 4,
-// CHECK: call_opaque "commgen::compute"(%{{.*}}, %{{.*}}) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"\22layer.fwd\22">, #emitc.opaque<"comm_compute_layer_fwd">, 7.500000e+00, 1,
+// CHECK: call_opaque "commgen::compute"(%{{.*}}, %{{.*}}) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"\22layer.fwd\22">, #emitc.opaque<"comm_compute_layer_fwd">, 7.500000e+00, 0, 1, 0, 1,
 // CHECK: call_opaque "commgen::wait"(%[[H]])
 func.func @overlap(%x: tensor<4x4xf32>, %w: tensor<8xf32>) -> (tensor<4x16xf32>, tensor<8xf32>) {
   %t = comm.start {

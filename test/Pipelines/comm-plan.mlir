@@ -3,18 +3,22 @@
 // RUN: comm-opt %s --comm-plan="topology=dgx-h100" --dump-pass-pipeline -split-input-file -verify-diagnostics -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
 // The planning pipeline as it stands: the program is checked against the
-// topology, small collectives are bucketed, data travels narrower where a
-// tolerance allows it, every collective gets the cost model's algorithm and
-// protocol for the backend, transfers start early and are waited for late,
-// and the program is simplified.
+// topology, small collectives are bucketed, what the backend cannot run
+// becomes sends and receives, computes and their all-reduces are cut into
+// overlapping parts, data travels narrower where a tolerance allows it,
+// every collective gets the cost model's algorithm and protocol for the
+// backend, transfers start early and are waited for late,
+// the program is simplified, and every rank's schedule is checked.
 // PIPELINE: builtin.module(
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
 // PIPELINE-NEXT: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 max-tensors=0 mode=cost threshold-bytes=268435456 topology=dgx-h100},
 // PIPELINE-NEXT: comm-decompose{backend=nccl explain=false split-all-reduce=false to-p2p=unsupported},
+// PIPELINE-NEXT: comm-pipeline{backend=nccl chunks=0 cost-params= explain=false max-chunks=8 topology=dgx-h100},
 // PIPELINE-NEXT: comm-reduce-precision{allow-f16=false backend=nccl cost-params= explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
 // PIPELINE-NEXT: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 cost-params= explain=false protocol= topology=dgx-h100},
 // PIPELINE-NEXT: comm-schedule{backend=nccl cost-params= explain=false memory-budget=0 streams=1 topology=dgx-h100},
 // PIPELINE-NEXT: canonicalize{
+// PIPELINE-NEXT: comm-verify-schedule{backend=nccl}
 
 // CHECK-LABEL: func.func @step
 // CHECK-NEXT: comm.all_reduce sum %{{.*}} over {{\[\[}}0, 1, 2, 3, 4, 5, 6, 7]] plan <algorithm = {{[a-z_]+}}, protocol = {{[a-z0-9]+}}>

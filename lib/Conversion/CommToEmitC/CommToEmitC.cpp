@@ -703,6 +703,12 @@ struct RotateLowering : CommPattern<BufferRotateOp> {
   }
 };
 
+/// The size of dimension 0 of a compute's buffer (1 for a scalar).
+static int64_t rowsOf(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  return type.getRank() ? type.getDimSize(0) : 1;
+}
+
 struct ComputeLowering : CommPattern<BufferComputeOp> {
   using CommPattern::CommPattern;
   LogicalResult
@@ -715,6 +721,7 @@ struct ComputeLowering : CommPattern<BufferComputeOp> {
         tensors.push_back(CallBuilder(rewriter, op, state)
                               .operand(converted[index])
                               .integer(numElements(buffer))
+                              .integer(rowsOf(buffer))
                               .literal(getCommrtDtypeName(elementOf(buffer)))
                               .literal(spaceOfBuffer(buffer, state))
                               .call("commgen::tensor", tensorType)
@@ -727,6 +734,9 @@ struct ComputeLowering : CommPattern<BufferComputeOp> {
         .literal(quoteCString(op.getName()))
         .literal(getComputeSymbol(op.getName()))
         .real(op.getTimeUsAttr() ? op.getTimeUsAttr().getValueAsDouble() : 0.0)
+        .integer(op.getPart() ? (*op.getPart())[0] : 0)
+        .integer(op.getPart() ? (*op.getPart())[1] : 1)
+        .integer(op.getRowwise() ? 1 : 0)
         .integer(op.getInputs().size())
         .location();
     for (Value tensor : tensors)

@@ -350,7 +350,8 @@ LogicalResult ConvertShardToCommPass::convert(Operation *op,
     auto slice = ComputeOp::create(
         b, loc, resultType, b.getStringAttr("shard.scatter_slice"),
         ValueRange{bcast.getResult()}, FloatAttr(),
-        b.getI64IntegerAttr(2 * getTensorBytes(resultType)), FloatAttr());
+        b.getI64IntegerAttr(2 * getTensorBytes(resultType)), FloatAttr(),
+        DenseI64ArrayAttr());
     return finish(op, slice, slice->getResults());
   }
   if (auto slice = dyn_cast<shard::AllSliceOp>(op)) {
@@ -360,7 +361,8 @@ LogicalResult ConvertShardToCommPass::convert(Operation *op,
     auto created = ComputeOp::create(
         b, loc, resultType, b.getStringAttr("shard.all_slice"),
         ValueRange{slice.getInput()}, FloatAttr(),
-        b.getI64IntegerAttr(2 * getTensorBytes(resultType)), FloatAttr());
+        b.getI64IntegerAttr(2 * getTensorBytes(resultType)), FloatAttr(),
+        DenseI64ArrayAttr());
     return finish(op, created, created->getResults());
   }
   if (auto shift = dyn_cast<shard::ShiftOp>(op)) {

@@ -121,7 +121,7 @@ static Value createBoundary(OpBuilder &builder, Location loc, StringRef name,
                             Value input, Type type) {
   return ComputeOp::create(builder, loc, type, builder.getStringAttr(name),
                            ValueRange{input}, FloatAttr(), IntegerAttr(),
-                           FloatAttr())
+                           FloatAttr(), DenseI64ArrayAttr())
       ->getResult(0);
 }
 

@@ -451,9 +451,9 @@ func.func @recv_algorithm() -> tensor<4xf32> {
 
 // -----
 
-func.func @pack_2d_buffer(%a: tensor<4xf32>) {
-  // expected-error @+1 {{'comm.pack' op expects a 1-D buffer, got 'tensor<2x2xf32>'}}
-  %0 = comm.pack %a offsets [0] : tensor<4xf32> -> tensor<2x2xf32>
+func.func @pack_scalar_buffer(%a: tensor<1xf32>) {
+  // expected-error @+1 {{'comm.pack' op expects a buffer with at least one dimension, got 'tensor<f32>'}}
+  %0 = comm.pack %a offsets [0] : tensor<1xf32> -> tensor<f32>
   return
 }
 
@@ -761,4 +761,20 @@ func.func @rotate_groups(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{rank 1 appears in replica groups 0 and 1; groups must be disjoint}}
   %0 = comm.rotate %x over [[0, 1], [1, 2]] shift 0 : tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @compute_part_range(%x: tensor<4xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'comm.compute' op part must be [i, k] with 0 <= i < k}}
+  %0 = comm.compute "f"(%x) time_us 1.0 part [2, 2] : (tensor<4xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @compute_part_scalar(%x: tensor<4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'comm.compute' op a part is a slice along dimension 0, but 'tensor<f32>' has no dimensions}}
+  %0 = comm.compute "f"(%x) time_us 1.0 part [0, 2] : (tensor<4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
 }

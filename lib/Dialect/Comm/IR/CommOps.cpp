@@ -581,8 +581,11 @@ LogicalResult mlir::comm::detail::verifyBufferLayout(
     Operation *op, Type bufferType, TypeRange pieces, ArrayRef<int64_t> offsets,
     StringRef what, int64_t blocks) {
   auto buffer = cast<ShapedType>(bufferType);
-  if (buffer.getRank() != 1)
-    return op->emitOpError() << "expects a 1-D buffer, got " << buffer;
+  // Offsets count the buffer's elements in row-major order, whatever its
+  // shape.
+  if (buffer.getRank() == 0)
+    return op->emitOpError()
+           << "expects a buffer with at least one dimension, got " << buffer;
   if (buffer.getNumElements() % blocks)
     return op->emitOpError()
            << "buffer of " << buffer.getNumElements()
@@ -736,6 +739,15 @@ LogicalResult ComputeOp::verify() {
   if (auto time = getTimeUs(); time && time->isNegative())
     return emitOpError() << "time_us must be non-negative, got "
                          << time->convertToDouble();
+  if (std::optional<ArrayRef<int64_t>> part = getPart()) {
+    if (part->size() != 2 || (*part)[1] < 1 || (*part)[0] < 0 ||
+        (*part)[0] >= (*part)[1])
+      return emitOpError() << "part must be [i, k] with 0 <= i < k";
+    for (Type type : getResultTypes())
+      if (cast<RankedTensorType>(type).getRank() == 0)
+        return emitOpError() << "a part is a slice along dimension 0, but "
+                             << type << " has no dimensions";
+  }
   return success();
 }
 

@@ -210,7 +210,8 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
       outputs.push_back(result(v));
     BufferComputeOp::create(builder, loc, compute.getNameAttr(), inputs,
                             outputs, compute.getFlopsAttr(),
-                            compute.getBytesAttr(), compute.getTimeUsAttr());
+                            compute.getBytesAttr(), compute.getTimeUsAttr(),
+                            compute.getPartAttr(), compute.getRowwiseAttr());
     return success();
   }
   if (isa<BarrierOp>(op)) {
