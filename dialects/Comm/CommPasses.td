@@ -351,6 +351,12 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
       and a `comm.all_gather` (as ZeRO does), so that the halves can be
       scheduled apart. A tensor whose size the group does not divide is
       packed into a zero-padded flat buffer first.
+    - `hierarchical`: a `comm.all_reduce` whose groups span machines of the
+      topology, with the same number of ranks on each, becomes a
+      reduce_scatter inside each machine (over NVLink), an all_reduce across
+      machines among the ranks with the same place on their machine (one
+      per rail), and an all_gather inside each machine: the traffic that
+      crosses the network shrinks by the ranks per machine.
     - `to-p2p`: a collective becomes its explicit ring schedule of
       `comm.send`, `comm.recv` and element-wise combines, one chunk per rank
       of the group: `n - 1` steps of reduce-scatter and `n - 1` of
@@ -391,6 +397,12 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
   let options = [
     Option<"splitAllReduce", "split-all-reduce", "bool", /*default=*/"false",
            "Split every all_reduce into a reduce_scatter and an all_gather">,
+    Option<"hierarchical", "hierarchical", "bool", /*default=*/"false",
+           "Split every all_reduce across machines into reduce_scatter "
+           "inside the machines, all_reduce across them, all_gather inside">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology that says which machine each rank is on, for "
+           "hierarchical (overrides the comm.topology module attribute)">,
     Option<"toP2P", "to-p2p", "std::string", /*default=*/"\"unsupported\"",
            "Which collectives become point-to-point schedules: unsupported "
            "(those the backend cannot run), all, none">,
@@ -405,6 +417,8 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numSplit", "all-reduces-split",
               "All_reduces split into reduce_scatter + all_gather">,
+    Statistic<"numHierarchical", "all-reduces-hierarchical",
+              "All_reduces split by machine">,
     Statistic<"numToP2P", "collectives-to-p2p",
               "Collectives written as point-to-point schedules">,
     Statistic<"numKept", "collectives-kept",

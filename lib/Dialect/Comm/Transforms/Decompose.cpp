@@ -9,11 +9,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Analysis/CollectiveCost.h"
+#include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommAlgorithms.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
 
 namespace mlir {
 namespace comm {
@@ -156,6 +161,10 @@ private:
   std::string whyNotP2P(Operation *op);
   LogicalResult writeP2P(Operation *op, int64_t tag);
   void split(AllReduceOp op);
+  /// Why `op` cannot be split by machine, or "" after splitting it (with a
+  /// remark comparing the model's times under explain).
+  std::string splitByMachine(AllReduceOp op, const Topology &topology,
+                             const CostModel &model);
 };
 } // namespace
 
@@ -305,6 +314,104 @@ void DecomposePass::split(AllReduceOp op) {
   op.erase();
 }
 
+/// The model's time for `op` on the pass's backend, or -1.
+static double predictUs(Operation *op, const CostModel &model,
+                        Backend backend) {
+  std::optional<CollectiveRequest> request = getCollectiveRequest(op);
+  if (!request)
+    return -1;
+  request->backend = backend;
+  request->native = true;
+  llvm::Expected<Prediction> prediction = model.predict(*request);
+  if (!prediction) {
+    llvm::consumeError(prediction.takeError());
+    return -1;
+  }
+  return prediction->timeUs;
+}
+
+std::string DecomposePass::splitByMachine(AllReduceOp op,
+                                          const Topology &topology,
+                                          const CostModel &model) {
+  ReplicaGroupsAttr groups = op.getGroups();
+  SmallVector<SmallVector<int64_t>> intra, inter;
+  int64_t perMachine = -1, machines = -1;
+  for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
+    // The group's ranks by machine, in the group's order.
+    std::map<uint64_t, SmallVector<int64_t>> byMachine;
+    for (int64_t rank : groups.getGroup(g)) {
+      if (rank < 0 || static_cast<uint64_t>(rank) >= topology.getNumGPUs())
+        return "names rank " + std::to_string(rank) +
+               ", which the topology does not have";
+      byMachine[topology.getNodeIndex(topology.getGPU(rank))].push_back(rank);
+    }
+    for (auto &[machine, ranks] : byMachine) {
+      if (perMachine < 0)
+        perMachine = ranks.size();
+      if (static_cast<int64_t>(ranks.size()) != perMachine)
+        return "has a different number of ranks on each machine";
+      intra.push_back(ranks);
+    }
+    if (machines < 0)
+      machines = byMachine.size();
+    if (static_cast<int64_t>(byMachine.size()) != machines)
+      return "has groups on different numbers of machines";
+    for (int64_t j = 0; j < perMachine; ++j) {
+      SmallVector<int64_t> rail;
+      for (auto &[machine, ranks] : byMachine)
+        rail.push_back(ranks[j]);
+      inter.push_back(rail);
+    }
+  }
+  if (machines < 2)
+    return "stays inside one machine";
+  if (perMachine < 2)
+    return "has one rank per machine";
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  auto type = op.getType();
+  ReplicaGroupsAttr inside = ReplicaGroupsAttr::get(ctx, intra);
+  ReplicaGroupsAttr across = ReplicaGroupsAttr::get(ctx, inter);
+  RingBuilder shapes(b, loc, inside, 0, nullptr);
+  bool direct = type.getRank() >= 1 && type.getDimSize(0) % perMachine == 0;
+  Value input = direct
+                    ? op.getInput()
+                    : shapes.flatten(op.getInput(),
+                                     (type.getNumElements() + perMachine - 1) /
+                                         perMachine * perMachine);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shardShape(inputType.getShape());
+  shardShape[0] /= perMachine;
+  auto shardType =
+      RankedTensorType::get(shardShape, inputType.getElementType());
+  PlanAttr plan = piecePlan(op.getPlanAttr(), /*keepAlgorithm=*/false);
+  // An average of averages over equal counts is the average.
+  auto scatter =
+      ReduceScatterOp::create(b, loc, shardType, input, op.getKindAttr(),
+                              inside, b.getI64IntegerAttr(0), plan);
+  auto reduce = AllReduceOp::create(b, loc, shardType, scatter.getResult(),
+                                    op.getKindAttr(), across, plan);
+  auto gather = AllGatherOp::create(b, loc, inputType, reduce.getResult(),
+                                    inside, b.getI64IntegerAttr(0), plan);
+  Value gathered = gather.getResult();
+  if (explain) {
+    double whole = predictUs(op, model, backend);
+    double parts[] = {predictUs(scatter, model, backend),
+                      predictUs(reduce, model, backend),
+                      predictUs(gather, model, backend)};
+    if (whole >= 0 && parts[0] >= 0 && parts[1] >= 0 && parts[2] >= 0)
+      op.emitRemark() << llvm::formatv(
+          "comm-decompose: split by machine ({0} machines of {1} ranks): "
+          "{2:F2} + {3:F2} + {4:F2} us predicted against {5:F2} us whole",
+          machines, perMachine, parts[0], parts[1], parts[2], whole);
+  }
+  op.replaceAllUsesWith(direct ? gathered : shapes.reshape(gathered, type));
+  op.erase();
+  return "";
+}
+
 void DecomposePass::runOnOperation() {
   ModuleOp module = getOperation();
   P2PMode mode;
@@ -320,6 +427,27 @@ void DecomposePass::runOnOperation() {
     return signalPassFailure();
   }
 
+  if (hierarchical) {
+    FailureOr<std::shared_ptr<const Topology>> loaded =
+        getTopologyFor(module, topology);
+    FailureOr<CostParams> params = getCostParamsFor(module, "");
+    if (failed(loaded) || failed(params))
+      return signalPassFailure();
+    CostModel model(**loaded, *params);
+    SmallVector<AllReduceOp> allReduces;
+    module.walk([&](AllReduceOp op) { allReduces.push_back(op); });
+    for (AllReduceOp op : allReduces) {
+      Location loc = op.getLoc();
+      std::string why = splitByMachine(op, **loaded, model);
+      if (why.empty()) {
+        ++numHierarchical;
+        continue;
+      }
+      ++numKept;
+      if (explain)
+        emitRemark(loc) << "comm-decompose: kept whole: it " << why;
+    }
+  }
   if (splitAllReduce) {
     SmallVector<AllReduceOp> allReduces;
     module.walk([&](AllReduceOp op) { allReduces.push_back(op); });

@@ -136,6 +136,14 @@ private:
 // Flattening
 //===----------------------------------------------------------------------===//
 
+static Step makeStep(Operation *op, StepKind kind, int64_t stream) {
+  Step step;
+  step.op = op;
+  step.kind = kind;
+  step.stream = stream;
+  return step;
+}
+
 LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
                                       std::vector<unsigned> &out,
                                       DenseMap<Value, unsigned> &tokens,
@@ -150,9 +158,7 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
     int64_t opStream =
         stream ? (plan && plan.getStream() ? *plan.getStream() : -1) : -1;
     if (auto start = dyn_cast<StartOp>(op)) {
-      Step step;
-      step.op = op;
-      step.kind = StepKind::Start;
+      Step step = makeStep(op, StepKind::Start, opStream);
       step.token = numTokens++;
       if (failed(flattenBlock(start.getBody().front(), depth, step.body, tokens,
                               /*stream=*/-1)))
@@ -166,42 +172,31 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
       if (it == tokens.end())
         return op->emitError() << "comm-verify-schedule: the token does not "
                                   "come from a comm.start of this function";
-      Step step;
-      step.op = op;
-      step.kind = StepKind::Wait;
+      Step step = makeStep(op, StepKind::Wait, opStream);
       step.token = it->second;
       out.push_back(add(std::move(step)));
       continue;
     }
-    if (auto permute = dyn_cast<PermuteOp>(op)) {
-      Step step;
-      step.op = op;
-      step.kind = StepKind::Permute;
-      step.pairs = permute.getPairs();
-      step.stream = opStream;
-      out.push_back(add(std::move(step)));
-      continue;
-    }
-    if (isa<SendOp, RecvOp>(op)) {
+    if (isa<PermuteOp, SendOp, RecvOp>(op)) {
+      // Point to point: a permute matches itself, sends and receives their
+      // tag.
       auto p2p = cast<PointToPointOpInterface>(op);
-      Step step;
-      step.op = op;
-      step.kind = isa<SendOp>(op) ? StepKind::Send : StepKind::Recv;
+      Step step = makeStep(op,
+                           isa<PermuteOp>(op) ? StepKind::Permute
+                           : isa<SendOp>(op)  ? StepKind::Send
+                                              : StepKind::Recv,
+                           opStream);
       step.pairs = p2p.getSourceTargetPairs();
       step.tag = p2p.getTransferTag().value_or(0);
       step.type = p2p.getTransferType();
-      step.stream = opStream;
       out.push_back(add(std::move(step)));
       continue;
     }
     if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
       if (isa<CopyOp>(op))
         continue;
-      Step step;
-      step.op = op;
-      step.kind = StepKind::Collective;
+      Step step = makeStep(op, StepKind::Collective, opStream);
       step.groups = collective.getReplicaGroups();
-      step.stream = opStream;
       out.push_back(add(std::move(step)));
       continue;
     }
