@@ -223,6 +223,36 @@ static LogicalResult finish(Operation *op, Operation *created,
   return success();
 }
 
+/// Each process's own chunk of `input` along `axis` (its position in its
+/// group picks the chunk): a rotation that puts the chunk first and an
+/// unpack of it, exact where the chunks are contiguous (no larger dimension
+/// before `axis`). Null otherwise.
+static Operation *sliceOwnChunk(OpBuilder &b, Location loc, Value input,
+                                ReplicaGroupsAttr groups, int64_t axis,
+                                Type resultType) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (axis < 0 || axis >= type.getRank() || type.getDimSize(axis) == 0)
+    return nullptr;
+  for (int64_t d = 0; d < axis; ++d)
+    if (type.getDimSize(d) != 1)
+      return nullptr;
+  int64_t n = groups.getGroupSize();
+  if (type.getDimSize(axis) % n != 0)
+    return nullptr;
+  // Rotation cuts dimension 0; with only 1s before `axis`, a flat view cuts
+  // the same chunks.
+  Value flat = input;
+  if (type.getRank() != 1)
+    flat = PackOp::create(
+        b, loc,
+        RankedTensorType::get({type.getNumElements()}, type.getElementType()),
+        ValueRange{input}, b.getDenseI64ArrayAttr({0}), nullptr);
+  Value rotated = RotateOp::create(b, loc, flat.getType(), flat, groups,
+                                   b.getI64IntegerAttr(0), UnitAttr());
+  return UnpackOp::create(b, loc, TypeRange{resultType}, rotated,
+                          b.getDenseI64ArrayAttr({0}), nullptr);
+}
+
 LogicalResult ConvertShardToCommPass::convert(Operation *op,
                                               unsigned &sendIndex,
                                               unsigned &recvIndex) {
@@ -347,6 +377,14 @@ LogicalResult ConvertShardToCommPass::convert(Operation *op,
     if (failed(verify(bcast)))
       return failure();
     Type resultType = scatter.getResult().getType();
+    if (Operation *own =
+            sliceOwnChunk(b, loc, bcast.getResult(), groupsAttr,
+                          scatter.getScatterAxis().getSExtValue(), resultType))
+      return finish(op, own, own->getResults());
+    op->emitWarning() << "the slice along axis "
+                      << scatter.getScatterAxis().getSExtValue()
+                      << " is not contiguous: imported as an opaque copy, "
+                         "which a compiled program runs as a stand-in";
     auto slice = ComputeOp::create(
         b, loc, resultType, b.getStringAttr("shard.scatter_slice"),
         ValueRange{bcast.getResult()}, FloatAttr(),
@@ -358,6 +396,14 @@ LogicalResult ConvertShardToCommPass::convert(Operation *op,
     // Each process crops its own data: no transfer, a copy of the slice.
     --numCollectives;
     Type resultType = slice.getResult().getType();
+    if (Operation *own =
+            sliceOwnChunk(b, loc, slice.getInput(), groupsAttr,
+                          slice.getSliceAxis().getSExtValue(), resultType))
+      return finish(op, own, own->getResults());
+    op->emitWarning() << "the slice along axis "
+                      << slice.getSliceAxis().getSExtValue()
+                      << " is not contiguous: imported as an opaque copy, "
+                         "which a compiled program runs as a stand-in";
     auto created = ComputeOp::create(
         b, loc, resultType, b.getStringAttr("shard.all_slice"),
         ValueRange{slice.getInput()}, FloatAttr(),

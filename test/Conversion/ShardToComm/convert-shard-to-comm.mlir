@@ -90,19 +90,28 @@ func.func @roots(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 /// Rooted gather and scatter have no comm op: all_gather, and a broadcast
-/// then each process's slice, with warnings; all_slice is local compute.
+/// then each process's slice, with warnings. A slice along the leading
+/// axis is exact: the data rotated by the process's place in its group and
+/// the first chunk taken; along another axis it is an opaque copy, with a
+/// warning.
 // CHECK-LABEL: func.func @rooted
 // CHECK: comm.all_gather %{{.*}} over {{\[}}[0, 1, 2, 3], [4, 5, 6, 7]] dim 0 : tensor<2x4xf32> -> tensor<8x4xf32>
 // CHECK: %[[B:.*]] = comm.broadcast %{{.*}} over {{\[}}[0, 4], [1, 5], [2, 6], [3, 7]] root 1 : tensor<8x4xf32>
-// CHECK: comm.compute "shard.scatter_slice"(%[[B]]) bytes 128 : (tensor<8x4xf32>) -> tensor<4x4xf32>
-// CHECK: comm.compute "shard.all_slice"(%{{.*}}) bytes 32 : (tensor<4x4xf32>) -> tensor<4x1xf32>
-func.func @rooted(%x: tensor<2x4xf32>) -> tensor<4x1xf32> {
+// CHECK: %[[F:.*]] = comm.pack %[[B]] offsets [0] : tensor<8x4xf32> -> tensor<32xf32>
+// CHECK: %[[R:.*]] = comm.rotate %[[F]] over {{\[}}[0, 4], [1, 5], [2, 6], [3, 7]] shift 0 : tensor<32xf32>
+// CHECK: %[[S:.*]] = comm.unpack %[[R]] offsets [0] : tensor<32xf32> -> tensor<4x4xf32>
+// CHECK: comm.compute "shard.all_slice"(%[[S]]) bytes 32 : (tensor<4x4xf32>) -> tensor<4x1xf32>
+// CHECK: %[[L:.*]] = comm.rotate %{{.*}} over {{\[}}[0, 1, 2, 3], [4, 5, 6, 7]] shift 0 : tensor<8xf32>
+// CHECK: comm.unpack %[[L]] offsets [0] : tensor<8xf32> -> tensor<2xf32>
+func.func @rooted(%x: tensor<2x4xf32>, %v: tensor<8xf32>) -> (tensor<4x1xf32>, tensor<2xf32>) {
   // expected-warning @+1 {{comm has no rooted gather: imported as comm.all_gather, which gives root 3 of each group the same result}}
   %0 = shard.gather %x on @mesh grid_axes = [1] gather_axis = 0 root = [3] : (tensor<2x4xf32>) -> tensor<8x4xf32>
   // expected-warning @+1 {{comm has no scatter: imported as comm.broadcast from root 1 followed by each process's slice}}
   %1 = shard.scatter %0 on @mesh grid_axes = [0] scatter_axis = 0 root = [1] : (tensor<8x4xf32>) -> tensor<4x4xf32>
+  // expected-warning @+1 {{the slice along axis 1 is not contiguous: imported as an opaque copy, which a compiled program runs as a stand-in}}
   %2 = shard.all_slice %1 on @mesh grid_axes = [1] slice_axis = 1 : tensor<4x4xf32> -> tensor<4x1xf32>
-  return %2 : tensor<4x1xf32>
+  %3 = shard.all_slice %v on @mesh grid_axes = [1] slice_axis = 0 : tensor<8xf32> -> tensor<2xf32>
+  return %2, %3 : tensor<4x1xf32>, tensor<2xf32>
 }
 
 /// shift: the process at coordinate c of the axis sends to c + offset, modulo
