@@ -361,8 +361,10 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
       `comm.send`, `comm.recv` and element-wise combines, one chunk per rank
       of the group: `n - 1` steps of reduce-scatter and `n - 1` of
       all-gather for an all_reduce, `n - 1` for a reduce_scatter or an
-      all_gather, `n - 1` pairwise exchanges for an all_to_all, and a
-      send and receive for a permute. The data is rotated once by the
+      all_gather, `n - 1` pairwise exchanges for an all_to_all, a binomial
+      tree of `log2 n` steps for a broadcast (after a send of the root to
+      itself, so that every other rank starts from zeros), and a send and
+      receive for a permute. The data is rotated once by the
       rank's place in its group (`comm.rotate`), so that every rank sends
       and receives the same chunk indices at every step, and rotated back
       at the end. `unsupported` (the default) decomposes what the `backend`
@@ -374,8 +376,7 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
     `comm.buffer.scale`).
 
     What cannot be decomposed yet is kept, with a remark under `explain`
-    (and an error when the backend cannot run it): `comm.broadcast`,
-    `comm.reduce` and
+    (and an error when the backend cannot run it): `comm.reduce` and
     `comm.barrier` have no point-to-point schedule here; scattered,
     gathered or exchanged dimensions with larger dimensions before them
     (their chunks are not contiguous) are not decomposed; groups that leave

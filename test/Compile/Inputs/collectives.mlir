@@ -37,6 +37,16 @@ module attributes {comm.world_size = 4 : i64} {
     %0 = comm.all_to_all %x over [[0, 1, 2, 3]] split 0 concat 0 : tensor<8x3xi64> -> tensor<8x3xi64>
     return %0 : tensor<8x3xi64>
   }
+  // A broadcast from position 2 of each group: the root sends to itself, then
+  // a binomial tree.
+  func.func @broadcast(%x: tensor<5x7xf32>) -> tensor<5x7xf32> {
+    %0 = comm.broadcast %x over [[3, 1, 0, 2]] root 2 : tensor<5x7xf32>
+    return %0 : tensor<5x7xf32>
+  }
+  func.func @broadcast_pairs(%x: tensor<9xi64>) -> tensor<9xi64> {
+    %0 = comm.broadcast %x over [[0, 1], [2, 3]] root 1 : tensor<9xi64>
+    return %0 : tensor<9xi64>
+  }
   func.func @permute(%x: tensor<33xf32>) -> tensor<33xf32> {
     %0 = comm.permute %x pairs [[0, 2], [2, 1], [1, 0]] : tensor<33xf32>
     return %0 : tensor<33xf32>

@@ -117,3 +117,24 @@ module attributes {comm.world_size = 4 : i64} {
     return %0 : tensor<8xbf16>
   }
 }
+
+// -----
+
+// A broadcast: the root sends to itself (every other rank receives zeros),
+// then a binomial tree from the root, each step adding what arrives.
+module attributes {comm.world_size = 4 : i64} {
+  // P2P-LABEL: func.func @bcast
+  // P2P: comm.send %[[X:.*]] to {{\[\[}}1, 1]] tag 0 : tensor<6xf32>
+  // P2P-NEXT: %[[H:.*]] = comm.recv from {{\[\[}}1, 1]] tag 0 : tensor<6xf32>
+  // P2P-NEXT: comm.send %[[H]] to {{\[\[}}1, 2]] tag 0
+  // P2P-NEXT: %[[R1:.*]] = comm.recv from {{\[\[}}1, 2]] tag 0
+  // P2P-NEXT: %[[H1:.*]] = arith.addf %[[H]], %[[R1]]
+  // P2P-NEXT: comm.send %[[H1]] to {{\[\[}}1, 3], [2, 0]] tag 0
+  // P2P-NEXT: %[[R2:.*]] = comm.recv from {{\[\[}}1, 3], [2, 0]] tag 0
+  // P2P-NEXT: %[[H2:.*]] = arith.addf %[[H1]], %[[R2]]
+  // P2P-NEXT: return %[[H2]]
+  func.func @bcast(%x: tensor<6xf32>) -> tensor<6xf32> {
+    %0 = comm.broadcast %x over [[0, 1, 2, 3]] root 1 : tensor<6xf32>
+    return %0 : tensor<6xf32>
+  }
+}

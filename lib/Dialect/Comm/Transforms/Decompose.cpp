@@ -41,6 +41,24 @@ public:
       : b(builder), loc(loc), groups(groups), n(groups.getGroupSize()),
         tag(tag), plan(plan) {}
 
+  /// Sends `value` along `pairs` (positions in each group, offset by `base`)
+  /// and returns what arrives: zeros on ranks that are the target of none.
+  Value transfer(Value value, ArrayRef<std::pair<int64_t, int64_t>> positions,
+                 int64_t base) {
+    SmallVector<int64_t> flat;
+    for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
+      ArrayRef<int64_t> group = groups.getGroup(g);
+      for (auto [from, to] : positions) {
+        flat.push_back(group[mod(base + from)]);
+        flat.push_back(group[mod(base + to)]);
+      }
+    }
+    DenseI64ArrayAttr pairs = b.getDenseI64ArrayAttr(flat);
+    SendOp::create(b, loc, value, pairs, b.getI64IntegerAttr(tag), plan);
+    return RecvOp::create(b, loc, value.getType(), pairs,
+                          b.getI64IntegerAttr(tag), plan);
+  }
+
   /// Every rank sends `value` to the rank `shift` places after it in its
   /// group; returns what arrives from the rank `shift` places before.
   Value exchange(Value value, int64_t shift) {
@@ -196,7 +214,7 @@ static ArrayRef<int64_t> shapeOf(Value value) {
 
 std::string DecomposePass::whyNotP2P(Operation *op) {
   auto collective = cast<CollectiveOpInterface>(op);
-  if (isa<BroadcastOp, ReduceOp, BarrierOp>(op))
+  if (isa<ReduceOp, BarrierOp>(op))
     return "has no point-to-point schedule in comm-decompose yet";
   if (isa<PermuteOp>(op))
     return "";
@@ -259,6 +277,25 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
     if (failed(ring.reduceScatter(chunks, rs.getKind())))
       return failure();
     result = ring.reshape(chunks.front(), resultType);
+  } else if (auto bcast = dyn_cast<BroadcastOp>(op)) {
+    // The root keeps its data (a send to itself; every other rank receives
+    // zeros), then a binomial tree: at step k the 2^k ranks that hold it
+    // send to the ranks 2^k places further from the root, which add what
+    // they receive to their zeros.
+    int64_t root = bcast.getRoot();
+    Value held = ring.transfer(input, {{0, 0}}, root);
+    for (int64_t span = 1; span < n; span *= 2) {
+      SmallVector<std::pair<int64_t, int64_t>> positions;
+      for (int64_t q = 0; q < span && q + span < n; ++q)
+        positions.push_back({q, q + span});
+      Value received = ring.transfer(held, positions, root);
+      FailureOr<Value> sum =
+          buildCombine(b, op->getLoc(), ReductionKind::sum, held, received);
+      if (failed(sum))
+        return failure();
+      held = *sum;
+    }
+    result = held;
   } else if (isa<AllGatherOp>(op)) {
     SmallVector<Value> chunks(n);
     chunks[0] = ring.flatten(input, elements);
