@@ -21,14 +21,15 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_USE_SANITIZER="Address;Undefined" -DLLVM_USE_SANITIZE_COVERAGE=ON \
     -DLLVM_ENABLE_ASSERTIONS=ON
 fi
-comm_log "building the sanitizer build (ninja -C $build)"
-ninja -C "$build" all comm-test-depends
 # Leaks are not errors here: LLVM's tools and Open MPI free little at exit
 # by design. Manual poisoning is off: LLVM's allocators poison from inline
 # header code, which is instrumented in comm and not in Debian's libMLIR.so,
 # and the mix reports use-after-poison where there is none. Every other
-# report fails the test that triggered it.
+# report fails the test that triggered it. Set before the build too: the
+# build runs the instrumented comm-opt to make the benchmarks' programs.
 export ASAN_OPTIONS="detect_leaks=0:allow_user_poisoning=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+comm_log "building the sanitizer build (ninja -C $build)"
+ninja -C "$build" all comm-test-depends
 comm_log "running the test suite under ASan and UBSan"
 "${COMM_LLVM_LIT:-/usr/lib/llvm-22/bin/lit}" -sv "$@" "$build/test"
