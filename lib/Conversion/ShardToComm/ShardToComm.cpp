@@ -253,6 +253,23 @@ static Operation *sliceOwnChunk(OpBuilder &b, Location loc, Value input,
                           b.getDenseI64ArrayAttr({0}), nullptr);
 }
 
+/// Each process's slice of `input` along `axis`: exact where the chunks are
+/// contiguous, else an opaque copy named `name`, with a warning on `op`.
+static Operation *importSlice(Operation *op, OpBuilder &b, Value input,
+                              ReplicaGroupsAttr groups, int64_t axis,
+                              Type resultType, StringRef name) {
+  Location loc = op->getLoc();
+  if (Operation *own = sliceOwnChunk(b, loc, input, groups, axis, resultType))
+    return own;
+  op->emitWarning() << "the slice along axis " << axis
+                    << " is not contiguous: imported as an opaque copy, "
+                       "which a compiled program runs as a stand-in";
+  return ComputeOp::create(b, loc, resultType, b.getStringAttr(name),
+                           ValueRange{input}, FloatAttr(),
+                           b.getI64IntegerAttr(2 * getTensorBytes(resultType)),
+                           FloatAttr(), DenseI64ArrayAttr());
+}
+
 LogicalResult ConvertShardToCommPass::convert(Operation *op,
                                               unsigned &sendIndex,
                                               unsigned &recvIndex) {
@@ -376,39 +393,19 @@ LogicalResult ConvertShardToCommPass::convert(Operation *op,
                             scatter.getInput(), groupsAttr, i64(*root), {});
     if (failed(verify(bcast)))
       return failure();
-    Type resultType = scatter.getResult().getType();
-    if (Operation *own =
-            sliceOwnChunk(b, loc, bcast.getResult(), groupsAttr,
-                          scatter.getScatterAxis().getSExtValue(), resultType))
-      return finish(op, own, own->getResults());
-    op->emitWarning() << "the slice along axis "
-                      << scatter.getScatterAxis().getSExtValue()
-                      << " is not contiguous: imported as an opaque copy, "
-                         "which a compiled program runs as a stand-in";
-    auto slice = ComputeOp::create(
-        b, loc, resultType, b.getStringAttr("shard.scatter_slice"),
-        ValueRange{bcast.getResult()}, FloatAttr(),
-        b.getI64IntegerAttr(2 * getTensorBytes(resultType)), FloatAttr(),
-        DenseI64ArrayAttr());
+    Operation *slice =
+        importSlice(op, b, bcast.getResult(), groupsAttr,
+                    scatter.getScatterAxis().getSExtValue(),
+                    scatter.getResult().getType(), "shard.scatter_slice");
     return finish(op, slice, slice->getResults());
   }
   if (auto slice = dyn_cast<shard::AllSliceOp>(op)) {
     // Each process crops its own data: no transfer, a copy of the slice.
     --numCollectives;
-    Type resultType = slice.getResult().getType();
-    if (Operation *own =
-            sliceOwnChunk(b, loc, slice.getInput(), groupsAttr,
-                          slice.getSliceAxis().getSExtValue(), resultType))
-      return finish(op, own, own->getResults());
-    op->emitWarning() << "the slice along axis "
-                      << slice.getSliceAxis().getSExtValue()
-                      << " is not contiguous: imported as an opaque copy, "
-                         "which a compiled program runs as a stand-in";
-    auto created = ComputeOp::create(
-        b, loc, resultType, b.getStringAttr("shard.all_slice"),
-        ValueRange{slice.getInput()}, FloatAttr(),
-        b.getI64IntegerAttr(2 * getTensorBytes(resultType)), FloatAttr(),
-        DenseI64ArrayAttr());
+    Operation *created =
+        importSlice(op, b, slice.getInput(), groupsAttr,
+                    slice.getSliceAxis().getSExtValue(),
+                    slice.getResult().getType(), "shard.all_slice");
     return finish(op, created, created->getResults());
   }
   if (auto shift = dyn_cast<shard::ShiftOp>(op)) {
