@@ -1,6 +1,6 @@
-// RUN: comm-opt %s --comm-fuse -split-input-file | FileCheck %s
-// RUN: comm-opt %s --comm-fuse="threshold-bytes=1024 first-bucket-bytes=512" -split-input-file | FileCheck %s --check-prefix=SMALL
-// RUN: comm-opt %s --comm-fuse="mode=cost topology=dgx-h100" -split-input-file | FileCheck %s --check-prefix=COST
+// RUN: comm-opt %s --comm-fuse --comm-verify-schedule -split-input-file | FileCheck %s
+// RUN: comm-opt %s --comm-fuse="threshold-bytes=1024 first-bucket-bytes=512" --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: comm-opt %s --comm-fuse="mode=cost topology=dgx-h100" --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=COST
 // RUN: not comm-opt %s --comm-fuse="mode=cost" --mlir-disable-threading -split-input-file 2>&1 | FileCheck %s --check-prefix=NOTOPO
 // NOTOPO: error: no topology
 // RUN: not comm-opt %s --comm-fuse="threshold-bytes=0" 2>&1 | FileCheck %s --check-prefix=ZERO
@@ -124,6 +124,7 @@ func.func @negative_boundaries(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf3
   %3:2 = comm.wait %t : tensor<8xf32>, tensor<8xf32>
   %4 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
   comm.send %a to [[0, 1]] tag 0 : tensor<8xf32>
+  %r = comm.recv from [[0, 1]] tag 0 : tensor<8xf32>
   %5 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
   return %0, %3#0, %3#1, %4, %5 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }

@@ -1,6 +1,6 @@
-// RUN: comm-opt %s --comm-reduce-precision -split-input-file | FileCheck %s
-// RUN: comm-opt %s --comm-reduce-precision="allow-f16" -split-input-file | FileCheck %s --check-prefix=F16
-// RUN: comm-opt %s --comm-reduce-precision="max-rel-error=0.05" -split-input-file | FileCheck %s --check-prefix=OPTION
+// RUN: comm-opt %s --comm-reduce-precision --comm-verify-schedule -split-input-file | FileCheck %s
+// RUN: comm-opt %s --comm-reduce-precision="allow-f16" --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=F16
+// RUN: comm-opt %s --comm-reduce-precision="max-rel-error=0.05" --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=OPTION
 // RUN: comm-opt %s --comm-reduce-precision="explain allow-f16" -split-input-file -verify-diagnostics -o /dev/null
 // RUN: not comm-opt %s --comm-reduce-precision="max-rel-error=1.5" -split-input-file 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: error: comm-reduce-precision: max-rel-error must be in [0, 1), got 1.5

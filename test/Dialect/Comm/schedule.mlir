@@ -1,5 +1,5 @@
-// RUN: comm-opt %s --comm-schedule -split-input-file | FileCheck %s
-// RUN: comm-opt %s --comm-schedule="memory-budget=4096" -split-input-file | FileCheck %s --check-prefix=BUDGET
+// RUN: comm-opt %s --comm-schedule --comm-verify-schedule -split-input-file | FileCheck %s
+// RUN: comm-opt %s --comm-schedule="memory-budget=4096" --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=BUDGET
 // RUN: comm-opt %s --comm-schedule="streams=2" -split-input-file | FileCheck %s --check-prefix=STREAMS
 // RUN: comm-opt %s --comm-schedule=explain -split-input-file -verify-diagnostics -o /dev/null
 // RUN: not comm-opt %s --comm-schedule="streams=0" 2>&1 | FileCheck %s --check-prefix=BAD
@@ -75,12 +75,14 @@ func.func @negative_nothing_between(%a: tensor<8xf32>) -> tensor<8xf32> {
 
 // CHECK-LABEL: func.func @fenced
 // CHECK: comm.send
+// CHECK-NEXT: comm.recv
 // CHECK-NEXT: comm.start
 // CHECK: comm.compute "c"
 // CHECK-NEXT: comm.wait
 func.func @fenced(%a: tensor<8xf32>, %w: tensor<64xf32>) -> tensor<8xf32> {
   comm.send %a to [[0, 1]] tag 0 : tensor<8xf32>
-  // expected-remark @+1 {{comm-schedule: started after 'comm.send'}}
+  %f = comm.recv from [[0, 1]] tag 0 : tensor<8xf32>
+  // expected-remark @+1 {{comm-schedule: started after 'comm.recv'}}
   %r = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
   comm.compute "c"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
   return %r : tensor<8xf32>
@@ -147,3 +149,9 @@ func.func @ended_waits_early(%w: tensor<64xf32>) -> (tensor<1024xf32>, tensor<64
   %u = comm.compute "use_b"(%rb) time_us 10.0 : (tensor<1024xf32>) -> tensor<64xf32>
   return %ra, %u : tensor<1024xf32>, tensor<64xf32>
 }
+
+// Collectives over the same ranks on two streams at once: comm-verify-schedule
+// rejects that for NCCL (concurrent communicators) and accepts it for MPI.
+// RUN: not comm-opt %s --comm-schedule="streams=2" --comm-verify-schedule -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=CROSSED
+// RUN: comm-opt %s --comm-schedule="streams=2" --comm-verify-schedule=backend=mpi -split-input-file -o /dev/null
+// CROSSED: error: crossed collective order: this collective (stream 1) and another one over shared ranks (stream 0) are in flight at once
