@@ -687,6 +687,18 @@ LogicalResult PackOp::verify() {
                             getOffsets(), "input", getNumBlocks());
 }
 
+PackOp mlir::comm::createJoin(OpBuilder &builder, Location loc, Type resultType,
+                              ValueRange parts) {
+  SmallVector<int64_t> offsets;
+  int64_t offset = 0;
+  for (Value part : parts) {
+    offsets.push_back(offset);
+    offset += cast<ShapedType>(part.getType()).getNumElements();
+  }
+  return PackOp::create(builder, loc, resultType, parts,
+                        builder.getDenseI64ArrayAttr(offsets), nullptr);
+}
+
 /// pack(unpack(%b)) with the same layout, covering the whole buffer and
 /// converting nothing, is %b.
 OpFoldResult PackOp::fold(FoldAdaptor) {

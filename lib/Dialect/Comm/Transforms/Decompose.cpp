@@ -112,13 +112,18 @@ public:
   /// The chunks, in order, as one flat tensor.
   Value join(ArrayRef<Value> chunks) {
     auto chunkType = cast<RankedTensorType>(chunks.front().getType());
-    int64_t chunk = chunkType.getNumElements();
-    auto type = RankedTensorType::get({chunk * n}, chunkType.getElementType());
-    SmallVector<int64_t> offsets;
-    for (int64_t i = 0; i < n; ++i)
-      offsets.push_back(i * chunk);
-    return PackOp::create(b, loc, type, chunks, b.getDenseI64ArrayAttr(offsets),
-                          nullptr);
+    auto type = RankedTensorType::get({chunkType.getNumElements() * n},
+                                      chunkType.getElementType());
+    return createJoin(b, loc, type, chunks);
+  }
+
+  /// `value` with a dimension 0 that `parts` divides: itself, or a flat copy
+  /// zero-padded to a multiple of `parts`.
+  Value divisible(Value value, int64_t parts) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() >= 1 && type.getDimSize(0) % parts == 0)
+      return value;
+    return flatten(value, (type.getNumElements() + parts - 1) / parts * parts);
   }
 
   Value rotate(Value value, bool inverse) {
@@ -186,13 +191,12 @@ private:
 };
 } // namespace
 
-/// The fields of a collective's plan that its pieces keep: the wire type
-/// and the stream (an algorithm or protocol named the whole collective's).
-static PlanAttr piecePlan(PlanAttr plan, bool keepAlgorithm) {
+/// The fields of a collective's plan that its pieces keep: the wire type,
+/// the route and the stream (an algorithm or protocol named the whole
+/// collective's).
+static PlanAttr piecePlan(PlanAttr plan) {
   if (!plan)
     return nullptr;
-  if (keepAlgorithm)
-    return plan;
   if (!plan.getPrecision() && !plan.getRoute() && !plan.getStream())
     return nullptr;
   return PlanAttr::get(plan.getContext(), std::nullopt, std::nullopt,
@@ -246,7 +250,7 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
   auto plan = op->getAttrOfType<PlanAttr>("plan");
   Value result;
   if (auto permute = dyn_cast<PermuteOp>(op)) {
-    PlanAttr sendPlan = piecePlan(plan, /*keepAlgorithm=*/false);
+    PlanAttr sendPlan = piecePlan(plan);
     SendOp::create(b, op->getLoc(), permute.getInput(), permute.getPairsAttr(),
                    b.getI64IntegerAttr(tag), sendPlan);
     result = RecvOp::create(b, op->getLoc(), permute.getType(),
@@ -258,7 +262,7 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
   }
   auto collective = cast<CollectiveOpInterface>(op);
   RingBuilder ring(b, op->getLoc(), collective.getReplicaGroups(), tag,
-                   piecePlan(plan, /*keepAlgorithm=*/false));
+                   piecePlan(plan));
   int64_t n = ring.n;
   Value input = op->getOperand(0);
   Type resultType = op->getResult(0).getType();
@@ -330,24 +334,19 @@ void DecomposePass::split(AllReduceOp op) {
   ReplicaGroupsAttr groups = op.getGroups();
   int64_t n = groups.getGroupSize();
   auto type = op.getType();
-  int64_t elements = type.getNumElements();
   RingBuilder shapes(b, loc, groups, 0, nullptr);
-  // Dimension 0 divides already: no flat copy needed.
-  bool direct = type.getRank() >= 1 && type.getDimSize(0) % n == 0;
-  Value input = direct
-                    ? op.getInput()
-                    : shapes.flatten(op.getInput(), (elements + n - 1) / n * n);
+  Value input = shapes.divisible(op.getInput(), n);
   auto inputType = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shardShape(inputType.getShape());
   shardShape[0] /= n;
   auto shardType =
       RankedTensorType::get(shardShape, inputType.getElementType());
-  PlanAttr plan = piecePlan(op.getPlanAttr(), /*keepAlgorithm=*/false);
+  PlanAttr plan = piecePlan(op.getPlanAttr());
   auto rs = ReduceScatterOp::create(b, loc, shardType, input, op.getKindAttr(),
                                     groups, b.getI64IntegerAttr(0), plan);
   Value gathered = AllGatherOp::create(b, loc, inputType, rs.getResult(),
                                        groups, b.getI64IntegerAttr(0), plan);
-  op.replaceAllUsesWith(direct ? gathered : shapes.reshape(gathered, type));
+  op.replaceAllUsesWith(shapes.reshape(gathered, type));
   op.erase();
 }
 
@@ -412,18 +411,13 @@ std::string DecomposePass::splitByMachine(AllReduceOp op,
   ReplicaGroupsAttr inside = ReplicaGroupsAttr::get(ctx, intra);
   ReplicaGroupsAttr across = ReplicaGroupsAttr::get(ctx, inter);
   RingBuilder shapes(b, loc, inside, 0, nullptr);
-  bool direct = type.getRank() >= 1 && type.getDimSize(0) % perMachine == 0;
-  Value input = direct
-                    ? op.getInput()
-                    : shapes.flatten(op.getInput(),
-                                     (type.getNumElements() + perMachine - 1) /
-                                         perMachine * perMachine);
+  Value input = shapes.divisible(op.getInput(), perMachine);
   auto inputType = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shardShape(inputType.getShape());
   shardShape[0] /= perMachine;
   auto shardType =
       RankedTensorType::get(shardShape, inputType.getElementType());
-  PlanAttr plan = piecePlan(op.getPlanAttr(), /*keepAlgorithm=*/false);
+  PlanAttr plan = piecePlan(op.getPlanAttr());
   // An average of averages over equal counts is the average.
   auto scatter =
       ReduceScatterOp::create(b, loc, shardType, input, op.getKindAttr(),
@@ -444,7 +438,7 @@ std::string DecomposePass::splitByMachine(AllReduceOp op,
           "{2:F2} + {3:F2} + {4:F2} us predicted against {5:F2} us whole",
           machines, perMachine, parts[0], parts[1], parts[2], whole);
   }
-  op.replaceAllUsesWith(direct ? gathered : shapes.reshape(gathered, type));
+  op.replaceAllUsesWith(shapes.reshape(gathered, type));
   op.erase();
   return "";
 }

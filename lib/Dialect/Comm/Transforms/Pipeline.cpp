@@ -126,21 +126,16 @@ static SmallVector<ComputeOp> splitCompute(OpBuilder &b, ComputeOp compute,
 static PackOp reduceParts(OpBuilder &b, AllReduceOp op,
                           ArrayRef<ComputeOp> parts) {
   SmallVector<Value> reduced;
-  SmallVector<int64_t> offsets;
   for (ComputeOp part : parts) {
     b.setInsertionPointAfter(part);
-    auto partType = part->getResult(0).getType();
-    auto piece = AllReduceOp::create(b, op.getLoc(), partType,
-                                     part->getResult(0), op.getKindAttr(),
-                                     op.getGroupsAttr(), op.getPlanAttr());
+    auto piece = AllReduceOp::create(
+        b, op.getLoc(), part->getResult(0).getType(), part->getResult(0),
+        op.getKindAttr(), op.getGroupsAttr(), op.getPlanAttr());
     piece->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    offsets.push_back(static_cast<int64_t>(reduced.size()) *
-                      cast<RankedTensorType>(partType).getNumElements());
     reduced.push_back(piece.getResult());
   }
   b.setInsertionPoint(op);
-  auto join = PackOp::create(b, op.getLoc(), op.getType(), reduced,
-                             b.getDenseI64ArrayAttr(offsets), nullptr);
+  PackOp join = createJoin(b, op.getLoc(), op.getType(), reduced);
   op.replaceAllUsesWith(join.getResult());
   op.erase();
   return join;
@@ -208,16 +203,10 @@ void PipelinePass::extend(PackOp join, int64_t k, const CostModel *model,
     // The parts of the reader joined where it was.
     b.setInsertionPoint(reader);
     SmallVector<Value> results;
-    SmallVector<int64_t> offsets;
-    for (ComputeOp part : parts) {
-      offsets.push_back(static_cast<int64_t>(results.size()) *
-                        cast<RankedTensorType>(part->getResult(0).getType())
-                            .getNumElements());
+    for (ComputeOp part : parts)
       results.push_back(part->getResult(0));
-    }
-    auto joined =
-        PackOp::create(b, reader.getLoc(), reader->getResult(0).getType(),
-                       results, b.getDenseI64ArrayAttr(offsets), nullptr);
+    PackOp joined =
+        createJoin(b, reader.getLoc(), reader->getResult(0).getType(), results);
     reader->getResult(0).replaceAllUsesWith(joined.getResult());
     reader.erase();
     join.erase();

@@ -49,4 +49,15 @@ FailureOr<Value> buildCombine(OpBuilder &builder, Location loc,
 #define GET_OP_CLASSES
 #include "comm/Dialect/Comm/CommOps.h.inc"
 
+namespace mlir {
+namespace comm {
+
+/// A comm.pack of `parts` back to back (offsets 0, |p0|, |p0| + |p1|, ...)
+/// into `resultType`: the join of parts cut along dimension 0.
+PackOp createJoin(OpBuilder &builder, Location loc, Type resultType,
+                  ValueRange parts);
+
+} // namespace comm
+} // namespace mlir
+
 #endif // COMM_DIALECT_COMM_IR_COMMOPS_H
