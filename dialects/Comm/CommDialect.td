@@ -84,7 +84,9 @@ def Comm_Dialect : Dialect {
     }
     /// Name of the attribute comm-bufferize puts on the allocation of a
     /// buffer that lives in another memory space than the target's default
-    /// (the result of a comm.copy).
+    /// (the result of a comm.copy), and comm-route on a comm.recv or
+    /// comm.permute whose result arrives in host memory (a host-staged
+    /// transfer).
     static constexpr ::llvm::StringLiteral getSpaceAttrName() {
       return ::llvm::StringLiteral("comm.space");
     }

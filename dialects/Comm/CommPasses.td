@@ -487,6 +487,79 @@ def CommPipeline : Pass<"comm-pipeline", "::mlir::ModuleOp"> {
   ];
 }
 
+def CommRoute : Pass<"comm-route", "::mlir::ModuleOp"> {
+  let summary = "choose the path of every point-to-point transfer and "
+                "stage it through host memory where the NIC cannot reach "
+                "GPU memory";
+  let description = [{
+    For every `comm.send`, `comm.recv` and `comm.permute` writes the plan's
+    `route`: how its data gets from one GPU's memory to the other's, on the
+    topology, for the `backend` the program runs on. Each `[source, target]`
+    pair has its route, and the op takes its farthest pair's (from the
+    closest: `nvlink`, `pcie`, `gdr`, `host_staged`); a rank's pair with
+    itself is a local copy and has none.
+
+    - `backend=nccl` (the routes NCCL's transports take, by the rules of
+      NCCL's `src/graph/paths.cc`): a path through NVLink, NVSwitch or an
+      NVLink bridge GPU is `nvlink`; one through PCIe switches only (PIX,
+      PXB; NCCL's default NCCL_P2P_LEVEL) is `pcie`; one through a host
+      bridge or between sockets (PHB, SYS) is `host_staged` (NCCL's SHM
+      transport); a path across the network is `gdr` when both GPUs and
+      their NICs support GPUDirect RDMA with at most PCIe switches between
+      them (NCCL_NET_GDR_LEVEL's default), `host_staged` otherwise. NCCL
+      chooses its transport itself: a route written by hand must be the one
+      it takes.
+    - `backend=verbs` moves every byte through the NIC, also between GPUs
+      of one machine: `gdr` when both GPUs' NICs can register their memory
+      (GPUDirect RDMA), `host_staged` otherwise. A `host_staged` transfer is
+      carried out here: the sender copies its tensor into pinned host memory
+      (`comm.copy hbm to pinned_host`) and sends that; the receiver receives
+      into pinned host memory (comm-bufferize allocates it there) and copies
+      it into GPU memory.
+    - `backend=mpi` moves host memory: no route is chosen.
+
+    A route already in a plan is checked instead of chosen: one the backend
+    cannot take (`nvlink` or `pcie` on `verbs`), one the hardware does not
+    offer for one of the pairs (`gdr` without GPUDirect RDMA, `nvlink`
+    without an NVLink path), or one NCCL would not take is a located error
+    naming the pair and its path. With `choose=false` (the lowering
+    pipeline) routes are only checked against the backend and realized, and
+    no topology is needed. Running the pass twice changes nothing.
+
+    The cost model and `comm-sim` read the route: a `host_staged` transfer
+    runs between the CPUs' memories (the staging copies are ops of their
+    own).
+
+    ```mlir
+    // dgx-h100x4, backend=verbs, GPUs without GPUDirect RDMA:
+    comm.send %x to [[0, 8]] tag 1 : tensor<1024xf32>
+    // becomes
+    %h = comm.copy %x hbm to pinned_host : tensor<1024xf32>
+    comm.send %h to [[0, 8]] tag 1 plan #comm.plan<route = host_staged>
+        : tensor<1024xf32>
+    ```
+  }];
+  let options = [
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Topology the paths are read from (overrides the comm.topology "
+           "module attribute)">,
+    Option<"backend", "backend", "::mlir::comm::Backend",
+           /*default=*/"::mlir::comm::Backend::nccl",
+           "The runtime backend the program runs on",
+           "::mlir::comm::BackendValues()">,
+    Option<"choose", "choose", "bool", /*default=*/"true",
+           "Choose routes from the topology (false: only check written "
+           "routes against the backend and stage host_staged transfers)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Emit a remark for each transfer routed, saying why">,
+  ];
+  let statistics = [
+    Statistic<"numRouted", "transfers-routed", "Transfers given a route">,
+    Statistic<"numStaged", "transfers-staged",
+              "Transfers staged through pinned host memory">,
+  ];
+}
+
 def CommVerifySchedule : Pass<"comm-verify-schedule", "::mlir::ModuleOp"> {
   let summary = "check that every rank's schedule matches and cannot deadlock";
   let description = [{

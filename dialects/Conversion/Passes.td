@@ -34,9 +34,12 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
     to that type, is reduced in it and converted back), `stream` (the CUDA
     stream the transfer is ordered on), and `algorithm`, `channels` and
     `chunk_bytes` (the runtime runs the collective as that schedule over its
-    point-to-point transfers, `commrt_collective_planned`). `protocol` and
-    `route` are not realized (NCCL has no per-call protocol; routes are for a
-    planning pass rewriting copies).
+    point-to-point transfers, `commrt_collective_planned`). A `route`
+    must be one the backend realizes (the route table in
+    `CommAlgorithms.h`: `nvlink` and `pcie` are errors on `cuda-verbs`), and
+    a `host_staged` transfer on `cuda-verbs` must have its buffers in host
+    memory (comm-route stages them). `protocol` is not realized (NCCL has
+    no per-call protocol).
 
     The `target` option names what is generated and which runtime backend
     it calls: `cpu-mpi` (C++, host buffers), `cuda-nccl` (CUDA C++, device

@@ -37,6 +37,7 @@ static void applyPlan(CollectiveRequest &request, PlanAttr plan) {
     return;
   request.algorithm = plan.getAlgorithm();
   request.protocol = plan.getProtocol();
+  request.route = plan.getRoute();
   // A narrower wire precision moves proportionally fewer bytes.
   if (auto precision = dyn_cast_or_null<FloatType>(plan.getPrecision())) {
     unsigned wire = std::max(1u, precision.getWidth() / 8);

@@ -933,6 +933,14 @@ CostModel::predictWith(const CollectiveRequest &request,
   return p;
 }
 
+DeviceId mlir::comm::getTransferEndpoint(const Topology &topology, int64_t rank,
+                                         std::optional<Route> route) {
+  DeviceId gpu = topology.getGPU(rank);
+  if (route != Route::host_staged)
+    return gpu;
+  return topology.getHostCPU(gpu).value_or(gpu);
+}
+
 Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
                                           Protocol protocol) const {
   Prediction p;
@@ -944,8 +952,13 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
   TermBuilder b{p};
   double protocolFactor = params.getProtocolBandwidth(protocol);
   SmallVector<Path> paths;
-  for (auto [src, dst] : request.pairs)
-    paths.push_back(topology.getGPUPath(src, dst));
+  bool sharedHost = false; // a host-staged pair whose ranks share a CPU
+  for (auto [src, dst] : request.pairs) {
+    paths.push_back(
+        topology.getPath(getTransferEndpoint(topology, src, request.route),
+                         getTransferEndpoint(topology, dst, request.route)));
+    sharedHost |= src != dst && paths.back().kind == PathKind::Local;
+  }
   llvm::DenseMap<uint64_t, unsigned> uses;
   for (const Path &path : paths)
     for (const PathHop &hop : path.hops)
@@ -977,6 +990,15 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
       p.busBandwidthGBps = bw;
     }
     worstLatency = std::max(worstLatency, path.latencyUs);
+  }
+  if (sharedHost) {
+    // Staged through the memory of one CPU: a memcpy between processes.
+    double us = request.bytes / (kHostMemcpyGBps * 1e3);
+    if (us > worstUs) {
+      worstUs = us;
+      why = "host memcpy (both ranks stage through one CPU's memory)";
+      p.busBandwidthGBps = kHostMemcpyGBps;
+    }
   }
   unsigned pr = static_cast<unsigned>(protocol);
   if (topology.hasProcessRanks()) {
@@ -1034,7 +1056,7 @@ Prediction CostModel::predictCopy(const CollectiveRequest &request) const {
   } else if (request.copySource != MemorySpace::hbm &&
              request.copyTarget != MemorySpace::hbm) {
     // Host to host: a memcpy on the CPU.
-    double bw = 10.0;
+    double bw = kHostMemcpyGBps;
     b.bandwidth("bandwidth", request.bytes, bw, "host memcpy");
     p.busBandwidthGBps = bw;
     p.bottleneck = "host memory";

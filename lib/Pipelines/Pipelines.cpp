@@ -93,6 +93,13 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
     select.explain = options.explain;
     pm.addPass(createCommSelectAlgorithm(select));
   }
+  // Every point-to-point transfer gets its path; on verbs, those the NIC
+  // cannot read from GPU memory are staged through pinned host memory.
+  CommRouteOptions route;
+  route.topology = options.topology;
+  route.backend = options.backend;
+  route.explain = options.explain;
+  pm.addPass(createCommRoute(route));
   CommScheduleOptions schedule;
   schedule.memoryBudget = options.memoryBudget;
   schedule.topology = options.topology;
@@ -115,6 +122,12 @@ void mlir::comm::buildLoweringPipeline(OpPassManager &pm,
   CommDecomposeOptions decompose;
   decompose.backend = getBackend(options.target);
   pm.addPass(createCommDecompose(decompose));
+  // Routes written in plans are checked against the backend, and
+  // host-staged transfers on verbs get their copies.
+  CommRouteOptions route;
+  route.backend = decompose.backend;
+  route.choose = false;
+  pm.addPass(createCommRoute(route));
   pm.addPass(createCommBufferize());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
@@ -152,7 +165,8 @@ void mlir::comm::registerPipelines() {
   PassPipelineRegistration<LoweringPipelineOptions>(
       "comm-lower-to-emitc",
       "Lower comm on tensors to EmitC calls of the commrt runtime "
-      "(comm-decompose of what the target's backend cannot run, "
-      "comm-bufferize, buffer-results-to-out-params, convert-comm-to-emitc)",
+      "(comm-decompose of what the target's backend cannot run, comm-route "
+      "to check routes and stage host_staged transfers, comm-bufferize, "
+      "buffer-results-to-out-params, convert-comm-to-emitc)",
       buildLoweringPipeline);
 }

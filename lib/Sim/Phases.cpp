@@ -205,10 +205,14 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
   if (request.kind == CollectiveKind::Permute ||
       request.kind == CollectiveKind::SendRecv) {
     PhaseSpec phase{"transfer", prediction.latencyUs, {}};
-    for (auto [src, dst] : request.pairs)
-      if (src != dst)
-        phase.flows.push_back(
-            {topology.getGPU(src), topology.getGPU(dst), S, factor});
+    for (auto [src, dst] : request.pairs) {
+      DeviceId from = getTransferEndpoint(topology, src, request.route);
+      DeviceId to = getTransferEndpoint(topology, dst, request.route);
+      if (from != to)
+        phase.flows.push_back({from, to, S, factor});
+      else if (src != dst) // staged through one CPU's memory: a memcpy
+        phase.latencyUs += S / (kHostMemcpyGBps * 1e3);
+    }
     phases.push_back(std::move(phase));
     return phases;
   }

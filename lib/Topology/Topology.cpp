@@ -976,6 +976,42 @@ std::optional<unsigned> Topology::getNearestNIC(unsigned local) const {
   return nicsPerNode[nearestNIC[local]];
 }
 
+bool Topology::hasGPUDirect(DeviceId id) const {
+  if (isFabricDevice(id))
+    return false;
+  unsigned local = getLocalIndex(id);
+  if (local >= nearestNIC.size() || nearestNIC[local] < 0)
+    return false;
+  unsigned nic = nicsPerNode[nearestNIC[local]];
+  const Device &device = node.getDevice(local);
+  return device.kind == DeviceKind::GPU && device.gpuDirect &&
+         node.getDevice(nic).gpuDirect &&
+         getLocalPath(local, nic).kind <= PathKind::PXB;
+}
+
+std::optional<DeviceId> Topology::getHostCPU(DeviceId id) const {
+  if (isFabricDevice(id))
+    return std::nullopt;
+  unsigned local = getLocalIndex(id);
+  std::optional<unsigned> best;
+  for (unsigned cpu : node.getDevicesOfKind(DeviceKind::CPU)) {
+    const LocalPath &p = getLocalPath(local, cpu);
+    if (p.kind == PathKind::Disconnected)
+      continue;
+    if (!best) {
+      best = cpu;
+      continue;
+    }
+    const LocalPath &b = getLocalPath(local, *best);
+    if (std::make_tuple(-p.bandwidthGBps, p.hops.size()) <
+        std::make_tuple(-b.bandwidthGBps, b.hops.size()))
+      best = cpu;
+  }
+  if (!best)
+    return std::nullopt;
+  return getDeviceId(getNodeIndex(id), *best);
+}
+
 //===----------------------------------------------------------------------===//
 // Path composition
 //===----------------------------------------------------------------------===//
@@ -1087,13 +1123,7 @@ Path Topology::getPath(DeviceId src, DeviceId dst) const {
   appendLocal(path, nodeB, fromNIC);
   path.kind = PathKind::Net;
   path.latencyUs += path.switches * fabric.switchLatencyUs;
-  auto gdrAt = [&](unsigned local, unsigned rail, const LocalPath &p) {
-    const Device &device = node.getDevice(local);
-    const Device &nic = node.getDevice(nicsPerNode[rail]);
-    return device.kind == DeviceKind::GPU && device.gpuDirect &&
-           nic.gpuDirect && p.kind <= PathKind::PXB;
-  };
-  path.gpuDirect = gdrAt(localA, railA, toNIC) && gdrAt(localB, railB, fromNIC);
+  path.gpuDirect = hasGPUDirect(src) && hasGPUDirect(dst);
   return path;
 }
 

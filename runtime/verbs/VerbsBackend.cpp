@@ -455,8 +455,8 @@ commrt_status VerbsBackend::registerBuffer(void *buffer, size_t bytes,
   if (!mr && isGpuMemory(ctx, buffer))
     return verbsFailed(
         format("ibv_reg_mr of %zu bytes of GPU memory (GPUDirect RDMA needs "
-               "the nvidia-peermem kernel module; load it, or keep the "
-               "buffers in host memory)",
+               "the nvidia-peermem kernel module; load it, or plan with "
+               "route host_staged)",
                bytes),
         err);
   if (!mr)
@@ -666,6 +666,15 @@ commrt_status VerbsBackend::post(const OpArgs &args,
                     format("verbs backend: %zu bytes exceed the largest "
                            "message of %s (%u bytes)",
                            bytes, deviceName.c_str(), portAttr.max_msg_sz));
+#if COMMRT_HAVE_CUDA
+  // The NIC reads what GPU work on the stream may still be writing (a
+  // kernel, or the copy that stages a buffer in host memory): the stream
+  // finishes first. A recv needs no wait: the program goes on only once it
+  // completed.
+  if (args.kind != OpKind::Recv && args.stream && args.stream->cuda)
+    if (commrt_status s = cuda::streamSynchronize(args.stream->cuda))
+      return s;
+#endif
   auto req = std::make_unique<VerbsRequest>(ctx, args, this);
   auto addLeg = [&](bool isSend, int peer, uint32_t tag, const void *buffer) {
     auto leg = std::make_unique<Leg>();

@@ -16,6 +16,7 @@
 // PIPELINE-NEXT: comm-pipeline{backend=nccl chunks=0 cost-params= explain=false max-chunks=8 topology=dgx-h100},
 // PIPELINE-NEXT: comm-reduce-precision{allow-f16=false backend=nccl cost-params= explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
 // PIPELINE-NEXT: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 cost-params= explain=false protocol= topology=dgx-h100},
+// PIPELINE-NEXT: comm-route{backend=nccl choose=true explain=false topology=dgx-h100},
 // PIPELINE-NEXT: comm-schedule{backend=nccl cost-params= explain=false memory-budget=0 streams=1 topology=dgx-h100},
 // PIPELINE-NEXT: canonicalize{
 // PIPELINE-NEXT: comm-verify-schedule{backend=nccl}

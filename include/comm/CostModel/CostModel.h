@@ -115,6 +115,10 @@ struct CollectiveRequest {
   /// Fixed decisions (from a #comm.plan); unset ones are searched.
   std::optional<Algorithm> algorithm;
   std::optional<Protocol> protocol;
+  /// How point-to-point data moves (#comm.plan's route): host_staged data
+  /// leaves from and arrives in the host memory of each GPU's CPU
+  /// (getTransferEndpoint); the copies to and from it are ops of their own.
+  std::optional<Route> route;
   /// The runtime backend the collective runs on. When set, the search
   /// covers what the backend realizes when a plan names the algorithm
   /// (getRealizedAlgorithms), or with `native`, what the backend's own
@@ -169,6 +173,16 @@ struct Prediction {
 
 /// "ring/simple", or "native" for the backend's own collective.
 std::string describeAlgorithm(const Prediction &prediction);
+
+/// Where rank `rank`'s point-to-point data leaves or arrives: its GPU, or
+/// for a host_staged route the CPU whose pinned memory stages it.
+DeviceId getTransferEndpoint(const Topology &topology, int64_t rank,
+                             std::optional<Route> route);
+
+/// Rate of a copy between two buffers of one CPU's memory (a memcpy),
+/// GB/s: copies between host memories and host-staged transfers between
+/// ranks that share a CPU.
+constexpr double kHostMemcpyGBps = 10.0;
 
 /// Measured times of the runtime's collectives among the processes of one
 /// machine (the mpi backend over shared memory): the runtime's schedules and

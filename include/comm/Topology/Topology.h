@@ -391,6 +391,15 @@ public:
   /// The NIC (local index) a device of the machine type uses to reach the
   /// network, or std::nullopt when none is reachable.
   std::optional<unsigned> getNearestNIC(unsigned local) const;
+  /// Whether the NIC a device uses can read and write its memory directly
+  /// (GPUDirect RDMA): the device is a GPU, both it and the NIC say they
+  /// can, and at most PCIe switches lie between them (NCCL's default
+  /// NCCL_NET_GDR_LEVEL, PXB).
+  bool hasGPUDirect(DeviceId id) const;
+  /// The CPU whose memory a device's host staging goes through: the one it
+  /// reaches with the widest path, then the fewest hops (std::nullopt when
+  /// the machine has no CPU).
+  std::optional<DeviceId> getHostCPU(DeviceId id) const;
 
   /// For each directed link used by more than one of `paths`, how many use
   /// it, sorted by link.

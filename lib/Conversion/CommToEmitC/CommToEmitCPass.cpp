@@ -60,9 +60,34 @@ static LogicalResult checkBackend(Operation *op, Target target) {
 static LogicalResult checkPlan(Operation *op, Target target) {
   auto plan = op->getAttrOfType<PlanAttr>("plan");
   std::optional<CollectiveKind> kind = getCollectiveKind(op);
+  Backend backend = getBackend(target);
+  if (plan && plan.getRoute() && kind) {
+    if (!isRouteRealized(*plan.getRoute(), backend)) {
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      describeUnrealizedRoute(getTransferName(op), *plan.getRoute(), backend,
+                              os);
+      return op->emitError() << message;
+    }
+    // On verbs a host-staged transfer's buffers are in host memory, where
+    // comm-route's copies put them.
+    if (*plan.getRoute() == Route::host_staged && backend == Backend::verbs)
+      for (Value buffer : op->getOperands()) {
+        auto space =
+            buffer.getDefiningOp()
+                ? buffer.getDefiningOp()->getAttrOfType<MemorySpaceAttr>(
+                      CommDialect::getSpaceAttrName())
+                : MemorySpaceAttr();
+        if (!space || space.getValue() == MemorySpace::hbm)
+          return op->emitError()
+                 << "plan route 'host_staged' of comm." << getTransferName(op)
+                 << " needs its buffers in pinned host memory on the verbs "
+                    "backend; run comm-route (backend=verbs) before "
+                    "comm-bufferize to stage them";
+      }
+  }
   if (!plan || !plan.getAlgorithm() || !kind)
     return success();
-  Backend backend = getBackend(target);
   if (!isRealized(*kind, *plan.getAlgorithm(), backend)) {
     std::string message;
     llvm::raw_string_ostream os(message);

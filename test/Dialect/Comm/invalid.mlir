@@ -697,7 +697,7 @@ func.func @space_not_a_space() {
 // -----
 
 func.func @space_on_non_allocation() {
-  // expected-error @+1 {{'comm.space' belongs on an op that allocates one buffer}}
+  // expected-error @+1 {{'comm.space' belongs on an op that allocates one buffer, or on a comm.recv or comm.permute (the memory its result arrives in)}}
   "func.call"() {callee = @space_on_non_allocation, comm.space = #comm<memory_space host>} : () -> ()
   return
 }

@@ -225,3 +225,49 @@ void mlir::comm::describeNotCarried(StringRef opName, Backend backend,
   if (backend == Backend::verbs)
     os << ", which carries point to point only (send, recv, permute)";
 }
+
+ArrayRef<Route> mlir::comm::getRealizedRoutes(Backend backend) {
+  static const Route kAll[] = {Route::nvlink, Route::pcie, Route::gdr,
+                               Route::host_staged};
+  static const Route kThroughNIC[] = {Route::gdr, Route::host_staged};
+  switch (backend) {
+  case Backend::mpi:
+  case Backend::nccl:
+    return kAll;
+  case Backend::verbs:
+    return kThroughNIC;
+  }
+  return {};
+}
+
+bool mlir::comm::isRouteRealized(Route route, Backend backend) {
+  return llvm::is_contained(getRealizedRoutes(backend), route);
+}
+
+void mlir::comm::describeUnrealizedRoute(StringRef opName, Route route,
+                                         Backend backend,
+                                         llvm::raw_ostream &os) {
+  os << "plan route '" << stringifyRoute(route) << "' of comm." << opName
+     << " is not realized on the " << stringifyBackend(backend) << " backend";
+  if (backend == Backend::verbs)
+    os << ", which moves data through the NIC";
+  os << " (expected ";
+  llvm::interleave(
+      getRealizedRoutes(backend), os, [&](Route r) { os << stringifyRoute(r); },
+      " or ");
+  os << ")";
+}
+
+unsigned mlir::comm::getRouteDistance(Route route) {
+  switch (route) {
+  case Route::nvlink:
+    return 0;
+  case Route::pcie:
+    return 1;
+  case Route::gdr:
+    return 2;
+  case Route::host_staged:
+    return 3;
+  }
+  return 3;
+}

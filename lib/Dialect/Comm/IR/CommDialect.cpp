@@ -77,10 +77,13 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a memory space (hbm, host, "
                                 "pinned_host), got "
                              << attr.getValue();
-    if (op->getNumResults() != 1 ||
-        !isa<MemRefType>(op->getResult(0).getType()))
+    if (!isa<RecvOp, PermuteOp>(op) &&
+        (op->getNumResults() != 1 ||
+         !isa<MemRefType>(op->getResult(0).getType())))
       return op->emitError() << "'" << getSpaceAttrName()
-                             << "' belongs on an op that allocates one buffer";
+                             << "' belongs on an op that allocates one "
+                                "buffer, or on a comm.recv or comm.permute "
+                                "(the memory its result arrives in)";
     return success();
   }
   return op->emitError() << "unknown comm attribute '"

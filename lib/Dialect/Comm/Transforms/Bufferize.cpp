@@ -150,8 +150,16 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
                            red.getRootAttr(), red.getPlanAttr());
     return success();
   }
+  // A received tensor arrives in the memory comm-route chose for it (host
+  // staging), else in the target's default.
+  auto receive = [&](Value tensor) {
+    Value out = result(tensor);
+    if (Attribute space = op->getAttr(CommDialect::getSpaceAttrName()))
+      out.getDefiningOp()->setAttr(CommDialect::getSpaceAttrName(), space);
+    return out;
+  };
   if (auto perm = dyn_cast<PermuteOp>(op)) {
-    Value out = result(perm.getResult());
+    Value out = receive(perm.getResult());
     BufferPermuteOp::create(builder, loc, lookup(perm.getInput()), out,
                             perm.getPairsAttr(), perm.getPlanAttr());
     return success();
@@ -163,7 +171,7 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     return success();
   }
   if (auto recv = dyn_cast<RecvOp>(op)) {
-    Value out = result(recv.getResult());
+    Value out = receive(recv.getResult());
     BufferRecvOp::create(builder, loc, out, recv.getPairsAttr(),
                          recv.getTagAttr(), recv.getPlanAttr());
     return success();

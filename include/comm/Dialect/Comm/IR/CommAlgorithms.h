@@ -77,6 +77,31 @@ void describeUnrealized(CollectiveKind kind, StringRef opName,
 void describeNotCarried(StringRef opName, Backend backend,
                         llvm::raw_ostream &os);
 
+//===----------------------------------------------------------------------===//
+// Routes
+//===----------------------------------------------------------------------===//
+
+/// The routes `backend` realizes (the one route table, read by comm-route
+/// and the lowering):
+/// - mpi: every route, moot: its buffers are host memory;
+/// - nccl: nvlink, pcie, gdr and host_staged, as NCCL's own transports (P2P
+///   over NVLink or PCIe, SHM through host memory, NET with or without
+///   GPUDirect RDMA), which NCCL chooses by the rules comm-route applies;
+/// - verbs: gdr (GPU memory registered with the NIC) and host_staged
+///   (copies through pinned host memory around the transfer); everything
+///   goes through the NIC, so nvlink and pcie cannot be taken.
+ArrayRef<Route> getRealizedRoutes(Backend backend);
+bool isRouteRealized(Route route, Backend backend);
+/// Writes why `backend` cannot take `route` ("plan route 'nvlink' of
+/// comm.send is not realized on the verbs backend, which moves data through
+/// the NIC (expected gdr or host_staged)").
+void describeUnrealizedRoute(StringRef opName, Route route, Backend backend,
+                             llvm::raw_ostream &os);
+/// Orders routes from the closest to the farthest: nvlink, pcie, gdr,
+/// host_staged. The route of a transfer with several pairs is its farthest
+/// pair's.
+unsigned getRouteDistance(Route route);
+
 } // namespace comm
 } // namespace mlir
 
