@@ -375,9 +375,16 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
     (`arith.mulf` by a splat constant, which comm-bufferize makes a
     `comm.buffer.scale`).
 
+    A `comm.reduce` is Rabenseifner's: the ring's reduce-scatter, then
+    every rank's reduced chunk sent to the root, which joins them; the root
+    keeps the join and every other rank its input (each receives the one it
+    keeps from itself and zeros of the other, and adds them: a -0.0 input
+    comes back +0.0). A `comm.barrier` is a dissemination barrier: in round
+    k every rank sends one byte 2^k places ahead in its group and receives
+    one from 2^k places behind, for ceil(log2 n) rounds.
+
     What cannot be decomposed yet is kept, with a remark under `explain`
-    (and an error when the backend cannot run it): `comm.reduce` and
-    `comm.barrier` have no point-to-point schedule here; scattered,
+    (and an error when the backend cannot run it): scattered,
     gathered or exchanged dimensions with larger dimensions before them
     (their chunks are not contiguous) are not decomposed; groups that leave
     ranks of `comm.world_size` out are kept (a rank outside every group
@@ -414,7 +421,8 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark for each op kept as it is, saying why">,
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
   let statistics = [
     Statistic<"numSplit", "all-reduces-split",
               "All_reduces split into reduce_scatter + all_gather">,

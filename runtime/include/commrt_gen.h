@@ -710,10 +710,15 @@ inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
     return skip(ctx, dst, count, dtype, space, loc);
   int64_t position = 0;
   check(commrt_comm_rank(c, &position), loc, "commrt_comm_rank");
-  // Ranks other than the root get zeros.
-  if (position != root)
-    skip(ctx, dst, count, dtype, space, loc);
   commrt_stream *s = stream(ctx, streamIndex, loc);
+  // Ranks other than the root keep their input (in its own type, whatever
+  // the wire type).
+  if (position != root) {
+    waitFor(async, src, bytesOf(count, dtype), loc);
+    check(commrt_copy(ctx, dst, space, src, space,
+                      static_cast<int64_t>(bytesOf(count, dtype)), s),
+          loc, "comm.reduce");
+  }
   debugCheck(ctx, c, "comm.reduce", count, dtype, wire, root, loc);
   collective(
       ctx, async, "comm.reduce", src, count, dst, count, dtype, wire, {}, {},

@@ -51,4 +51,21 @@ module attributes {comm.world_size = 4 : i64} {
     %0 = comm.permute %x pairs [[0, 2], [2, 1], [1, 0]] : tensor<33xf32>
     return %0 : tensor<33xf32>
   }
+  // Reduce: ring reduce-scatter, the chunks sent to the root, and every
+  // other rank's input kept (21 elements: padded to 24 for the ring).
+  func.func @reduce_max(%x: tensor<7x3xf32>) -> tensor<7x3xf32> {
+    %0 = comm.reduce max %x over [[3, 1, 0, 2]] root 1 : tensor<7x3xf32>
+    return %0 : tensor<7x3xf32>
+  }
+  func.func @reduce_sum_pairs(%x: tensor<10xi64>) -> tensor<10xi64> {
+    %0 = comm.reduce sum %x over [[0, 1], [2, 3]] root 0 : tensor<10xi64>
+    return %0 : tensor<10xi64>
+  }
+  // A dissemination barrier among three of the four ranks, then one among
+  // all four.
+  func.func @barriers(%x: tensor<4xf32>) -> tensor<4xf32> {
+    comm.barrier over [[0, 2, 3]]
+    comm.barrier over [[0, 1, 2, 3]]
+    return %x : tensor<4xf32>
+  }
 }

@@ -15,6 +15,7 @@
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -218,11 +219,11 @@ static ArrayRef<int64_t> shapeOf(Value value) {
 
 std::string DecomposePass::whyNotP2P(Operation *op) {
   auto collective = cast<CollectiveOpInterface>(op);
-  if (isa<ReduceOp, BarrierOp>(op))
-    return "has no point-to-point schedule in comm-decompose yet";
   if (isa<PermuteOp>(op))
     return "";
   ReplicaGroupsAttr groups = collective.getReplicaGroups();
+  if (isa<BarrierOp>(op))
+    return groups.getGroupSize() < 2 ? "has groups of one rank" : "";
   std::optional<int64_t> world = getWorldSize(op);
   if (!world || groups.getNumGroups() * groups.getGroupSize() != *world)
     return "has groups that leave ranks of comm.world_size out (or no "
@@ -264,6 +265,19 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
   RingBuilder ring(b, op->getLoc(), collective.getReplicaGroups(), tag,
                    piecePlan(plan));
   int64_t n = ring.n;
+  if (isa<BarrierOp>(op)) {
+    // A dissemination barrier (Hensgen, Finkel and Manber, 1988): in round
+    // k every rank sends a byte to the rank 2^k places after it and waits
+    // for the one from 2^k places before; after ceil(log2 n) rounds every
+    // rank has heard, directly or not, from every other.
+    auto token = RankedTensorType::get({1}, b.getIntegerType(8));
+    Value byte = tensor::EmptyOp::create(b, op->getLoc(), token.getShape(),
+                                         token.getElementType());
+    for (int64_t shift = 1; shift < n; shift *= 2)
+      ring.exchange(byte, shift);
+    op->erase();
+    return success();
+  }
   Value input = op->getOperand(0);
   Type resultType = op->getResult(0).getType();
   int64_t elements = cast<RankedTensorType>(input.getType()).getNumElements();
@@ -300,6 +314,33 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
       held = *sum;
     }
     result = held;
+  } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    // Rabenseifner's reduce: the ring's reduce-scatter, then every rank
+    // sends its reduced chunk to the root, which joins them. The root keeps
+    // the join and every other rank its input: each receives the one it
+    // keeps from itself (zeros arrive on the others) and adds the two.
+    int64_t root = reduce.getRoot();
+    int64_t padded = (elements + n - 1) / n * n;
+    SmallVector<Value> chunks =
+        ring.split(ring.rotate(ring.flatten(input, padded), false));
+    if (failed(ring.reduceScatter(chunks, reduce.getKind())))
+      return failure();
+    SmallVector<Value> gathered(n);
+    for (int64_t p = 0; p < n; ++p)
+      gathered[p] =
+          p == root ? chunks[0] : ring.transfer(chunks[0], {{p, root}}, 0);
+    Value joined = ring.reshape(ring.join(gathered), resultType);
+    SmallVector<std::pair<int64_t, int64_t>> others;
+    for (int64_t p = 0; p < n; ++p)
+      if (p != root)
+        others.push_back({p, p});
+    Value kept = ring.transfer(joined, {{root, root}}, 0);
+    Value unchanged = ring.transfer(input, others, 0);
+    FailureOr<Value> selected =
+        buildCombine(b, op->getLoc(), ReductionKind::sum, kept, unchanged);
+    if (failed(selected))
+      return failure();
+    result = *selected;
   } else if (isa<AllGatherOp>(op)) {
     SmallVector<Value> chunks(n);
     chunks[0] = ring.flatten(input, elements);
