@@ -436,8 +436,8 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
 }
 
 def CommPipeline : Pass<"comm-pipeline", "::mlir::ModuleOp"> {
-  let summary = "split a compute and the all_reduce of its result into "
-                "chunks that overlap";
+  let summary = "split a compute and the collective that reads or feeds "
+                "it into chunks that overlap";
   let description = [{
     Where a `comm.compute` produces a tensor that only an all_reduce reads
     (the output projection of a tensor-parallel layer and its all-reduce,
@@ -456,6 +456,20 @@ def CommPipeline : Pass<"comm-pipeline", "::mlir::ModuleOp"> {
     then the join) is compared with the compute followed by the whole
     all_reduce; the fastest wins if it saves time. `chunks` forces `k`.
     With `explain`, each candidate gets a remark with the prediction.
+
+    Sequence-parallel tensor parallelism (Megatron-LM): an `all_gather` of
+    dimension 0 that a `rowwise` compute reads becomes one `comm.broadcast`
+    per rank of the group (root `j` sends its rows), each followed by the
+    compute's part `[j, n]` on them, so that part `j` computes while the
+    broadcasts after it run; a compute whose result a `reduce_scatter` of
+    dimension 0 scatters becomes `n` parts, part `j` reduced onto the rank
+    at position `j` (`comm.reduce`) right after it, then joined and rotated
+    by the rank's place (`comm.rotate`) so that each rank's own rows come
+    first. A rowwise compute between the two reads the gathered parts one by
+    one, without a join. Both are cut when the model predicts the parts
+    faster by 2% (broadcasts or reduces of `1/n` of the bytes, one after
+    the other, against the whole collective and the whole compute), or
+    always with `chunks` set; groups must cover `comm.world_size`.
 
     ```mlir
     %y = comm.compute "proj"(%x) flops 3.0e+11 : (tensor<2048x4096xbf16>) -> tensor<2048x4096xbf16>

@@ -687,6 +687,14 @@ LogicalResult PackOp::verify() {
                             getOffsets(), "input", getNumBlocks());
 }
 
+PlanAttr mlir::comm::getPiecePlan(PlanAttr plan) {
+  if (!plan || (!plan.getPrecision() && !plan.getRoute() && !plan.getStream()))
+    return nullptr;
+  return PlanAttr::get(plan.getContext(), std::nullopt, std::nullopt,
+                       std::nullopt, std::nullopt, plan.getPrecision(),
+                       plan.getRoute(), plan.getStream());
+}
+
 PackOp mlir::comm::createJoin(OpBuilder &builder, Location loc, Type resultType,
                               ValueRange parts) {
   SmallVector<int64_t> offsets;

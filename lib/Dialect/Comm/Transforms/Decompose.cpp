@@ -192,19 +192,6 @@ private:
 };
 } // namespace
 
-/// The fields of a collective's plan that its pieces keep: the wire type,
-/// the route and the stream (an algorithm or protocol named the whole
-/// collective's).
-static PlanAttr piecePlan(PlanAttr plan) {
-  if (!plan)
-    return nullptr;
-  if (!plan.getPrecision() && !plan.getRoute() && !plan.getStream())
-    return nullptr;
-  return PlanAttr::get(plan.getContext(), std::nullopt, std::nullopt,
-                       std::nullopt, std::nullopt, plan.getPrecision(),
-                       plan.getRoute(), plan.getStream());
-}
-
 /// Elements of `shape` before dimension `dim`.
 static int64_t outerElements(ArrayRef<int64_t> shape, int64_t dim) {
   int64_t outer = 1;
@@ -251,7 +238,7 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
   auto plan = op->getAttrOfType<PlanAttr>("plan");
   Value result;
   if (auto permute = dyn_cast<PermuteOp>(op)) {
-    PlanAttr sendPlan = piecePlan(plan);
+    PlanAttr sendPlan = getPiecePlan(plan);
     SendOp::create(b, op->getLoc(), permute.getInput(), permute.getPairsAttr(),
                    b.getI64IntegerAttr(tag), sendPlan);
     result = RecvOp::create(b, op->getLoc(), permute.getType(),
@@ -263,7 +250,7 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
   }
   auto collective = cast<CollectiveOpInterface>(op);
   RingBuilder ring(b, op->getLoc(), collective.getReplicaGroups(), tag,
-                   piecePlan(plan));
+                   getPiecePlan(plan));
   int64_t n = ring.n;
   if (isa<BarrierOp>(op)) {
     // A dissemination barrier (Hensgen, Finkel and Manber, 1988): in round
@@ -382,7 +369,7 @@ void DecomposePass::split(AllReduceOp op) {
   shardShape[0] /= n;
   auto shardType =
       RankedTensorType::get(shardShape, inputType.getElementType());
-  PlanAttr plan = piecePlan(op.getPlanAttr());
+  PlanAttr plan = getPiecePlan(op.getPlanAttr());
   auto rs = ReduceScatterOp::create(b, loc, shardType, input, op.getKindAttr(),
                                     groups, b.getI64IntegerAttr(0), plan);
   Value gathered = AllGatherOp::create(b, loc, inputType, rs.getResult(),
@@ -458,7 +445,7 @@ std::string DecomposePass::splitByMachine(AllReduceOp op,
   shardShape[0] /= perMachine;
   auto shardType =
       RankedTensorType::get(shardShape, inputType.getElementType());
-  PlanAttr plan = piecePlan(op.getPlanAttr());
+  PlanAttr plan = getPiecePlan(op.getPlanAttr());
   // An average of averages over equal counts is the average.
   auto scatter =
       ReduceScatterOp::create(b, loc, shardType, input, op.getKindAttr(),

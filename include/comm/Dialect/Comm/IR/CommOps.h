@@ -57,6 +57,11 @@ namespace comm {
 PackOp createJoin(OpBuilder &builder, Location loc, Type resultType,
                   ValueRange parts);
 
+/// The fields of a collective's plan that the pieces a pass cuts it into
+/// keep: the wire type, the route and the stream (an algorithm or protocol
+/// named the whole collective's). Null when none is set.
+PlanAttr getPiecePlan(PlanAttr plan);
+
 } // namespace comm
 } // namespace mlir
 
