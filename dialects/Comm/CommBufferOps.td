@@ -184,7 +184,8 @@ def Comm_BufferComputeOp : Comm_BufferOp<"compute", [AttrSizedOperandSegments]> 
                        OptionalAttr<I64Attr>:$bytes,
                        OptionalAttr<F64Attr>:$time_us,
                        OptionalAttr<DenseI64ArrayAttr>:$part,
-                       UnitAttr:$rowwise);
+                       UnitAttr:$rowwise,
+                       OptionalAttr<Comm_ReplicaGroupsAttr>:$part_groups);
   let assemblyFormat = [{
     $name `(` $inputs `)` `outs` `(` $outputs `)` attr-dict
     `:` `(` type($inputs) `)` `outs` `(` type($outputs) `)`

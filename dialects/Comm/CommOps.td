@@ -507,7 +507,10 @@ def Comm_ComputeOp : Comm_Op<"compute", [MemoryEffects<[MemRead, MemWrite]>]> {
     `i`-th of `k` equal slices along dimension 0 of the result the op would
     have without it. `comm-pipeline` splits a compute so, and the
     implementation is told which part to compute (`comm_compute_args.part`
-    and `.parts`).
+    and `.parts`). With `rotated over [[...]]` (groups of `k` ranks) the
+    part depends on the rank: the rank at position `p` of its group
+    computes part `(i + p) mod k`, as the ring schedules of windowed
+    einsums visit the ranks' rows in an order that starts at their own.
 
     `rowwise` says each row (index along dimension 0) of a result depends
     only on the same row of the inputs whose dimension 0 has the result's
@@ -524,6 +527,11 @@ def Comm_ComputeOp : Comm_Op<"compute", [MemoryEffects<[MemRead, MemWrite]>]> {
     %q = comm.compute "gemm"(%a, %b) flops 5.0e+08 bytes 2097152 part [1, 4]
         : (tensor<1024x1024xf32>, tensor<1024x1024xf32>)
         -> tensor<256x1024xf32>
+    // The quarter after the rank's own (rank 2: the fourth).
+    %r = comm.compute "gemm"(%a, %b) flops 5.0e+08 part [1, 4]
+        rotated over [[0, 1, 2, 3]]
+        : (tensor<1024x1024xf32>, tensor<1024x1024xf32>)
+        -> tensor<256x1024xf32>
     ```
   }];
   let arguments = (ins StrAttr:$name,
@@ -532,16 +540,19 @@ def Comm_ComputeOp : Comm_Op<"compute", [MemoryEffects<[MemRead, MemWrite]>]> {
                        OptionalAttr<I64Attr>:$bytes,
                        OptionalAttr<F64Attr>:$time_us,
                        OptionalAttr<DenseI64ArrayAttr>:$part,
-                       UnitAttr:$rowwise);
+                       UnitAttr:$rowwise,
+                       OptionalAttr<Comm_ReplicaGroupsAttr>:$part_groups);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $name `(` $inputs `)` (`flops` $flops^)? (`bytes` $bytes^)?
-    (`time_us` $time_us^)? (`part` $part^)? (`rowwise` $rowwise^)? attr-dict
+    (`time_us` $time_us^)? (`part` $part^)?
+    (`rotated` `over` custom<ReplicaGroups>($part_groups)^)?
+    (`rowwise` $rowwise^)? attr-dict
     `:` functional-type($inputs, $results)
   }];
   let extraClassDeclaration = [{
     /// The part this op computes and how many there are ({0, 1} without
-    /// `part`).
+    /// `part`); with `rotated over`, the index before the rotation.
     std::pair<int64_t, int64_t> getPartIndex() {
       if (auto part = getPart(); part && part->size() == 2)
         return {(*part)[0], (*part)[1]};

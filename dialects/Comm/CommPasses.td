@@ -436,7 +436,7 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
 }
 
 def CommPipeline : Pass<"comm-pipeline", "::mlir::ModuleOp"> {
-  let summary = "split a compute and the collective that reads or feeds "
+  let summary = "split a compute and the collective that feeds or reads "
                 "it into chunks that overlap";
   let description = [{
     Where a `comm.compute` produces a tensor that only an all_reduce reads
@@ -457,19 +457,24 @@ def CommPipeline : Pass<"comm-pipeline", "::mlir::ModuleOp"> {
     all_reduce; the fastest wins if it saves time. `chunks` forces `k`.
     With `explain`, each candidate gets a remark with the prediction.
 
-    Sequence-parallel tensor parallelism (Megatron-LM): an `all_gather` of
-    dimension 0 that a `rowwise` compute reads becomes one `comm.broadcast`
-    per rank of the group (root `j` sends its rows), each followed by the
-    compute's part `[j, n]` on them, so that part `j` computes while the
-    broadcasts after it run; a compute whose result a `reduce_scatter` of
-    dimension 0 scatters becomes `n` parts, part `j` reduced onto the rank
-    at position `j` (`comm.reduce`) right after it, then joined and rotated
-    by the rank's place (`comm.rotate`) so that each rank's own rows come
-    first. A rowwise compute between the two reads the gathered parts one by
-    one, without a join. Both are cut when the model predicts the parts
-    faster by 2% (broadcasts or reduces of `1/n` of the bytes, one after
-    the other, against the whole collective and the whole compute), or
-    always with `chunks` set; groups must cover `comm.world_size`.
+    Sequence-parallel tensor parallelism (Megatron-LM) as XLA's windowed
+    einsum does it: an `all_gather` of dimension 0 that a `rowwise` compute
+    reads becomes its ring: each rank computes its own rows first while they
+    travel to the next rank, then, `n - 1` times, the rows that arrive from
+    the rank before (passed on as they come; each step's receive is started
+    before the part computes and waited for after it). The parts are
+    `part [s, n] rotated over` the groups (the rank at position `p`
+    computes part `(s + p) mod n`), joined and rotated back (`comm.rotate
+    ... inverse`). A compute whose result a `reduce_scatter` of dimension 0
+    scatters becomes the ring's reduce-scatter with the compute cut into its
+    steps: the part sent first is computed first, each next part computes
+    while the running sum travels, and adds what arrives; the last sum is
+    the rank's own rows. Both are cut when the model predicts the ring
+    (steps of `1/n` of the bytes between neighbours, the compute parts
+    between them) faster by 2% than the whole collective, timed with the
+    best schedule the backend runs (comm-select-algorithm picks it later),
+    plus the whole compute; `chunks` forces the cut. Groups must cover
+    `comm.world_size`.
 
     ```mlir
     %y = comm.compute "proj"(%x) flops 3.0e+11 : (tensor<2048x4096xbf16>) -> tensor<2048x4096xbf16>
@@ -501,6 +506,7 @@ def CommPipeline : Pass<"comm-pipeline", "::mlir::ModuleOp"> {
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark with each decision and its prediction">,
   ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
   let statistics = [
     Statistic<"numPipelined", "pipelined",
               "Compute + all_reduce pairs split into parts">,

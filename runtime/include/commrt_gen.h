@@ -868,6 +868,19 @@ inline void scale(Async *async, void *target, const void *source, int64_t count,
 /// `dst` is chunk (j + p + shift) mod n of `src` (j - p + shift with
 /// `inverse`); a rank in no group copies `src` as it is. Two contiguous
 /// copies.
+/// The part a `rotated over` compute part `part` of `parts` computes on
+/// this rank: (part + its place in its group) mod parts; `part` on a rank in
+/// no group.
+inline int64_t rotated_part(const Ranks &ranks, int64_t part, int64_t parts) {
+  commrt_context *ctx = current();
+  State &st = state(ctx);
+  int64_t n = ranks.groupSize;
+  for (size_t i = 0; i < ranks.ranks.size(); ++i)
+    if (ranks.ranks[i] == st.rank)
+      return (part + static_cast<int64_t>(i) % n) % parts;
+  return part;
+}
+
 inline void rotate(Async *async, const Ranks &ranks, const void *src, void *dst,
                    int64_t count, commrt_dtype dtype, int64_t shift,
                    int64_t inverse, commrt_memory_space space,

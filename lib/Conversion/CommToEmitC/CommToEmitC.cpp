@@ -729,13 +729,27 @@ struct ComputeLowering : CommPattern<BufferComputeOp> {
     };
     addTensors(op.getInputs(), adaptor.getInputs());
     addTensors(op.getOutputs(), adaptor.getOutputs());
+    int64_t part = op.getPart() ? (*op.getPart())[0] : 0;
+    int64_t parts = op.getPart() ? (*op.getPart())[1] : 1;
+    // A rotated part's index depends on the rank's place in its group.
+    Value rotatedPart;
+    if (ReplicaGroupsAttr groups = op.getPartGroupsAttr())
+      rotatedPart = CallBuilder(rewriter, op, state)
+                        .ranks(groups)
+                        .integer(part)
+                        .integer(parts)
+                        .call("commgen::rotated_part", rewriter.getI64Type())
+                        .getResult(0);
     CallBuilder call(rewriter, op, state);
     call.async()
         .literal(quoteCString(op.getName()))
         .literal(getComputeSymbol(op.getName()))
-        .real(op.getTimeUsAttr() ? op.getTimeUsAttr().getValueAsDouble() : 0.0)
-        .integer(op.getPart() ? (*op.getPart())[0] : 0)
-        .integer(op.getPart() ? (*op.getPart())[1] : 1)
+        .real(op.getTimeUsAttr() ? op.getTimeUsAttr().getValueAsDouble() : 0.0);
+    if (rotatedPart)
+      call.operand(rotatedPart);
+    else
+      call.integer(part);
+    call.integer(parts)
         .integer(op.getRowwise() ? 1 : 0)
         .integer(op.getInputs().size())
         .location();

@@ -204,7 +204,7 @@ static void outline(Operation *op, const ComputeImportOptions &options,
       estimate.bytes > 0
           ? IntegerAttr::get(IntegerType::get(ctx, 64), estimate.bytes)
           : IntegerAttr(),
-      FloatAttr(), DenseI64ArrayAttr());
+      FloatAttr(), DenseI64ArrayAttr(), UnitAttr(), ReplicaGroupsAttr());
   op->replaceAllUsesWith(compute->getResults());
   op->erase();
   ++stats.compute;

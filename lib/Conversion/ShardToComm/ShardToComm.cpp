@@ -264,10 +264,10 @@ static Operation *importSlice(Operation *op, OpBuilder &b, Value input,
   op->emitWarning() << "the slice along axis " << axis
                     << " is not contiguous: imported as an opaque copy, "
                        "which a compiled program runs as a stand-in";
-  return ComputeOp::create(b, loc, resultType, b.getStringAttr(name),
-                           ValueRange{input}, FloatAttr(),
-                           b.getI64IntegerAttr(2 * getTensorBytes(resultType)),
-                           FloatAttr(), DenseI64ArrayAttr());
+  return ComputeOp::create(
+      b, loc, resultType, b.getStringAttr(name), ValueRange{input}, FloatAttr(),
+      b.getI64IntegerAttr(2 * getTensorBytes(resultType)), FloatAttr(),
+      DenseI64ArrayAttr(), UnitAttr(), ReplicaGroupsAttr());
 }
 
 LogicalResult ConvertShardToCommPass::convert(Operation *op,

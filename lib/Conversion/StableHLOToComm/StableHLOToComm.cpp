@@ -121,7 +121,8 @@ static Value createBoundary(OpBuilder &builder, Location loc, StringRef name,
                             Value input, Type type) {
   return ComputeOp::create(builder, loc, type, builder.getStringAttr(name),
                            ValueRange{input}, FloatAttr(), IntegerAttr(),
-                           FloatAttr(), DenseI64ArrayAttr())
+                           FloatAttr(), DenseI64ArrayAttr(), UnitAttr(),
+                           ReplicaGroupsAttr())
       ->getResult(0);
 }
 

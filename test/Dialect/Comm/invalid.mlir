@@ -773,6 +773,22 @@ func.func @compute_part_range(%x: tensor<4xf32>) -> tensor<2xf32> {
 
 // -----
 
+func.func @compute_rotated_without_part(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'comm.compute' op 'rotated over' needs a part [i, k]}}
+  %0 = comm.compute "f"(%x) time_us 1.0 rotated over [[0, 1]] : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @compute_rotated_group_size(%x: tensor<4xf32>) -> tensor<1xf32> {
+  // expected-error @+1 {{'comm.compute' op 'rotated over' groups of 2 ranks, but the op is cut into 4 parts: a rotated part needs one per rank}}
+  %0 = comm.compute "f"(%x) time_us 1.0 part [1, 4] rotated over [[0, 1], [2, 3]] : (tensor<4xf32>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
 func.func @compute_part_scalar(%x: tensor<4xf32>) -> tensor<f32> {
   // expected-error @+1 {{'comm.compute' op a part is a slice along dimension 0, but 'tensor<f32>' has no dimensions}}
   %0 = comm.compute "f"(%x) time_us 1.0 part [0, 2] : (tensor<4xf32>) -> tensor<f32>

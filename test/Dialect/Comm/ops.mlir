@@ -163,6 +163,8 @@ func.func @rotate(%x: tensor<16xf32>) -> tensor<16xf32> {
 func.func @compute_part(%x: tensor<8x4xf32>) -> tensor<2x4xf32> {
   // CHECK: comm.compute "mlp"(%{{.*}}) flops 1.000000e+06 part [1, 4] rowwise : (tensor<8x4xf32>) -> tensor<2x4xf32>
   %0 = comm.compute "mlp"(%x) flops 1.0e+06 part [1, 4] rowwise : (tensor<8x4xf32>) -> tensor<2x4xf32>
+  // CHECK: comm.compute "mlp"(%{{.*}}) flops 1.000000e+06 part [1, 4] rotated over {{\[\[}}3, 2, 1, 0]] rowwise : (tensor<8x4xf32>) -> tensor<2x4xf32>
+  %r = comm.compute "mlp"(%x) flops 1.0e+06 part [1, 4] rotated over [[3, 2, 1, 0]] rowwise : (tensor<8x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
 

@@ -768,6 +768,16 @@ LogicalResult ComputeOp::verify() {
         return emitOpError() << "a part is a slice along dimension 0, but "
                              << type << " has no dimensions";
   }
+  if (ReplicaGroupsAttr groups = getPartGroupsAttr()) {
+    if (!getPart())
+      return emitOpError() << "'rotated over' needs a part [i, k]";
+    if (groups.getGroupSize() != (*getPart())[1])
+      return emitOpError() << "'rotated over' groups of "
+                           << groups.getGroupSize()
+                           << " ranks, but the op is cut into "
+                           << (*getPart())[1]
+                           << " parts: a rotated part needs one per rank";
+  }
   return success();
 }
 

@@ -219,7 +219,8 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     BufferComputeOp::create(builder, loc, compute.getNameAttr(), inputs,
                             outputs, compute.getFlopsAttr(),
                             compute.getBytesAttr(), compute.getTimeUsAttr(),
-                            compute.getPartAttr(), compute.getRowwiseAttr());
+                            compute.getPartAttr(), compute.getRowwiseAttr(),
+                            compute.getPartGroupsAttr());
     return success();
   }
   if (isa<BarrierOp>(op)) {

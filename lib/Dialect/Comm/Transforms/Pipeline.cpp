@@ -6,10 +6,10 @@
 // compute. k comes from the cost model through the one bridge
 // (getCollectiveRequest), as every planning pass's does. The tensor
 // parallelism of sequence-parallel layers (XLA's windowed einsum, PyTorch's
-// Async-TP): an all_gather read by a rowwise compute becomes one broadcast
-// per shard, each followed by the compute's part on it; a compute whose
-// result a reduce_scatter scatters becomes its parts each reduced onto the
-// rank that keeps them.
+// Async-TP): an all_gather read by a rowwise compute and a compute whose
+// result a reduce_scatter scatters become their ring steps with the
+// compute's parts between them (parts `rotated over` the groups: which
+// rows a part holds depends on the rank).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,7 @@
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -82,6 +83,8 @@ private:
 
   /// All_reduces a chain took along (no longer candidates of their own).
   llvm::DenseSet<Operation *> consumed;
+  /// A tag no transfer of the module uses yet (for the ring steps).
+  int64_t nextTag = 0;
 };
 } // namespace
 
@@ -130,11 +133,13 @@ FailureOr<double> PipelinePass::predict(ComputeOp compute, AllReduceOp op,
   return std::max(commEnd, computeEnd) + getPackTimeUs(bytes, topology);
 }
 
-/// `compute` split into `k` parts, each right before `before` (or where the
-/// compute is), reading `replacement[i]` in place of `whole` when given.
-static SmallVector<ComputeOp> splitCompute(OpBuilder &b, ComputeOp compute,
-                                           int64_t k, Value whole = {},
-                                           ArrayRef<Value> replacement = {}) {
+/// Part `i` of `k` of `compute`, built at `b`'s point, reading
+/// `replacement` in place of `whole` when given; `rotatedOver` makes the
+/// part index rank-dependent (comm.compute's `rotated over`).
+static ComputeOp computePart(OpBuilder &b, ComputeOp compute, int64_t i,
+                             int64_t k, Value whole = {},
+                             Value replacement = {},
+                             ReplicaGroupsAttr rotatedOver = nullptr) {
   auto type = cast<RankedTensorType>(compute->getResult(0).getType());
   SmallVector<int64_t> partShape(type.getShape());
   partShape[0] /= k;
@@ -146,20 +151,28 @@ static SmallVector<ComputeOp> splitCompute(OpBuilder &b, ComputeOp compute,
       compute.getBytesAttr()
           ? b.getI64IntegerAttr(compute.getBytesAttr().getInt() / k)
           : IntegerAttr();
+  SmallVector<Value> inputs(compute.getInputs());
+  if (whole)
+    for (Value &input : inputs)
+      if (input == whole)
+        input = replacement;
+  auto piece = ComputeOp::create(
+      b, compute.getLoc(), TypeRange{partType}, compute.getNameAttr(), inputs,
+      scaled(compute.getFlopsAttr()), bytes, scaled(compute.getTimeUsAttr()),
+      b.getDenseI64ArrayAttr({i, k}), compute.getRowwiseAttr(), rotatedOver);
+  piece->setDiscardableAttrs(compute->getDiscardableAttrDictionary());
+  return piece;
+}
+
+/// `compute` split into `k` parts at `b`'s point, part `i` reading
+/// `replacement[i]` in place of `whole` when given.
+static SmallVector<ComputeOp> splitCompute(OpBuilder &b, ComputeOp compute,
+                                           int64_t k, Value whole = {},
+                                           ArrayRef<Value> replacement = {}) {
   SmallVector<ComputeOp> parts;
-  for (int64_t i = 0; i < k; ++i) {
-    SmallVector<Value> inputs(compute.getInputs());
-    if (whole)
-      for (Value &input : inputs)
-        if (input == whole)
-          input = replacement[i];
-    auto piece = ComputeOp::create(
-        b, compute.getLoc(), TypeRange{partType}, compute.getNameAttr(), inputs,
-        scaled(compute.getFlopsAttr()), bytes, scaled(compute.getTimeUsAttr()),
-        b.getDenseI64ArrayAttr({i, k}), compute.getRowwiseAttr());
-    piece->setDiscardableAttrs(compute->getDiscardableAttrDictionary());
-    parts.push_back(piece);
-  }
+  for (int64_t i = 0; i < k; ++i)
+    parts.push_back(
+        computePart(b, compute, i, k, whole, whole ? replacement[i] : Value()));
   return parts;
 }
 
@@ -235,18 +248,24 @@ std::string PipelinePass::whyNotPerShard(Operation *op, int64_t dim,
     return "its groups have one rank";
   if (op->getParentOfType<StartOp>())
     return "it is inside a comm.start";
+  if (auto scatter = dyn_cast<ReduceScatterOp>(op);
+      scatter && scatter.getKind() == ReductionKind::avg &&
+      !isa<FloatType>(scatter.getType().getElementType()))
+    return "it averages integers";
   auto type = cast<RankedTensorType>(rowsOf.getType());
   if (type.getRank() == 0 || type.getDimSize(0) % n != 0)
     return "its rows do not divide by the group size";
   return "";
 }
 
-/// The model's time for `request` on `backend`, or failure.
+/// The model's time for `request` on `backend`, or failure: the fastest
+/// schedule the backend runs when a plan names it (comm-select-algorithm
+/// chooses one after this pass), or with `native` the backend's own.
 static FailureOr<double> predictRequest(CollectiveRequest request,
-                                        const CostModel &model,
-                                        Backend backend) {
+                                        const CostModel &model, Backend backend,
+                                        bool native = false) {
   request.backend = backend;
-  request.native = true;
+  request.native = native;
   llvm::Expected<Prediction> prediction = model.predict(request);
   if (!prediction) {
     llvm::consumeError(prediction.takeError());
@@ -255,25 +274,21 @@ static FailureOr<double> predictRequest(CollectiveRequest request,
   return prediction->timeUs;
 }
 
-/// The end of `parts` computes of `partUs` each that wait for transfers of
-/// `transferUs` each issued back to back from the start (part i reads
-/// transfer i).
-static double pipelineAfter(int64_t parts, double partUs, double transferUs) {
-  double computeEnd = 0;
-  for (int64_t i = 0; i < parts; ++i)
-    computeEnd = std::max(computeEnd, (i + 1) * transferUs) + partUs;
-  return computeEnd;
-}
-
-/// The end of `parts` computes of `partUs` each, back to back, each
-/// followed by a transfer of `transferUs` (one at a time).
-static double pipelineBefore(int64_t parts, double partUs, double transferUs) {
-  double computeEnd = 0, commEnd = 0;
-  for (int64_t i = 0; i < parts; ++i) {
-    computeEnd += partUs;
-    commEnd = std::max(commEnd, computeEnd) + transferUs;
+/// The request of one ring step over `groups`: every rank sends `bytes` to
+/// the next rank of its group.
+static CollectiveRequest ringStep(ReplicaGroupsAttr groups, uint64_t bytes,
+                                  unsigned elementBytes) {
+  CollectiveRequest step;
+  step.kind = CollectiveKind::SendRecv;
+  step.bytes = bytes;
+  step.elementBytes = elementBytes;
+  int64_t n = groups.getGroupSize();
+  for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
+    ArrayRef<int64_t> group = groups.getGroup(g);
+    for (int64_t i = 0; i < n; ++i)
+      step.pairs.push_back({group[i], group[(i + 1) % n]});
   }
-  return std::max(commEnd, computeEnd);
+  return step;
 }
 
 FailureOr<double> PipelinePass::predictGather(AllGatherOp op, ComputeOp reader,
@@ -291,20 +306,21 @@ FailureOr<double> PipelinePass::predictGather(AllGatherOp op, ComputeOp reader,
       return failure();
     return *gather + *computeUs;
   }
-  // One broadcast of a shard (the gathered bytes / n) per rank.
-  CollectiveRequest shard = *request;
-  shard.kind = CollectiveKind::Broadcast;
-  shard.bytes = request->bytes / n;
-  shard.root = 0;
-  shard.algorithm.reset();
-  FailureOr<double> broadcast = predictRequest(shard, model, backend);
-  if (failed(broadcast))
+  // n - 1 ring steps of one shard; part 0 is the rank's own rows, part s
+  // waits for step s.
+  FailureOr<double> step = predictRequest(
+      ringStep(op.getGroups(), request->bytes / n, request->elementBytes),
+      model, backend);
+  if (failed(step))
     return failure();
+  double part = *computeUs / n, end = 0;
+  for (int64_t s = 0; s < n; ++s)
+    end = std::max(end, s * *step) + part;
+  // The parts joined and rotated back: two passes over the result.
   double bytes = static_cast<double>(
       getStorageBytes(cast<ShapedType>(reader->getResult(0).getType()))
           .value_or(0));
-  return pipelineAfter(n, *computeUs / n, *broadcast) +
-         getPackTimeUs(bytes, topology);
+  return end + 2 * getPackTimeUs(bytes, topology);
 }
 
 FailureOr<double> PipelinePass::predictScatter(ComputeOp compute,
@@ -322,110 +338,139 @@ FailureOr<double> PipelinePass::predictScatter(ComputeOp compute,
       return failure();
     return *scatter + *computeUs;
   }
-  // One reduce of a part (the scattered input's bytes / n) per rank.
-  CollectiveRequest part = *request;
-  part.kind = CollectiveKind::Reduce;
-  part.bytes = request->bytes / n;
-  part.root = 0;
-  part.algorithm.reset();
-  FailureOr<double> reduce = predictRequest(part, model, backend);
-  if (failed(reduce))
+  // The first part, then n - 1 ring steps: each sends the running sum on,
+  // while the next part computes, and adds what arrives to that part.
+  FailureOr<double> step = predictRequest(
+      ringStep(op.getGroups(), request->bytes / n, request->elementBytes),
+      model, backend);
+  if (failed(step))
     return failure();
-  // The parts joined, rotated and the rank's own cut out: two passes over
-  // the whole.
-  double bytes =
-      static_cast<double>(getStorageBytes(op.getInput().getType()).value_or(0));
-  return pipelineBefore(n, *computeUs / n, *reduce) +
-         2 * getPackTimeUs(bytes, topology);
+  double part = *computeUs / n;
+  double partBytes = static_cast<double>(request->bytes) / n;
+  double combine = getPackTimeUs(1.5 * partBytes, topology);
+  double computeEnd = part, ready = part;
+  for (int64_t s = 0; s + 1 < n; ++s) {
+    computeEnd += part;
+    ready = std::max(ready + *step, computeEnd) + combine;
+  }
+  return ready;
+}
+
+/// Sends `value` to the next rank of each group (one ring step; the
+/// matching receive is ringRecv's, placed apart so work fits between).
+static SendOp ringSend(OpBuilder &b, Location loc, ReplicaGroupsAttr groups,
+                       Value value, int64_t tag, PlanAttr plan) {
+  SmallVector<int64_t> flat;
+  int64_t n = groups.getGroupSize();
+  for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
+    ArrayRef<int64_t> group = groups.getGroup(g);
+    for (int64_t i = 0; i < n; ++i) {
+      flat.push_back(group[i]);
+      flat.push_back(group[(i + 1) % n]);
+    }
+  }
+  return SendOp::create(b, loc, value, b.getDenseI64ArrayAttr(flat),
+                        b.getI64IntegerAttr(tag), plan);
+}
+
+/// The receive matching `send` (same pairs and tag), started at `b`'s
+/// point so that the data moves while the rank computes; its comm.wait
+/// (waitRecv) comes where the data is read.
+static StartOp startRecv(OpBuilder &b, SendOp send) {
+  Location loc = send.getLoc();
+  auto start = StartOp::create(b, loc, TokenType::get(b.getContext()));
+  OpBuilder inside(b.getContext());
+  inside.createBlock(&start.getBody());
+  Value received = RecvOp::create(inside, loc, send.getInput().getType(),
+                                  send.getPairsAttr(), send.getTagAttr(),
+                                  send.getPlanAttr());
+  YieldOp::create(inside, loc, ValueRange{received});
+  return start;
+}
+
+static Value waitRecv(OpBuilder &b, StartOp start) {
+  Type type = start.getYield().getValues().front().getType();
+  return WaitOp::create(b, start.getLoc(), TypeRange{type}, start.getToken())
+      .getResult(0);
 }
 
 void PipelinePass::splitGather(AllGatherOp op, ComputeOp reader) {
+  // XLA's windowed einsum: the rank's own rows are computed first while
+  // they travel to the next rank; at step s the rows of the rank s places
+  // before arrive, are passed on, and computed. Part s of the rotated
+  // result (`rotated over`: part (s + p) mod n on the rank at position p)
+  // is the rows of the rank s places after; the join is rotated back.
   OpBuilder b(reader);
+  Location loc = op.getLoc();
   ReplicaGroupsAttr groups = op.getGroups();
   int64_t n = groups.getGroupSize();
   PlanAttr plan = getPiecePlan(op.getPlanAttr());
-  SmallVector<Value> shards;
-  for (int64_t j = 0; j < n; ++j)
-    shards.push_back(BroadcastOp::create(b, op.getLoc(),
-                                         op.getInput().getType(), op.getInput(),
-                                         groups, b.getI64IntegerAttr(j), plan)
-                         .getResult());
-  SmallVector<ComputeOp> parts =
-      splitCompute(b, reader, n, op.getResult(), shards);
-  // Part j reads shard j, so it must follow broadcast j (the broadcasts go
-  // first, in order; comm-schedule starts them early).
-  SmallVector<Value> results;
-  for (ComputeOp part : parts)
-    results.push_back(part->getResult(0));
-  PackOp joined =
-      createJoin(b, reader.getLoc(), reader->getResult(0).getType(), results);
-  reader->getResult(0).replaceAllUsesWith(joined.getResult());
+  int64_t tag = nextTag++;
+  auto rowsOf = [&](int64_t s) { return ((-s) % n + n) % n; };
+  SmallVector<Value> parts(n);
+  Value rows = op.getInput();
+  for (int64_t s = 0; s < n; ++s) {
+    StartOp next;
+    if (s + 1 < n)
+      next = startRecv(b, ringSend(b, loc, groups, rows, tag, plan));
+    parts[rowsOf(s)] =
+        computePart(b, reader, rowsOf(s), n, op.getResult(), rows, groups)
+            ->getResult(0);
+    if (next)
+      rows = waitRecv(b, next);
+  }
+  auto type = reader->getResult(0).getType();
+  PackOp joined = createJoin(b, loc, type, parts);
+  Value result = RotateOp::create(b, loc, type, joined.getResult(), groups,
+                                  b.getI64IntegerAttr(0), b.getUnitAttr());
+  reader->getResult(0).replaceAllUsesWith(result);
   reader.erase();
   op.erase();
 }
 
-/// Whether `join` is createJoin's of `n` parts of equal rows along
-/// dimension 0.
-static bool isJoinOfParts(PackOp join, int64_t n) {
-  auto type = cast<RankedTensorType>(join.getType());
-  if (join.getInputs().size() != static_cast<size_t>(n) ||
-      join.getNumBlocks() != 1 || type.getRank() == 0)
-    return false;
-  int64_t offset = 0;
-  for (auto [input, at] : llvm::zip(join.getInputs(), join.getOffsets())) {
-    auto part = cast<RankedTensorType>(input.getType());
-    if (at != offset || part.getRank() != type.getRank() ||
-        part.getDimSize(0) * n != type.getDimSize(0))
-      return false;
-    offset += part.getNumElements();
-  }
-  return true;
-}
-
 void PipelinePass::splitScatter(ComputeOp compute, ReduceScatterOp op) {
+  // The ring's reduce-scatter with the compute cut into its steps: the part
+  // sent first is the rows of the rank before, computed first; at step s
+  // the rank computes the rows of the rank s + 2 before while the running
+  // sum travels, adds what arrives and passes it on; the last sum is the
+  // rank's own rows.
   OpBuilder b(compute);
+  Location loc = op.getLoc();
   ReplicaGroupsAttr groups = op.getGroups();
   int64_t n = groups.getGroupSize();
   PlanAttr plan = getPiecePlan(op.getPlanAttr());
-  // A rowwise compute that reads the join of n parts (a gather cut before
-  // it) reads part j for its part j: no join, and no wait for all of them.
-  Value whole;
-  SmallVector<Value> rows;
-  for (Value input : compute.getInputs())
-    if (auto join = input.getDefiningOp<PackOp>();
-        join && rowwiseReaderOf(join.getResult()) == compute &&
-        isJoinOfParts(join, n)) {
-      whole = input;
-      rows.assign(join.getInputs().begin(), join.getInputs().end());
-    }
-  SmallVector<ComputeOp> parts = splitCompute(b, compute, n, whole, rows);
-  // Part j is the rows rank j of each group keeps: reduced onto it.
-  SmallVector<Value> reduced;
-  for (auto [j, part] : llvm::enumerate(parts)) {
-    b.setInsertionPointAfter(part);
-    reduced.push_back(ReduceOp::create(b, op.getLoc(),
-                                       part->getResult(0).getType(),
-                                       part->getResult(0), op.getKindAttr(),
-                                       groups, b.getI64IntegerAttr(j), plan)
-                          .getResult());
+  int64_t tag = nextTag++;
+  auto mod = [&](int64_t v) { return ((v % n) + n) % n; };
+  // The parts in the order the ring needs them: n - 1, n - 2, ..., 0.
+  SmallVector<ComputeOp> all(n);
+  for (int64_t c = n - 1; c >= 0; --c)
+    all[c] = computePart(b, compute, c, n, {}, {}, groups);
+  ReductionKind kind = op.getKind();
+  ReductionKind pairwise =
+      kind == ReductionKind::avg ? ReductionKind::sum : kind;
+  Value sum = all[n - 1]->getResult(0);
+  for (int64_t s = 0; s + 1 < n; ++s) {
+    ComputeOp next = all[mod(-2 - s)];
+    b.setInsertionPoint(next);
+    StartOp recv = startRecv(b, ringSend(b, loc, groups, sum, tag, plan));
+    b.setInsertionPointAfter(next);
+    Value arrived = waitRecv(b, recv);
+    FailureOr<Value> combined =
+        buildCombine(b, loc, pairwise, next->getResult(0), arrived);
+    assert(succeeded(combined) && "the reduction was checked before");
+    sum = *combined;
   }
-  // Joined flat, rotated by the rank's place (chunk 0 becomes its own), and
-  // the rank's rows cut out.
   b.setInsertionPoint(op);
-  auto inputType = cast<RankedTensorType>(op.getInput().getType());
-  auto flat = RankedTensorType::get({inputType.getNumElements()},
-                                    inputType.getElementType());
-  PackOp joined = createJoin(b, op.getLoc(), flat, reduced);
-  Value rotated = RotateOp::create(b, op.getLoc(), flat, joined.getResult(),
-                                   groups, b.getI64IntegerAttr(0), UnitAttr());
-  Value mine = UnpackOp::create(b, op.getLoc(), TypeRange{op.getType()},
-                                rotated, b.getDenseI64ArrayAttr({0}), nullptr)
-                   .getResult(0);
-  op.replaceAllUsesWith(mine);
+  if (kind == ReductionKind::avg) {
+    auto type = cast<RankedTensorType>(sum.getType());
+    auto element = cast<FloatType>(type.getElementType());
+    Value factor = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, FloatAttr::get(element, 1.0 / n)));
+    sum = arith::MulFOp::create(b, loc, sum, factor);
+  }
+  op.replaceAllUsesWith(sum);
   op.erase();
   compute.erase();
-  if (whole && whole.use_empty())
-    whole.getDefiningOp()->erase();
 }
 
 bool PipelinePass::worthCutting(Operation *op, FailureOr<double> whole,
@@ -517,6 +562,10 @@ void PipelinePass::runOnOperation() {
   });
   if (candidates.empty() && perShard.empty())
     return;
+  module.walk([&](PointToPointOpInterface p2p) {
+    if (std::optional<int64_t> used = p2p.getTransferTag())
+      nextTag = std::max(nextTag, *used + 1);
+  });
   std::shared_ptr<const Topology> topologyRef;
   std::optional<CostModel> model;
   if (chunks == 0) {
