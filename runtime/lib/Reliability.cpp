@@ -221,9 +221,7 @@ class ChecksumRequest : public commrt_request {
 public:
   ChecksumRequest(commrt_context *ctx, const OpArgs &args,
                   std::unique_ptr<commrt_request> inner)
-      : commrt_request(ctx, args), inner(std::move(inner)) {
-    sequence = this->inner->sequence;
-  }
+      : commrt_request(ctx, args), inner(std::move(inner)) {}
 
   commrt_status poll(bool &done) override {
     done = false;
@@ -432,16 +430,17 @@ commrt_status commrt::addChecksum(commrt_context *ctx, const OpArgs &args,
 
 namespace commrt {
 
-/// A question: "which operation are you in?", numbered by the asker.
+/// A question: "how far are you on this group?", numbered by the asker.
 struct Question {
   uint64_t number = 0;
+  uint64_t comm = 0; ///< commrt_comm::id.
 };
 
-/// An answer: the group and the operation the rank waits in, if any.
+/// An answer: how many operations the rank posted on the group, and what it
+/// waits in now.
 struct Answer {
   uint64_t number = 0; ///< Of the question.
-  uint64_t comm = 0;   ///< commrt_comm::id, or 0 outside a collective.
-  uint64_t sequence = 0;
+  uint64_t posted = 0;
   char what[200] = {};
 };
 
@@ -518,12 +517,12 @@ void commrt::answerRollCalls(commrt_context *ctx) {
       return;
     auto answer = std::make_unique<Answer>();
     answer->number = rc.question.number;
-    if (const commrt_request *req = ctx->waitingFor) {
-      answer->comm = req->args.comm ? req->args.comm->id : 0;
-      answer->sequence = req->sequence;
-      std::snprintf(answer->what, sizeof answer->what, "%s",
-                    describe(req->args).c_str());
-    }
+    for (const auto &comm : ctx->comms)
+      if (comm->id == rc.question.comm && comm->posted > answer->posted)
+        answer->posted = comm->posted;
+    std::snprintf(answer->what, sizeof answer->what, "%s",
+                  ctx->waitingFor ? describe(ctx->waitingFor->args).c_str()
+                                  : "a commrt bootstrap step");
     MPI_Request send = MPI_REQUEST_NULL;
     if (MPI_Isend(answer.get(), sizeof(Answer), MPI_BYTE, status.MPI_SOURCE,
                   answerTag, ctx->health, &send) == MPI_SUCCESS)
@@ -550,6 +549,7 @@ std::string commrt::rollCall(commrt_context *ctx, const commrt_request *req) {
     int peer = comm->ranks[p];
     auto question = std::make_unique<Question>();
     question->number = number;
+    question->comm = comm->id;
     MPI_Request ask = MPI_REQUEST_NULL;
     if (MPI_Isend(question.get(), sizeof(Question), MPI_BYTE, peer, questionTag,
                   ctx->health, &ask) == MPI_SUCCESS)
@@ -595,14 +595,13 @@ std::string commrt::rollCall(commrt_context *ctx, const commrt_request *req) {
       missing += format("%s%d", missing.empty() ? "" : ", ", peer);
       continue;
     }
-    if (a.comm == comm->id && a.sequence >= req->sequence)
-      continue; // In it, or already past it.
-    elsewhere += format("; rank %d waits in %s", peer,
-                        a.what[0] ? a.what : "no commrt operation");
-    if (a.comm == comm->id)
-      elsewhere += format(" (#%llu on this group; this is #%llu)",
-                          static_cast<unsigned long long>(a.sequence),
-                          static_cast<unsigned long long>(req->sequence));
+    if (a.posted > req->sequence)
+      continue; // It posted this operation.
+    elsewhere += format("; rank %d has not reached it: it posted %llu "
+                        "operations on this group (this is #%llu) and waits "
+                        "in %s",
+                        peer, static_cast<unsigned long long>(a.posted),
+                        static_cast<unsigned long long>(req->sequence), a.what);
   }
   if (missing.empty() && elsewhere.empty())
     return "waiting for ranks that did not join; every rank of the group "
