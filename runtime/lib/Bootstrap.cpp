@@ -41,6 +41,7 @@ commrt_status commrt::waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
                           mpiErrorString("MPI_Testall", err).c_str()));
     if (flag)
       return COMMRT_SUCCESS;
+    answerRollCalls(ctx);
     if (deadline.expired()) {
       ctx->pendingMpi = true;
       return raise(ctx, COMMRT_ERROR_TIMEOUT,
@@ -172,21 +173,36 @@ commrt_status commrt::waitRequest(commrt_request *req) {
   commrt_context *ctx = req->ctx;
   Deadline deadline(ctx->opts.timeout_ms);
   Backoff backoff(ctx->oversubscribed);
-  for (;;) {
+  // What this rank answers to roll calls meanwhile.
+  struct Waiting {
+    commrt_context *ctx;
+    const commrt_request *before;
+    ~Waiting() { ctx->waitingFor = before; }
+  } waiting{ctx, ctx->waitingFor};
+  ctx->waitingFor = req;
+  for (unsigned polls = 0;; ++polls) {
     bool done = false;
     if (commrt_status s = pollRequest(req, done))
       return s;
     if (done)
       return COMMRT_SUCCESS;
-    if (deadline.expired())
+    // Roll calls come only after someone's timeout: no hurry.
+    if (polls % 64 == 63)
+      answerRollCalls(ctx);
+    if (deadline.expired()) {
+      int64_t waited = deadline.elapsedMs();
+      // A collective asks its group who is missing; point to point names
+      // its peer already.
+      std::string why =
+          req->args.comm ? rollCall(ctx, req) : waitingFor(req->args);
       return failRequest(
           req, COMMRT_ERROR_TIMEOUT,
           format("commrt: %s timed out after %lld ms on rank %d (%s; waited "
                  "%lld ms)",
                  describe(req->args).c_str(),
                  static_cast<long long>(deadline.timeout()), ctx->rank,
-                 waitingFor(req->args).c_str(),
-                 static_cast<long long>(deadline.elapsedMs())));
+                 why.c_str(), static_cast<long long>(waited)));
+    }
     backoff.pause();
   }
 }

@@ -62,6 +62,23 @@ uint64_t hashGroups(const std::vector<int64_t> &ranks, int64_t groupSize) {
   return h;
 }
 
+/// COMMRT_DEBUG=checksum: the communicator the checksums of \p comm's
+/// broadcasts and all_gathers travel on.
+commrt_status dupChecks(commrt_context *ctx, commrt_comm *comm) {
+  MPI_Request req;
+  int err = MPI_Comm_idup(comm->mpi, &comm->checks, &req);
+  if (err != MPI_SUCCESS)
+    return setError(COMMRT_ERROR_BACKEND,
+                    mpiErrorString("MPI_Comm_idup (checksums)", err));
+  if (commrt_status s = waitMpi(
+          ctx, &req, 1, "duplicating group " + comm->name + " for checksums")) {
+    comm->checks = MPI_COMM_NULL;
+    return s;
+  }
+  MPI_Comm_set_errhandler(comm->checks, MPI_ERRORS_RETURN);
+  return COMMRT_SUCCESS;
+}
+
 commrt_status createComm(commrt_context *ctx, const int64_t *ranks,
                          int64_t numRanks, int64_t groupSize,
                          commrt_comm **out) {
@@ -156,7 +173,11 @@ commrt_status createComm(commrt_context *ctx, const int64_t *ranks,
     comm->position = position;
     comm->name = groupName(members);
     comm->mpi = split;
+    std::vector<int64_t> world(members.begin(), members.end());
+    comm->id = hashGroups(world, static_cast<int64_t>(world.size()));
     local = ctx->backend->createComm(comm.get());
+    if (!local && ctx->debugChecksum)
+      local = dupChecks(ctx, comm.get());
     if (local)
       setError(local, format("commrt: %s on rank %d: %s", what.c_str(),
                              ctx->rank, lastError().c_str()));
@@ -166,6 +187,8 @@ commrt_status createComm(commrt_context *ctx, const int64_t *ranks,
     if (comm) {
       if (!local)
         ctx->backend->destroyComm(comm.get());
+      if (comm->checks != MPI_COMM_NULL)
+        MPI_Comm_free(&comm->checks);
       MPI_Comm_free(&comm->mpi);
     }
     // A local failure was not raised yet: apply the policy now.

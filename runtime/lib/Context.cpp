@@ -96,6 +96,31 @@ commrt_status applyEnvironment(commrt_options &opts) {
   return COMMRT_SUCCESS;
 }
 
+/// Reads COMMRT_DEBUG: a debug mode or a comma-separated list of them.
+commrt_status applyDebugModes(commrt_context *ctx) {
+  const char *debug = std::getenv("COMMRT_DEBUG");
+  if (!debug || !*debug)
+    return COMMRT_SUCCESS;
+  std::string list = debug;
+  for (size_t start = 0; start <= list.size();) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos)
+      end = list.size();
+    std::string mode = list.substr(start, end - start);
+    if (mode == "desync")
+      ctx->debugDesync = true;
+    else if (mode == "checksum")
+      ctx->debugChecksum = true;
+    else
+      return invalid(format("environment variable COMMRT_DEBUG='%s' is not "
+                            "a debug mode commrt has; expected 'desync', "
+                            "'checksum' or both, comma-separated",
+                            debug));
+    start = end + 1;
+  }
+  return COMMRT_SUCCESS;
+}
+
 /// Duplicates \p parent with MPI_Comm_idup under the deadline.
 commrt_status dupComm(commrt_context *ctx, MPI_Comm parent, MPI_Comm &out,
                       const char *what) {
@@ -140,6 +165,7 @@ void teardown(commrt_context *ctx) {
     if (ctx->backend)
       ctx->backend->destroyComm(comm.get());
     freeComm(ctx, comm->mpi);
+    freeComm(ctx, comm->checks);
   }
   ctx->comms.clear();
   ctx->cache.clear();
@@ -157,8 +183,12 @@ void teardown(commrt_context *ctx) {
     (void)cuda::poolDestroy(ctx->cudaScratchPool);
   ctx->cudaScratchPool = nullptr;
 #endif
+  stopRollCalls(ctx);
   freeComm(ctx, ctx->p2p);
   freeComm(ctx, ctx->internal);
+  freeComm(ctx, ctx->health);
+  freeComm(ctx, ctx->checkP2p);
+  freeComm(ctx, ctx->checkPermute);
   freeComm(ctx, ctx->node);
   freeComm(ctx, ctx->world);
 }
@@ -248,18 +278,23 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
 
   auto ctx = std::make_unique<commrt_context>();
   ctx->opts = opts;
-  if (const char *debug = std::getenv("COMMRT_DEBUG"); debug && *debug) {
-    if (std::strcmp(debug, "desync"))
-      return invalid(format("environment variable COMMRT_DEBUG='%s' is not "
-                            "a debug mode commrt has; expected 'desync'",
-                            debug));
-    ctx->debugDesync = true;
-  }
+  if (commrt_status s = applyDebugModes(ctx.get()))
+    return s;
   // commrt_init returns its errors whatever the policy: the caller has no
   // context yet. The policy takes effect once init succeeded.
   ctx->opts.on_error = COMMRT_ON_ERROR_RETURN;
   MPI_Comm_rank(MPI_COMM_WORLD, &ctx->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ctx->size);
+  if (const char *inject = std::getenv("COMMRT_INJECT"); inject && *inject) {
+    std::string why;
+    if (!parseFault(inject, ctx->size, ctx->fault, why))
+      return invalid(format("environment variable COMMRT_INJECT='%s' is "
+                            "malformed: %s; expected KIND:RANK:OP with KIND "
+                            "one of exit, hang, corrupt, RANK a world rank "
+                            "and OP the index (from 0) of that rank's "
+                            "operation, e.g. exit:2:3",
+                            inject, why.c_str()));
+  }
 
   commrt_status status =
       dupComm(ctx.get(), MPI_COMM_WORLD, ctx->world, "world");
@@ -267,6 +302,16 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
     status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->p2p, "point to point");
   if (!status)
     status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->internal, "permute");
+  if (!status)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->health, "roll calls");
+  if (!status && ctx->debugChecksum)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->checkP2p,
+                     "checksums of point to point");
+  if (!status && ctx->debugChecksum)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->checkPermute,
+                     "checksums of permute");
+  if (!status)
+    status = startRollCalls(ctx.get());
   if (!status) {
     int err = MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank,
                                   MPI_INFO_NULL, &ctx->node);
@@ -303,6 +348,14 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
   }
   ctx->backendKind = kind;
   ctx->opts.backend = kind;
+  if (ctx->debugChecksum && kind != COMMRT_BACKEND_MPI) {
+    commrt_status s = invalid(
+        format("COMMRT_DEBUG=checksum checks the host transfers of the mpi "
+               "backend only, and this is the %s backend",
+               backendName(kind)));
+    teardown(ctx.get());
+    return s;
+  }
 
   commrt_status local = COMMRT_SUCCESS;
   switch (kind) {

@@ -184,6 +184,14 @@ struct OpArgs {
 /// "all_reduce on group [0, 1]", "send to rank 3 (tag 7)", "permute".
 std::string describe(const OpArgs &args);
 
+/// What COMMRT_INJECT asks for (lib/Reliability.cpp).
+enum class FaultKind { None, Exit, Hang, Corrupt };
+struct Fault {
+  FaultKind kind = FaultKind::None;
+  int rank = -1;   ///< World rank that fails.
+  uint64_t op = 0; ///< Index of the operation it fails at, from 0.
+};
+
 } // namespace commrt
 
 //===----------------------------------------------------------------------===//
@@ -210,6 +218,12 @@ struct commrt_request {
   /// Set when the request failed; later polls return it again.
   commrt_status failedStatus = COMMRT_SUCCESS;
   std::string failedMessage;
+  /// Collectives: the index of this operation among those posted on its
+  /// communicator (names it in a roll call after a timeout).
+  uint64_t sequence = 0;
+  /// COMMRT_INJECT=corrupt: the corrupted copy of the send buffer, which
+  /// must live as long as the transfer.
+  std::vector<char> injected;
 };
 
 /// The communicator of one group.
@@ -230,6 +244,13 @@ struct commrt_comm {
   std::vector<int> nodeOfPosition;
   /// Operations checked by COMMRT_DEBUG=desync on this communicator.
   uint64_t debugSequence = 0;
+  /// Operations posted on this communicator (see commrt_request::sequence).
+  uint64_t posted = 0;
+  /// Identifies the group across ranks: FNV-1a of its world ranks.
+  uint64_t id = 0;
+  /// COMMRT_DEBUG=checksum: carries the checksums of broadcast and
+  /// all_gather (a duplicate of mpi, so they cannot meet its transfers).
+  MPI_Comm checks = MPI_COMM_NULL;
 };
 
 /// A stream: CUDA or host.
@@ -249,6 +270,7 @@ struct commrt_event {
 
 /// The runtime state of one process.
 namespace commrt {
+class RollCalls;
 /// Host scratch for the planned schedules, kept across calls: allocating
 /// and first touching tens of MiB on every call costs more than moving
 /// them. A block is handed out uninitialized; blocks given back are kept
@@ -278,6 +300,12 @@ struct commrt_context {
   /// COMMRT_DEBUG=desync: every collective of generated code first checks
   /// that its group agrees on what it runs (commrt_debug_check).
   bool debugDesync = false;
+  /// COMMRT_DEBUG=checksum: transfers carry a checksum of their payload.
+  bool debugChecksum = false;
+  /// COMMRT_INJECT: the fault this rank injects, if any.
+  commrt::Fault fault;
+  /// Operations posted through the common entry (counts for COMMRT_INJECT).
+  uint64_t posted = 0;
   commrt_backend backendKind = COMMRT_BACKEND_MPI;
   int rank = 0, size = 1, localRank = 0, localSize = 1;
   /// Identifies this rank's node: the lowest world rank on it, or
@@ -289,6 +317,14 @@ struct commrt_context {
   MPI_Comm p2p = MPI_COMM_NULL;      ///< User send/recv (mpi backend).
   MPI_Comm internal = MPI_COMM_NULL; ///< permute (mpi backend).
   MPI_Comm node = MPI_COMM_NULL;     ///< Ranks of this node.
+  /// Roll calls after a timeout (lib/Reliability.cpp).
+  MPI_Comm health = MPI_COMM_NULL;
+  /// COMMRT_DEBUG=checksum: checksums of send/recv and of permute.
+  MPI_Comm checkP2p = MPI_COMM_NULL, checkPermute = MPI_COMM_NULL;
+  /// The roll-call state: the posted receive of questions, answers in
+  /// flight, and what this rank waits for now (what it answers).
+  std::shared_ptr<commrt::RollCalls> rollCalls;
+  const commrt_request *waitingFor = nullptr;
   std::unique_ptr<commrt::Backend> backend;
 
   /// Cached communicators by (flattened groups, group size); the value is
@@ -418,6 +454,41 @@ commrt_status waitRequest(commrt_request *req);
 /// Waits for \p req and frees it, or keeps it in ctx->abandoned if the wait
 /// failed (its buffers may still be in use).
 commrt_status completeRequest(std::unique_ptr<commrt_request> req);
+
+//===----------------------------------------------------------------------===//
+// Fault injection, checksums, roll calls (lib/Reliability.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Parses a COMMRT_INJECT value into \p fault; on failure \p why says what
+/// is wrong. \p worldSize bounds the rank.
+bool parseFault(const char *text, int worldSize, Fault &fault,
+                std::string &why);
+
+/// Applies ctx->fault if operation \p index of this rank is the one: exits,
+/// stops, or points \p args.send at a corrupted copy kept in \p copy.
+commrt_status injectFault(commrt_context *ctx, uint64_t index, OpArgs &args,
+                          std::vector<char> &copy);
+
+/// The payload checksum of COMMRT_DEBUG=checksum: FNV-1a over 64-bit words
+/// with a final mix (any change confined to one word changes it).
+uint64_t checksum(const void *data, size_t bytes);
+
+/// COMMRT_DEBUG=checksum: wraps \p req (started from \p args, the caller's
+/// buffers before any injection) so that it also exchanges the checksums
+/// of the payload and fails if the data arrived changed. No-op for the
+/// operations it does not cover.
+commrt_status addChecksum(commrt_context *ctx, const OpArgs &args,
+                          std::unique_ptr<commrt_request> &req);
+
+/// Creates ctx->rollCalls and posts the receive of questions.
+commrt_status startRollCalls(commrt_context *ctx);
+/// Answers the roll calls of other ranks; called while waiting.
+void answerRollCalls(commrt_context *ctx);
+/// Asks the other members of \p req's group which operation they are in
+/// and returns, for a timeout message, which ranks did not join it.
+std::string rollCall(commrt_context *ctx, const commrt_request *req);
+/// Cancels the posted receive; answers in flight are let go.
+void stopRollCalls(commrt_context *ctx);
 
 /// Prints "[commrt rank R] message" on stderr if verbose >= \p level.
 void trace(commrt_context *ctx, int level, const char *fmt, ...)

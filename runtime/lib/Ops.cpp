@@ -89,11 +89,28 @@ commrt_status run(const char *fn, commrt_context *ctx, const OpArgs &args,
           static_cast<long long>(args.count), commrt_dtype_name(args.dtype),
           plan ? ", algorithm " : "",
           plan ? commrt_algorithm_name(plan->algorithm) : "");
+  // COMMRT_INJECT counts every operation posted here; a corrupted copy of
+  // the send buffer replaces it in what the backend sees.
+  OpArgs posted = args;
+  std::vector<char> corrupted;
+  uint64_t index = ctx->posted++;
+  if (commrt_status s = injectFault(ctx, index, posted, corrupted))
+    return raise(ctx, s,
+                 format("commrt: %s on rank %d: %s", describe(args).c_str(),
+                        ctx->rank, lastError().c_str()));
   std::unique_ptr<commrt_request> started;
   bool scheduled = plan && plan->algorithm != COMMRT_ALGORITHM_DEFAULT &&
                    plan->algorithm != COMMRT_ALGORITHM_NVLS;
-  if (commrt_status s = scheduled ? postPlanned(ctx, args, *plan, started)
-                                  : ctx->backend->post(args, started))
+  if (commrt_status s = scheduled ? postPlanned(ctx, posted, *plan, started)
+                                  : ctx->backend->post(posted, started))
+    return raise(ctx, s,
+                 format("commrt: %s on rank %d: %s", describe(args).c_str(),
+                        ctx->rank, lastError().c_str()));
+  started->injected = std::move(corrupted);
+  if (args.comm)
+    started->sequence = args.comm->posted++;
+  // The checksums are of the caller's data, before any injected fault.
+  if (commrt_status s = addChecksum(ctx, args, started))
     return raise(ctx, s,
                  format("commrt: %s on rank %d: %s", describe(args).c_str(),
                         ctx->rank, lastError().c_str()));

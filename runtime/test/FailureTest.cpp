@@ -13,6 +13,17 @@
 //                  and finalize cleanly.
 //  abort           rank 1 calls commrt_abort while the others wait in a
 //                  collective with a long timeout; every rank ends.
+//  inject-broadcast, inject-p2p
+//                  a fixed sequence of operations for COMMRT_INJECT (set by
+//                  the driver), each result checked by the program itself:
+//                  broadcast (op 0), isend (1), recv (2), all_reduce (3),
+//                  all_gather (4), permute (5), barrier (6); inject-p2p
+//                  starts with the isend and recv (ops 0, 1), then the
+//                  broadcast (2). A wrong result is printed ("result wrong")
+//                  but does not change the exit code: that is what
+//                  corruption without COMMRT_DEBUG=checksum looks like.
+//  sigkill         every rank prints its pid and runs all_reduces for 20 s;
+//                  the driver kills one with SIGKILL.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +31,8 @@
 
 #include <chrono>
 #include <thread>
+#include <unistd.h>
+#include <vector>
 
 using namespace test;
 
@@ -31,6 +44,81 @@ double msSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// Prints where \p got first differs from \p want; true if it does not.
+bool same(int me, const char *what, const float *got, const float *want,
+          size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (got[i] != want[i]) {
+      std::printf("rank %d: %s: result wrong at element %zu: got %.9g, want "
+                  "%.9g\n",
+                  me, what, i, got[i], want[i]);
+      return false;
+    }
+  return true;
+}
+
+/// The sequence of the inject-* modes (see the file comment).
+int injectSequence(commrt_context *ctx, commrt_comm *comm, int me,
+                   bool p2pFirst) {
+  constexpr size_t n = 1024;
+  std::vector<float> in(4 * n), out(4 * n), want(4 * n);
+  int wrong = 0;
+  auto broadcast = [&] {
+    for (size_t i = 0; i < n; ++i)
+      want[i] = in[i] = static_cast<float>(i + 1);
+    CHECK_OK(commrt_broadcast(comm, in.data(), out.data(), n, COMMRT_F32, 0,
+                              nullptr));
+    wrong += !same(me, "broadcast from rank 0", out.data(), want.data(), n);
+  };
+  auto ring = [&] {
+    int to = (me + 1) % 4, from = (me + 3) % 4;
+    for (size_t i = 0; i < n; ++i) {
+      in[i] = static_cast<float>(100 * me + i);
+      want[i] = static_cast<float>(100 * from + i);
+    }
+    commrt_request *req = nullptr;
+    CHECK_OK(commrt_isend(ctx, in.data(), n, COMMRT_F32, to, 5, nullptr, &req));
+    CHECK_OK(commrt_recv(ctx, out.data(), n, COMMRT_F32, from, 5, nullptr));
+    CHECK_OK(commrt_wait(req));
+    wrong += !same(me, str("recv from rank %d", from).c_str(), out.data(),
+                   want.data(), n);
+  };
+  if (p2pFirst) {
+    ring();
+    broadcast();
+  } else {
+    broadcast();
+    ring();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    in[i] = static_cast<float>(me + 1);
+    want[i] = 10;
+  }
+  CHECK_OK(commrt_all_reduce(comm, in.data(), out.data(), n, COMMRT_F32,
+                             COMMRT_SUM, nullptr));
+  wrong += !same(me, "all_reduce", out.data(), want.data(), n);
+  for (size_t i = 0; i < 4 * n; ++i) {
+    in[i % n] = static_cast<float>(1000 * me + i % n);
+    want[i] = static_cast<float>(1000 * (i / n) + i % n);
+  }
+  CHECK_OK(
+      commrt_all_gather(comm, in.data(), out.data(), n, COMMRT_F32, nullptr));
+  wrong += !same(me, "all_gather", out.data(), want.data(), 4 * n);
+  int64_t pairs[8] = {0, 3, 1, 0, 2, 1, 3, 2};
+  for (size_t i = 0; i < n; ++i) {
+    in[i] = static_cast<float>(7 * me + i);
+    want[i] = static_cast<float>(7 * ((me + 1) % 4) + i);
+  }
+  CHECK_OK(commrt_permute(ctx, in.data(), out.data(), n, COMMRT_F32, pairs, 4,
+                          nullptr));
+  wrong += !same(me, "permute", out.data(), want.data(), n);
+  CHECK_OK(commrt_barrier(comm, nullptr));
+  std::printf("rank %d: 7 operations done, %d with a wrong result\n", me,
+              wrong);
+  CHECK_OK(commrt_finalize(ctx));
+  return summary("inject");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -39,6 +127,8 @@ int main(int argc, char **argv) {
   commrt_options_default(&opts);
   opts.backend = COMMRT_BACKEND_MPI;
   opts.timeout_ms = mode == "abort" ? 60000 : 1000;
+  if (mode == "sigkill")
+    opts.timeout_ms = 3000;
   if (mode == "timeout-return")
     opts.on_error = COMMRT_ON_ERROR_RETURN;
   commrt_context *ctx = nullptr;
@@ -52,7 +142,9 @@ int main(int argc, char **argv) {
   int64_t world[4] = {0, 1, 2, 3};
   commrt_comm *comm = nullptr;
   CHECK_OK(commrt_comm_create(ctx, world, 4, 4, &comm));
-  CHECK_OK(commrt_barrier(comm, nullptr));
+  // The inject modes count their operations from 0.
+  if (mode.rfind("inject", 0) != 0)
+    CHECK_OK(commrt_barrier(comm, nullptr));
   float x[64] = {1}, y[64];
 
   if (mode == "timeout-abort") {
@@ -128,6 +220,22 @@ int main(int argc, char **argv) {
     }
     commrt_all_reduce(comm, x, y, 64, COMMRT_F32, COMMRT_SUM, nullptr);
     std::printf("rank %d: all_reduce returned instead of being aborted\n", me);
+    return 3;
+  }
+
+  if (mode == "inject-broadcast" || mode == "inject-p2p")
+    return injectSequence(ctx, comm, me, mode == "inject-p2p");
+
+  if (mode == "sigkill") {
+    std::printf("rank %d pid %d\n", me, static_cast<int>(getpid()));
+    std::fflush(stdout);
+    CHECK_OK(commrt_barrier(comm, nullptr));
+    auto start = std::chrono::steady_clock::now();
+    while (msSince(start) < 20000)
+      CHECK_OK(
+          commrt_all_reduce(comm, x, y, 64, COMMRT_F32, COMMRT_SUM, nullptr));
+    std::printf("rank %d: 20 s of all_reduces and nobody was killed\n", me);
+    commrt_finalize(ctx);
     return 3;
   }
 

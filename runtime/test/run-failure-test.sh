@@ -3,13 +3,68 @@
 # the exit code, the messages, and that the ranks ended promptly (a hang is
 # caught by `timeout` and fails the test).
 #   run-failure-test.sh MODE MPIEXEC NUMPROC_FLAG "EXTRA_FLAGS" EXECUTABLE
+# The inject-* and sigkill modes set COMMRT_INJECT/COMMRT_DEBUG and run
+# FailureTest's inject-broadcast, inject-p2p or sigkill program.
 mode=$1 mpiexec=$2 npflag=$3 flags=$4 exe=$5
 fail() { echo "FAIL ($mode): $*"; exit 1; }
 
+program=$mode
+unset COMMRT_INJECT COMMRT_DEBUG
+case $mode in
+inject-exit)
+  # Open MPI ends the whole job as soon as a rank exits nonzero; told not
+  # to, the other ranks reach commrt's timeout and its message.
+  export COMMRT_INJECT=exit:2:3 OMPI_MCA_orte_abort_on_non_zero_status=0
+  program=inject-broadcast ;;
+inject-exit-mpirun)
+  export COMMRT_INJECT=exit:2:3
+  program=inject-broadcast ;;
+inject-hang)
+  export COMMRT_INJECT=hang:1:0
+  program=inject-broadcast ;;
+corrupt-p2p)
+  export COMMRT_INJECT=corrupt:0:0
+  program=inject-p2p ;;
+corrupt-p2p-checksum)
+  export COMMRT_INJECT=corrupt:0:0 COMMRT_DEBUG=checksum
+  program=inject-p2p ;;
+corrupt-broadcast)
+  export COMMRT_INJECT=corrupt:0:0
+  program=inject-broadcast ;;
+corrupt-broadcast-checksum)
+  export COMMRT_INJECT=corrupt:0:0 COMMRT_DEBUG=checksum
+  program=inject-broadcast ;;
+sigkill)
+  export OMPI_MCA_orte_abort_on_non_zero_status=0 ;;
+esac
+
 start=$(date +%s%N)
-# shellcheck disable=SC2086
-out=$(timeout 45 "$mpiexec" $npflag 4 $flags "$exe" "$mode" 2>&1)
-rc=$?
+if [ "$mode" = sigkill ]; then
+  # Kill rank 2 with SIGKILL while every rank runs all_reduces.
+  log=$(mktemp)
+  # shellcheck disable=SC2086
+  timeout 45 "$mpiexec" $npflag 4 $flags "$exe" "$program" >"$log" 2>&1 &
+  job=$!
+  pid=
+  for _ in $(seq 100); do
+    pid=$(sed -n 's/^rank 2 pid \([0-9]*\)$/\1/p' "$log")
+    [ -n "$pid" ] && break
+    sleep 0.1
+  done
+  [ -n "$pid" ] || { cat "$log"; kill "$job"; fail "rank 2 never printed its pid"; }
+  sleep 1
+  killed=$(date +%s%N)
+  kill -9 "$pid"
+  wait "$job"
+  rc=$?
+  out=$(cat "$log")
+  rm -f "$log"
+  start=$killed
+else
+  # shellcheck disable=SC2086
+  out=$(timeout 45 "$mpiexec" $npflag 4 $flags "$exe" "$program" 2>&1)
+  rc=$?
+fi
 elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "$out"
 echo "--- mode $mode: exit code $rc after $elapsed ms"
@@ -42,6 +97,64 @@ abort)
     fail "no abort message from rank 1"
   echo "$out" | grep -q "returned" && fail "a rank went on after the abort"
   [ "$elapsed" -lt 15000 ] || fail "the job took $elapsed ms to end"
+  ;;
+inject-exit)
+  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank died"
+  echo "$out" | grep -q "COMMRT_INJECT=exit:2:3: operation #3 (all_reduce on group \[0, 1, 2, 3\]): exiting" ||
+    fail "rank 2 did not say it exits at operation #3"
+  echo "$out" | grep -q "^\[commrt rank [013]\] commrt: all_reduce on group \[0, 1, 2, 3\] timed out after 1000 ms on rank [013] (waiting for ranks that did not join: rank 2 did not answer" ||
+    fail "no timeout message naming the all_reduce and rank 2"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  ;;
+inject-exit-mpirun)
+  # Either mpirun ends the job on the exit or commrt's timeout does.
+  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank died"
+  echo "$out" | grep -q "rank 2 did not answer\|exited with non-zero status\|non-zero exit code" ||
+    fail "neither commrt nor mpirun named the failure"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  ;;
+inject-hang)
+  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank stopped"
+  echo "$out" | grep -q "COMMRT_INJECT=hang:1:0: operation #0 (broadcast on group \[0, 1, 2, 3\]): stopping" ||
+    fail "rank 1 did not say it stops"
+  echo "$out" | grep -q "^\[commrt rank [023]\] commrt: .* timed out after 1000 ms on rank [023] (waiting for \(ranks that did not join: rank 1 did not answer\|rank 1 to send\)" ||
+    fail "no timeout message naming rank 1"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  ;;
+corrupt-p2p | corrupt-broadcast)
+  # Without the checksum mode the corruption goes unnoticed by commrt: the
+  # job succeeds and only the program's own check sees the wrong data.
+  [ "$rc" -eq 0 ] || fail "exit code $rc; commrt cannot notice without checksums"
+  echo "$out" | grep -q "flipped bit 0 of byte 2048 of the 4096 bytes" ||
+    fail "rank 0 did not say what it corrupted"
+  want="rank 1: recv from rank 0: result wrong at element 512"
+  [ "$mode" = corrupt-broadcast ] && want="broadcast from rank 0: result wrong at element 512"
+  echo "$out" | grep -q "$want" || fail "the corruption did not arrive"
+  echo "$out" | grep -q "payload corrupted" && fail "reported without checksum mode"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  ;;
+corrupt-p2p-checksum)
+  [ "$rc" -ne 0 ] || fail "exit code is 0; the corruption must be reported"
+  echo "$out" | grep -q "^\[commrt rank 1\] commrt: recv from rank 0 (tag 5) on rank 1 failed: payload corrupted (COMMRT_DEBUG=checksum): the 4096 bytes received from rank 0 (tag 5) on rank 1 have checksum [0-9a-f]*, but rank 0 sent data with checksum [0-9a-f]*" ||
+    fail "no message naming the recv, both ranks, the tag and the corruption"
+  echo "$out" | grep -q "result wrong" && fail "the wrong data reached the program"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  ;;
+corrupt-broadcast-checksum)
+  [ "$rc" -ne 0 ] || fail "exit code is 0; the corruption must be reported"
+  echo "$out" | grep -q "^\[commrt rank [0-3]\] commrt: broadcast on group \[0, 1, 2, 3\] on rank [0-3] failed: payload corrupted (COMMRT_DEBUG=checksum): the 4096-byte result on rank [0-3] has checksum [0-9a-f]*, but the root, rank 0, broadcast data with checksum [0-9a-f]*" ||
+    fail "no message naming the broadcast, the root and the corruption"
+  echo "$out" | grep -q "result wrong" && fail "the wrong data reached the program"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  ;;
+sigkill)
+  # The others time out (3000 ms here) in their all_reduce, naming rank 2,
+  # or mpirun ends the job on seeing rank 2 killed.
+  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank was killed"
+  echo "$out" | grep -q "nobody was killed" && fail "rank 2 was not killed"
+  echo "$out" | grep -q "^\[commrt rank [013]\] commrt: all_reduce on group \[0, 1, 2, 3\] timed out after 3000 ms on rank [013] (waiting for ranks that did not join: rank 2 did not answer\|exited on signal 9" ||
+    fail "neither commrt nor mpirun named the killed rank"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end after the kill"
   ;;
 *)
   fail "unknown mode"
