@@ -60,16 +60,25 @@ private:
   /// Why an all_gather or a reduce_scatter cannot be cut into one part per
   /// rank of its groups, or "".
   std::string whyNotPerShard(Operation *op, int64_t dim, Value rowsOf);
-  /// Predicted time of a gather and its reader (`split`: as broadcasts of
-  /// the shards, each followed by the reader's part on it).
-  FailureOr<double> predictGather(AllGatherOp op, ComputeOp reader, bool split,
-                                  const CostModel &model,
-                                  const Topology &topology);
-  /// Predicted time of a compute and the reduce_scatter of its result
-  /// (`split`: its parts, each reduced onto the rank that keeps it).
-  FailureOr<double> predictScatter(ComputeOp compute, ReduceScatterOp op,
-                                   bool split, const CostModel &model,
+  /// The model's times of a collective and the compute it feeds or reads:
+  /// the whole collective, one ring step, a part of the compute.
+  struct RingTimes {
+    double wholeUs, stepUs, partUs, bytes;
+    int64_t parts;
+  };
+  FailureOr<RingTimes> predictRing(Operation *collective, ComputeOp compute,
+                                   const CostModel &model,
                                    const Topology &topology);
+  /// Predicted times (as written, cut) of a gather and its reader, and of
+  /// a compute and the reduce_scatter of its result.
+  FailureOr<std::pair<double, double>> predictGather(AllGatherOp op,
+                                                     ComputeOp reader,
+                                                     const CostModel &model,
+                                                     const Topology &topology);
+  FailureOr<std::pair<double, double>> predictScatter(ComputeOp compute,
+                                                      ReduceScatterOp op,
+                                                      const CostModel &model,
+                                                      const Topology &topology);
   void splitGather(AllGatherOp op, ComputeOp reader);
   /// Cuts the all_gathers read by a rowwise compute and the reduce_scatters
   /// of a compute's result into one part per rank of their groups.
@@ -78,8 +87,8 @@ private:
   void splitScatter(ComputeOp compute, ReduceScatterOp op);
   /// Whether the model says to cut; remarks under explain. (With `chunks`
   /// set there is no model: every candidate is cut.)
-  bool worthCutting(Operation *op, FailureOr<double> whole,
-                    FailureOr<double> cut, int64_t parts);
+  bool worthCutting(Operation *op, FailureOr<std::pair<double, double>> times,
+                    int64_t parts);
 
   /// All_reduces a chain took along (no longer candidates of their own).
   llvm::DenseSet<Operation *> consumed;
@@ -291,69 +300,60 @@ static CollectiveRequest ringStep(ReplicaGroupsAttr groups, uint64_t bytes,
   return step;
 }
 
-FailureOr<double> PipelinePass::predictGather(AllGatherOp op, ComputeOp reader,
-                                              bool split,
-                                              const CostModel &model,
-                                              const Topology &topology) {
-  std::optional<CollectiveRequest> request = getCollectiveRequest(op);
-  std::optional<double> computeUs = getLocalTimeUs(reader, topology);
+FailureOr<PipelinePass::RingTimes>
+PipelinePass::predictRing(Operation *collective, ComputeOp compute,
+                          const CostModel &model, const Topology &topology) {
+  std::optional<CollectiveRequest> request = getCollectiveRequest(collective);
+  std::optional<double> computeUs = getLocalTimeUs(compute, topology);
   if (!request || !computeUs)
     return failure();
-  int64_t n = op.getGroups().getGroupSize();
-  if (!split) {
-    FailureOr<double> gather = predictRequest(*request, model, backend);
-    if (failed(gather))
-      return failure();
-    return *gather + *computeUs;
-  }
-  // n - 1 ring steps of one shard; part 0 is the rank's own rows, part s
-  // waits for step s.
+  ReplicaGroupsAttr groups =
+      cast<CollectiveOpInterface>(collective).getReplicaGroups();
+  int64_t n = groups.getGroupSize();
+  FailureOr<double> whole = predictRequest(*request, model, backend);
+  // One ring step: every rank sends 1/n of the bytes to the next.
   FailureOr<double> step = predictRequest(
-      ringStep(op.getGroups(), request->bytes / n, request->elementBytes),
-      model, backend);
-  if (failed(step))
+      ringStep(groups, request->bytes / n, request->elementBytes), model,
+      backend);
+  if (failed(whole) || failed(step))
     return failure();
-  double part = *computeUs / n, end = 0;
-  for (int64_t s = 0; s < n; ++s)
-    end = std::max(end, s * *step) + part;
+  return RingTimes{*whole, *step, *computeUs / n,
+                   static_cast<double>(request->bytes), n};
+}
+
+FailureOr<std::pair<double, double>>
+PipelinePass::predictGather(AllGatherOp op, ComputeOp reader,
+                            const CostModel &model, const Topology &topology) {
+  FailureOr<RingTimes> t = predictRing(op, reader, model, topology);
+  if (failed(t))
+    return failure();
+  // Part 0 is the rank's own rows; part s waits for ring step s.
+  double end = 0;
+  for (int64_t s = 0; s < t->parts; ++s)
+    end = std::max(end, s * t->stepUs) + t->partUs;
   // The parts joined and rotated back: two passes over the result.
   double bytes = static_cast<double>(
       getStorageBytes(cast<ShapedType>(reader->getResult(0).getType()))
           .value_or(0));
-  return end + 2 * getPackTimeUs(bytes, topology);
+  return std::make_pair(t->wholeUs + t->partUs * t->parts,
+                        end + 2 * getPackTimeUs(bytes, topology));
 }
 
-FailureOr<double> PipelinePass::predictScatter(ComputeOp compute,
-                                               ReduceScatterOp op, bool split,
-                                               const CostModel &model,
-                                               const Topology &topology) {
-  std::optional<CollectiveRequest> request = getCollectiveRequest(op);
-  std::optional<double> computeUs = getLocalTimeUs(compute, topology);
-  if (!request || !computeUs)
+FailureOr<std::pair<double, double>>
+PipelinePass::predictScatter(ComputeOp compute, ReduceScatterOp op,
+                             const CostModel &model, const Topology &topology) {
+  FailureOr<RingTimes> t = predictRing(op, compute, model, topology);
+  if (failed(t))
     return failure();
-  int64_t n = op.getGroups().getGroupSize();
-  if (!split) {
-    FailureOr<double> scatter = predictRequest(*request, model, backend);
-    if (failed(scatter))
-      return failure();
-    return *scatter + *computeUs;
-  }
-  // The first part, then n - 1 ring steps: each sends the running sum on,
+  // The first part, then n - 1 ring steps: each sends the running sum on
   // while the next part computes, and adds what arrives to that part.
-  FailureOr<double> step = predictRequest(
-      ringStep(op.getGroups(), request->bytes / n, request->elementBytes),
-      model, backend);
-  if (failed(step))
-    return failure();
-  double part = *computeUs / n;
-  double partBytes = static_cast<double>(request->bytes) / n;
-  double combine = getPackTimeUs(1.5 * partBytes, topology);
-  double computeEnd = part, ready = part;
-  for (int64_t s = 0; s + 1 < n; ++s) {
-    computeEnd += part;
-    ready = std::max(ready + *step, computeEnd) + combine;
+  double combine = getPackTimeUs(1.5 * t->bytes / t->parts, topology);
+  double computeEnd = t->partUs, ready = t->partUs;
+  for (int64_t s = 0; s + 1 < t->parts; ++s) {
+    computeEnd += t->partUs;
+    ready = std::max(ready + t->stepUs, computeEnd) + combine;
   }
-  return ready;
+  return std::make_pair(t->wholeUs + t->partUs * t->parts, ready);
 }
 
 /// Sends `value` to the next rank of each group (one ring step; the
@@ -473,27 +473,29 @@ void PipelinePass::splitScatter(ComputeOp compute, ReduceScatterOp op) {
   compute.erase();
 }
 
-bool PipelinePass::worthCutting(Operation *op, FailureOr<double> whole,
-                                FailureOr<double> cut, int64_t parts) {
-  if (failed(whole) || failed(cut)) {
+bool PipelinePass::worthCutting(Operation *op,
+                                FailureOr<std::pair<double, double>> times,
+                                int64_t parts) {
+  if (failed(times)) {
     if (explain)
       op->emitRemark() << "comm-pipeline: kept whole: the cost model has no "
                           "time for it";
     return false;
   }
+  auto [whole, cut] = *times;
   // Only a clear gain pays for the extra launches the model does not see.
-  if (*cut > 0.98 * *whole) {
+  if (cut > 0.98 * whole) {
     if (explain)
       op->emitRemark() << llvm::formatv(
           "comm-pipeline: kept whole: {0:F2} us as written, {1} parts "
           "{2:F2} us",
-          *whole, parts, *cut);
+          whole, parts, cut);
     return false;
   }
   if (explain)
     op->emitRemark() << llvm::formatv(
-        "comm-pipeline: {0} parts: {1:F2} us instead of {2:F2} us", parts, *cut,
-        *whole);
+        "comm-pipeline: {0} parts: {1:F2} us instead of {2:F2} us", parts, cut,
+        whole);
   return true;
 }
 
@@ -650,9 +652,8 @@ void PipelinePass::runPerShard(ArrayRef<Operation *> ops,
       }
       int64_t n = gather.getGroups().getGroupSize();
       if (model &&
-          !worthCutting(
-              op, predictGather(gather, reader, false, *model, *topology),
-              predictGather(gather, reader, true, *model, *topology), n)) {
+          !worthCutting(op, predictGather(gather, reader, *model, *topology),
+                        n)) {
         ++numKept;
         continue;
       }
@@ -673,9 +674,8 @@ void PipelinePass::runPerShard(ArrayRef<Operation *> ops,
     }
     int64_t n = scatter.getGroups().getGroupSize();
     if (model &&
-        !worthCutting(
-            op, predictScatter(compute, scatter, false, *model, *topology),
-            predictScatter(compute, scatter, true, *model, *topology), n)) {
+        !worthCutting(op, predictScatter(compute, scatter, *model, *topology),
+                      n)) {
       ++numKept;
       continue;
     }
