@@ -639,47 +639,37 @@ void PipelinePass::runPerShard(ArrayRef<Operation *> ops,
                                const CostModel *model,
                                const Topology *topology) {
   for (Operation *op : ops) {
-    if (auto gather = dyn_cast<AllGatherOp>(op)) {
-      ComputeOp reader = rowwiseReaderOf(gather.getResult());
-      if (!reader)
-        continue;
-      std::string why = whyNotPerShard(op, gather.getDim(), gather.getResult());
-      if (!why.empty()) {
-        ++numKept;
-        if (explain)
-          op->emitRemark() << "comm-pipeline: kept whole: " << why;
-        continue;
-      }
-      int64_t n = gather.getGroups().getGroupSize();
-      if (model &&
-          !worthCutting(op, predictGather(gather, reader, *model, *topology),
-                        n)) {
-        ++numKept;
-        continue;
-      }
-      splitGather(gather, reader);
-      ++numPipelined;
-      continue;
-    }
-    auto scatter = cast<ReduceScatterOp>(op);
-    ComputeOp compute = scatterProducerOf(scatter);
+    auto gather = dyn_cast<AllGatherOp>(op);
+    auto scatter = dyn_cast<ReduceScatterOp>(op);
+    // The compute the collective feeds (a gather) or reads (a scatter).
+    ComputeOp compute = gather ? rowwiseReaderOf(gather.getResult())
+                               : scatterProducerOf(scatter);
     if (!compute)
-      continue;
-    std::string why = whyNotPerShard(op, scatter.getDim(), scatter.getInput());
+      continue; // an earlier cut took it
+    std::string why =
+        gather ? whyNotPerShard(op, gather.getDim(), gather.getResult())
+               : whyNotPerShard(op, scatter.getDim(), scatter.getInput());
     if (!why.empty()) {
       ++numKept;
       if (explain)
         op->emitRemark() << "comm-pipeline: kept whole: " << why;
       continue;
     }
-    int64_t n = scatter.getGroups().getGroupSize();
+    int64_t n =
+        cast<CollectiveOpInterface>(op).getReplicaGroups().getGroupSize();
     if (model &&
-        !worthCutting(op, predictScatter(compute, scatter, *model, *topology),
+        !worthCutting(op,
+                      gather
+                          ? predictGather(gather, compute, *model, *topology)
+                          : predictScatter(compute, scatter, *model, *topology),
                       n)) {
       ++numKept;
       continue;
     }
-    splitScatter(compute, scatter);
+    if (gather)
+      splitGather(gather, compute);
+    else
+      splitScatter(compute, scatter);
     ++numPipelined;
   }
 }
