@@ -371,6 +371,13 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
       cannot run (every collective on `verbs`; the one algorithm table
       says), `all` everything it can, `none` nothing.
 
+    A plan's `chunk_bytes` cuts every ring chunk into pieces of about that
+    size (at most 64; an all_reduce pads to whole pieces, a reduce_scatter
+    or all_gather takes the most pieces that divide its chunk): piece `q`
+    of step `s + 1` is sent as soon as piece `q` of step `s` has arrived
+    and been combined, while the other pieces are in flight (each receive
+    is started ahead, `comm.start`).
+
     An average is summed around the ring and scaled by `1/n` once
     (`arith.mulf` by a splat constant, which comm-bufferize makes a
     `comm.buffer.scale`).

@@ -687,6 +687,26 @@ LogicalResult PackOp::verify() {
                             getOffsets(), "input", getNumBlocks());
 }
 
+StartOp mlir::comm::createStartedRecv(OpBuilder &builder, SendOp send) {
+  Location loc = send.getLoc();
+  auto start =
+      StartOp::create(builder, loc, TokenType::get(builder.getContext()));
+  OpBuilder inside(builder.getContext());
+  inside.createBlock(&start.getBody());
+  Value received = RecvOp::create(inside, loc, send.getInput().getType(),
+                                  send.getPairsAttr(), send.getTagAttr(),
+                                  send.getPlanAttr());
+  YieldOp::create(inside, loc, ValueRange{received});
+  return start;
+}
+
+Value mlir::comm::createWaitedRecv(OpBuilder &builder, StartOp start) {
+  Type type = start.getYield().getValues().front().getType();
+  return WaitOp::create(builder, start.getLoc(), TypeRange{type},
+                        start.getToken())
+      .getResult(0);
+}
+
 PlanAttr mlir::comm::getPiecePlan(PlanAttr plan) {
   if (!plan || (!plan.getPrecision() && !plan.getRoute() && !plan.getStream()))
     return nullptr;

@@ -140,7 +140,13 @@ public:
                               ReductionKind kind) {
     ReductionKind pairwise =
         kind == ReductionKind::avg ? ReductionKind::sum : kind;
-    for (int64_t s = 0; s + 1 < n; ++s) {
+    if (pieces > 1) {
+      SmallVector<SmallVector<Value>> cut = cutChunks(chunks);
+      if (failed(pipelinedSteps(cut, -1, pairwise)))
+        return failure();
+      chunks[0] = joinPieces(cut[0]);
+    }
+    for (int64_t s = 0; pieces == 1 && s + 1 < n; ++s) {
       int64_t send = mod(-1 - s), into = mod(-2 - s);
       Value received = exchange(chunks[send], 1);
       FailureOr<Value> combined =
@@ -162,11 +168,92 @@ public:
 
   /// All-gather steps: from chunk 0 on every rank, fills all the others.
   void allGather(SmallVectorImpl<Value> &chunks) {
+    if (pieces > 1) {
+      SmallVector<Value> own(n);
+      own[0] = chunks[0];
+      SmallVector<SmallVector<Value>> cut = cutChunks(own);
+      (void)pipelinedSteps(cut, 0, std::nullopt); // no combine can fail
+      for (int64_t c = 0; c < n; ++c)
+        chunks[c] = joinPieces(cut[c]);
+      return;
+    }
     for (int64_t s = 0; s + 1 < n; ++s)
       chunks[mod(-1 - s)] = exchange(chunks[mod(-s)], 1);
   }
 
   int64_t mod(int64_t value) const { return ((value % n) + n) % n; }
+
+  /// Sends `value` to the next rank of each group and starts the receive
+  /// from the previous one (a ring step in flight; finish() takes it).
+  StartOp startStep(Value value) {
+    SmallVector<int64_t> flat;
+    for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
+      ArrayRef<int64_t> group = groups.getGroup(g);
+      for (int64_t i = 0; i < n; ++i) {
+        flat.push_back(group[i]);
+        flat.push_back(group[(i + 1) % n]);
+      }
+    }
+    auto send = SendOp::create(b, loc, value, b.getDenseI64ArrayAttr(flat),
+                               b.getI64IntegerAttr(tag), plan);
+    return createStartedRecv(b, send);
+  }
+
+  /// The ring steps with every chunk cut into `pieces`, software-pipelined:
+  /// piece q of step s + 1 leaves as soon as piece q of step s has arrived
+  /// (and been combined), while the other pieces of step s are in flight.
+  /// `combine` (null for an all-gather) folds an arriving piece into the
+  /// rank's own. `first` and `step` give the chunk sent at step s and the
+  /// one it lands in: mod(first - s) and mod(first - 1 - s).
+  LogicalResult pipelinedSteps(SmallVectorImpl<SmallVector<Value>> &cut,
+                               int64_t first,
+                               std::optional<ReductionKind> combine) {
+    int64_t steps = n - 1;
+    SmallVector<StartOp> inFlight(pieces);
+    for (int64_t q = 0; q < pieces; ++q)
+      inFlight[q] = startStep(cut[mod(first)][q]);
+    for (int64_t s = 0; s < steps; ++s) {
+      int64_t into = mod(first - 1 - s);
+      for (int64_t q = 0; q < pieces; ++q) {
+        Value arrived = createWaitedRecv(b, inFlight[q]);
+        if (combine) {
+          FailureOr<Value> combined =
+              buildCombine(b, loc, *combine, cut[into][q], arrived);
+          if (failed(combined))
+            return failure();
+          cut[into][q] = *combined;
+        } else {
+          cut[into][q] = arrived;
+        }
+        if (s + 1 < steps)
+          inFlight[q] = startStep(cut[into][q]);
+      }
+    }
+    return success();
+  }
+
+  /// Each chunk cut into `pieces` flat pieces, and joined back.
+  SmallVector<SmallVector<Value>> cutChunks(ArrayRef<Value> chunks) {
+    SmallVector<SmallVector<Value>> cut;
+    for (Value chunk : chunks) {
+      if (!chunk) {
+        cut.push_back(SmallVector<Value>(pieces));
+        continue;
+      }
+      RingBuilder sub(b, loc, groups, tag, plan);
+      sub.n = pieces;
+      cut.push_back(sub.split(chunk));
+    }
+    return cut;
+  }
+  Value joinPieces(ArrayRef<Value> cut) {
+    if (cut.size() == 1)
+      return cut.front();
+    auto piece = cast<RankedTensorType>(cut.front().getType());
+    auto type = RankedTensorType::get({piece.getNumElements() * pieces},
+                                      piece.getElementType());
+    return createJoin(b, loc, type, cut);
+  }
 
   OpBuilder &b;
   Location loc;
@@ -174,6 +261,9 @@ public:
   int64_t n;
   int64_t tag;
   PlanAttr plan;
+  /// Pieces each chunk travels in (the plan's chunk_bytes): 1 sends whole
+  /// chunks one step after the other.
+  int64_t pieces = 1;
 };
 
 struct DecomposePass : public comm::impl::CommDecomposeBase<DecomposePass> {
@@ -267,9 +357,31 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
   }
   Value input = op->getOperand(0);
   Type resultType = op->getResult(0).getType();
-  int64_t elements = cast<RankedTensorType>(input.getType()).getNumElements();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t elements = inputType.getNumElements();
+  // The plan's chunk_bytes: each ring chunk travels in pieces of that size
+  // (an all_reduce pads to whole pieces; the others take the most pieces
+  // that divide their chunk), at most 64.
+  int64_t wanted = 1;
+  if (plan && plan.getChunkBytes() &&
+      isa<AllReduceOp, ReduceScatterOp, AllGatherOp>(op)) {
+    int64_t chunkElements = (elements + n - 1) / n;
+    if (auto ag = dyn_cast<AllGatherOp>(op))
+      chunkElements = elements;
+    int64_t elementBytes =
+        std::max<int64_t>(1, inputType.getElementTypeBitWidth() / 8);
+    wanted = std::clamp<int64_t>(
+        (chunkElements * elementBytes + *plan.getChunkBytes() - 1) /
+            *plan.getChunkBytes(),
+        1, 64);
+    if (!isa<AllReduceOp>(op))
+      while (wanted > 1 && chunkElements % wanted != 0)
+        --wanted;
+  }
+  ring.pieces = wanted;
   if (auto ar = dyn_cast<AllReduceOp>(op)) {
-    int64_t padded = (elements + n - 1) / n * n;
+    int64_t padded =
+        (elements + n * ring.pieces - 1) / (n * ring.pieces) * n * ring.pieces;
     SmallVector<Value> chunks =
         ring.split(ring.rotate(ring.flatten(input, padded), false));
     if (failed(ring.reduceScatter(chunks, ar.getKind())))

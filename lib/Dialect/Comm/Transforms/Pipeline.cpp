@@ -373,27 +373,6 @@ static SendOp ringSend(OpBuilder &b, Location loc, ReplicaGroupsAttr groups,
                         b.getI64IntegerAttr(tag), plan);
 }
 
-/// The receive matching `send` (same pairs and tag), started at `b`'s
-/// point so that the data moves while the rank computes; its comm.wait
-/// (waitRecv) comes where the data is read.
-static StartOp startRecv(OpBuilder &b, SendOp send) {
-  Location loc = send.getLoc();
-  auto start = StartOp::create(b, loc, TokenType::get(b.getContext()));
-  OpBuilder inside(b.getContext());
-  inside.createBlock(&start.getBody());
-  Value received = RecvOp::create(inside, loc, send.getInput().getType(),
-                                  send.getPairsAttr(), send.getTagAttr(),
-                                  send.getPlanAttr());
-  YieldOp::create(inside, loc, ValueRange{received});
-  return start;
-}
-
-static Value waitRecv(OpBuilder &b, StartOp start) {
-  Type type = start.getYield().getValues().front().getType();
-  return WaitOp::create(b, start.getLoc(), TypeRange{type}, start.getToken())
-      .getResult(0);
-}
-
 void PipelinePass::splitGather(AllGatherOp op, ComputeOp reader) {
   // XLA's windowed einsum: the rank's own rows are computed first while
   // they travel to the next rank; at step s the rows of the rank s places
@@ -412,12 +391,12 @@ void PipelinePass::splitGather(AllGatherOp op, ComputeOp reader) {
   for (int64_t s = 0; s < n; ++s) {
     StartOp next;
     if (s + 1 < n)
-      next = startRecv(b, ringSend(b, loc, groups, rows, tag, plan));
+      next = createStartedRecv(b, ringSend(b, loc, groups, rows, tag, plan));
     parts[rowsOf(s)] =
         computePart(b, reader, rowsOf(s), n, op.getResult(), rows, groups)
             ->getResult(0);
     if (next)
-      rows = waitRecv(b, next);
+      rows = createWaitedRecv(b, next);
   }
   auto type = reader->getResult(0).getType();
   PackOp joined = createJoin(b, loc, type, parts);
@@ -452,9 +431,10 @@ void PipelinePass::splitScatter(ComputeOp compute, ReduceScatterOp op) {
   for (int64_t s = 0; s + 1 < n; ++s) {
     ComputeOp next = all[mod(-2 - s)];
     b.setInsertionPoint(next);
-    StartOp recv = startRecv(b, ringSend(b, loc, groups, sum, tag, plan));
+    StartOp recv =
+        createStartedRecv(b, ringSend(b, loc, groups, sum, tag, plan));
     b.setInsertionPointAfter(next);
-    Value arrived = waitRecv(b, recv);
+    Value arrived = createWaitedRecv(b, recv);
     FailureOr<Value> combined =
         buildCombine(b, loc, pairwise, next->getResult(0), arrived);
     assert(succeeded(combined) && "the reduction was checked before");

@@ -57,6 +57,12 @@ namespace comm {
 PackOp createJoin(OpBuilder &builder, Location loc, Type resultType,
                   ValueRange parts);
 
+/// The receive matching `send` (same pairs, tag and plan), started at
+/// `builder`'s point inside a comm.start so that the data moves while the
+/// rank goes on; createWaitedRecv takes it where it is read.
+StartOp createStartedRecv(OpBuilder &builder, SendOp send);
+Value createWaitedRecv(OpBuilder &builder, StartOp start);
+
 /// The fields of a collective's plan that the pieces a pass cuts it into
 /// keep: the wire type, the route and the stream (an algorithm or protocol
 /// named the whole collective's). Null when none is set.
