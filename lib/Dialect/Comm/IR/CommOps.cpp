@@ -687,6 +687,20 @@ LogicalResult PackOp::verify() {
                             getOffsets(), "input", getNumBlocks());
 }
 
+SmallVector<int64_t> mlir::comm::getRingPairs(ReplicaGroupsAttr groups,
+                                              int64_t shift) {
+  SmallVector<int64_t> flat;
+  int64_t n = groups.getGroupSize();
+  for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
+    ArrayRef<int64_t> group = groups.getGroup(g);
+    for (int64_t i = 0; i < n; ++i) {
+      flat.push_back(group[i]);
+      flat.push_back(group[(((i + shift) % n) + n) % n]);
+    }
+  }
+  return flat;
+}
+
 StartOp mlir::comm::createStartedRecv(OpBuilder &builder, SendOp send) {
   Location loc = send.getLoc();
   auto start =

@@ -63,15 +63,8 @@ public:
   /// Every rank sends `value` to the rank `shift` places after it in its
   /// group; returns what arrives from the rank `shift` places before.
   Value exchange(Value value, int64_t shift) {
-    SmallVector<int64_t> flat;
-    for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
-      ArrayRef<int64_t> group = groups.getGroup(g);
-      for (int64_t i = 0; i < n; ++i) {
-        flat.push_back(group[i]);
-        flat.push_back(group[(i + shift) % n]);
-      }
-    }
-    DenseI64ArrayAttr pairs = b.getDenseI64ArrayAttr(flat);
+    DenseI64ArrayAttr pairs =
+        b.getDenseI64ArrayAttr(getRingPairs(groups, shift));
     SendOp::create(b, loc, value, pairs, b.getI64IntegerAttr(tag), plan);
     return RecvOp::create(b, loc, value.getType(), pairs,
                           b.getI64IntegerAttr(tag), plan);
@@ -186,15 +179,8 @@ public:
   /// Sends `value` to the next rank of each group and starts the receive
   /// from the previous one (a ring step in flight; finish() takes it).
   StartOp startStep(Value value) {
-    SmallVector<int64_t> flat;
-    for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
-      ArrayRef<int64_t> group = groups.getGroup(g);
-      for (int64_t i = 0; i < n; ++i) {
-        flat.push_back(group[i]);
-        flat.push_back(group[(i + 1) % n]);
-      }
-    }
-    auto send = SendOp::create(b, loc, value, b.getDenseI64ArrayAttr(flat),
+    auto send = SendOp::create(b, loc, value,
+                               b.getDenseI64ArrayAttr(getRingPairs(groups, 1)),
                                b.getI64IntegerAttr(tag), plan);
     return createStartedRecv(b, send);
   }

@@ -291,12 +291,9 @@ static CollectiveRequest ringStep(ReplicaGroupsAttr groups, uint64_t bytes,
   step.kind = CollectiveKind::SendRecv;
   step.bytes = bytes;
   step.elementBytes = elementBytes;
-  int64_t n = groups.getGroupSize();
-  for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
-    ArrayRef<int64_t> group = groups.getGroup(g);
-    for (int64_t i = 0; i < n; ++i)
-      step.pairs.push_back({group[i], group[(i + 1) % n]});
-  }
+  SmallVector<int64_t> flat = getRingPairs(groups, 1);
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    step.pairs.push_back({flat[i], flat[i + 1]});
   return step;
 }
 
@@ -360,16 +357,8 @@ PipelinePass::predictScatter(ComputeOp compute, ReduceScatterOp op,
 /// matching receive is ringRecv's, placed apart so work fits between).
 static SendOp ringSend(OpBuilder &b, Location loc, ReplicaGroupsAttr groups,
                        Value value, int64_t tag, PlanAttr plan) {
-  SmallVector<int64_t> flat;
-  int64_t n = groups.getGroupSize();
-  for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
-    ArrayRef<int64_t> group = groups.getGroup(g);
-    for (int64_t i = 0; i < n; ++i) {
-      flat.push_back(group[i]);
-      flat.push_back(group[(i + 1) % n]);
-    }
-  }
-  return SendOp::create(b, loc, value, b.getDenseI64ArrayAttr(flat),
+  return SendOp::create(b, loc, value,
+                        b.getDenseI64ArrayAttr(getRingPairs(groups, 1)),
                         b.getI64IntegerAttr(tag), plan);
 }
 

@@ -57,6 +57,10 @@ namespace comm {
 PackOp createJoin(OpBuilder &builder, Location loc, Type resultType,
                   ValueRange parts);
 
+/// The [source, target] pairs (flat) in which every rank of each group
+/// sends to the rank `shift` places after it in its group: one ring step.
+SmallVector<int64_t> getRingPairs(ReplicaGroupsAttr groups, int64_t shift);
+
 /// The receive matching `send` (same pairs, tag and plan), started at
 /// `builder`'s point inside a comm.start so that the data moves while the
 /// rank goes on; createWaitedRecv takes it where it is read.
