@@ -98,6 +98,19 @@ mlir::comm::getCollectiveRequest(Operation *op) {
   return request;
 }
 
+std::optional<double> mlir::comm::predictTimeUs(CollectiveRequest request,
+                                                const CostModel &model,
+                                                Backend backend, bool native) {
+  request.backend = backend;
+  request.native = native;
+  llvm::Expected<Prediction> prediction = model.predict(request);
+  if (!prediction) {
+    llvm::consumeError(prediction.takeError());
+    return std::nullopt;
+  }
+  return prediction->timeUs;
+}
+
 /// Dense peak throughput of a GPU (bf16 tensor cores), for compute steps
 /// that give flops but no time (datasheet figures, docs/Simulator.md).
 static double getPeakFlops(const Device &gpu) {

@@ -30,6 +30,14 @@ namespace comm {
 /// std::nullopt for ops that move nothing between ranks or memories.
 std::optional<CollectiveRequest> getCollectiveRequest(Operation *op);
 
+/// The model's time for `request` on `backend`, in us, or std::nullopt
+/// where it has none: with `native`, the backend's own collective (what
+/// runs when no plan names an algorithm); otherwise the fastest schedule
+/// the backend realizes when a plan names one.
+std::optional<double> predictTimeUs(CollectiveRequest request,
+                                    const CostModel &model, Backend backend,
+                                    bool native);
+
 /// How long `op` occupies a rank without communicating, in us: a
 /// comm.compute its `time_us`, else the larger of its flops at the GPU's
 /// dense peak and its bytes at the GPU's HBM bandwidth; a comm.pack or

@@ -270,10 +270,8 @@ StringRef spaceOf(MemorySpace space) {
 StringRef spaceOfBuffer(Value buffer, const CommToEmitCState &state) {
   if (!state.cuda)
     return "COMMRT_HOST";
-  if (Operation *def = buffer.getDefiningOp())
-    if (auto space = def->getAttrOfType<MemorySpaceAttr>(
-            CommDialect::getSpaceAttrName()))
-      return spaceOf(space.getValue());
+  if (std::optional<MemorySpace> space = getRecordedSpace(buffer))
+    return spaceOf(*space);
   return state.defaultSpace;
 }
 

@@ -72,19 +72,14 @@ static LogicalResult checkPlan(Operation *op, Target target) {
     // On verbs a host-staged transfer's buffers are in host memory, where
     // comm-route's copies put them.
     if (*plan.getRoute() == Route::host_staged && backend == Backend::verbs)
-      for (Value buffer : op->getOperands()) {
-        auto space =
-            buffer.getDefiningOp()
-                ? buffer.getDefiningOp()->getAttrOfType<MemorySpaceAttr>(
-                      CommDialect::getSpaceAttrName())
-                : MemorySpaceAttr();
-        if (!space || space.getValue() == MemorySpace::hbm)
+      for (Value buffer : op->getOperands())
+        if (getRecordedSpace(buffer).value_or(MemorySpace::hbm) ==
+            MemorySpace::hbm)
           return op->emitError()
                  << "plan route 'host_staged' of comm." << getTransferName(op)
                  << " needs its buffers in pinned host memory on the verbs "
                     "backend; run comm-route (backend=verbs) before "
                     "comm-bufferize to stage them";
-      }
   }
   if (!plan || !plan.getAlgorithm() || !kind)
     return success();

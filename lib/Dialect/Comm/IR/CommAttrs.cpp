@@ -335,3 +335,17 @@ void PlanAttr::print(AsmPrinter &printer) const {
   llvm::interleaveComma(fields, printer);
   printer << '>';
 }
+
+PlanAttr
+mlir::comm::getPlanWith(MLIRContext *context, PlanAttr plan,
+                        llvm::function_ref<void(PlanFields &)> update) {
+  PlanFields fields;
+  if (plan)
+    fields = {plan.getAlgorithm(),  plan.getProtocol(),  plan.getChannels(),
+              plan.getChunkBytes(), plan.getPrecision(), plan.getRoute(),
+              plan.getStream()};
+  update(fields);
+  return PlanAttr::get(context, fields.algorithm, fields.protocol,
+                       fields.channels, fields.chunkBytes, fields.precision,
+                       fields.route, fields.stream);
+}

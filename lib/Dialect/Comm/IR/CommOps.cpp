@@ -687,6 +687,21 @@ LogicalResult PackOp::verify() {
                             getOffsets(), "input", getNumBlocks());
 }
 
+std::optional<MemorySpace> mlir::comm::getRecordedSpace(Value value) {
+  if (Operation *def = value.getDefiningOp())
+    if (auto space = def->getAttrOfType<MemorySpaceAttr>(
+            CommDialect::getSpaceAttrName()))
+      return space.getValue();
+  return std::nullopt;
+}
+
+RankedTensorType mlir::comm::getSliceType(RankedTensorType type,
+                                          int64_t parts) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] /= parts;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
 SmallVector<int64_t> mlir::comm::getRingPairs(ReplicaGroupsAttr groups,
                                               int64_t shift) {
   SmallVector<int64_t> flat;

@@ -463,10 +463,7 @@ void DecomposePass::split(AllReduceOp op) {
   RingBuilder shapes(b, loc, groups, 0, nullptr);
   Value input = shapes.divisible(op.getInput(), n);
   auto inputType = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shardShape(inputType.getShape());
-  shardShape[0] /= n;
-  auto shardType =
-      RankedTensorType::get(shardShape, inputType.getElementType());
+  RankedTensorType shardType = getSliceType(inputType, n);
   PlanAttr plan = getPiecePlan(op.getPlanAttr());
   auto rs = ReduceScatterOp::create(b, loc, shardType, input, op.getKindAttr(),
                                     groups, b.getI64IntegerAttr(0), plan);
@@ -482,14 +479,7 @@ static double predictUs(Operation *op, const CostModel &model,
   std::optional<CollectiveRequest> request = getCollectiveRequest(op);
   if (!request)
     return -1;
-  request->backend = backend;
-  request->native = true;
-  llvm::Expected<Prediction> prediction = model.predict(*request);
-  if (!prediction) {
-    llvm::consumeError(prediction.takeError());
-    return -1;
-  }
-  return prediction->timeUs;
+  return predictTimeUs(*request, model, backend, /*native=*/true).value_or(-1);
 }
 
 std::string DecomposePass::splitByMachine(AllReduceOp op,
@@ -539,10 +529,7 @@ std::string DecomposePass::splitByMachine(AllReduceOp op,
   RingBuilder shapes(b, loc, inside, 0, nullptr);
   Value input = shapes.divisible(op.getInput(), perMachine);
   auto inputType = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> shardShape(inputType.getShape());
-  shardShape[0] /= perMachine;
-  auto shardType =
-      RankedTensorType::get(shardShape, inputType.getElementType());
+  RankedTensorType shardType = getSliceType(inputType, perMachine);
   PlanAttr plan = getPiecePlan(op.getPlanAttr());
   // An average of averages over equal counts is the average.
   auto scatter =

@@ -51,11 +51,9 @@ private:
   /// (and its all_reduce, where the model says the parts pay).
   void extend(PackOp join, int64_t k, const CostModel *model,
               const Topology *topology);
-  /// A rowwise compute that can take the parts of `join` in its place.
-  ComputeOp rowwiseReaderOf(PackOp join);
-
   /// A rowwise compute that reads `value` (as its one input with that many
-  /// rows) and makes as many rows.
+  /// rows) and makes as many rows: it can take the parts of a join, or of a
+  /// gather, in its place.
   ComputeOp rowwiseReaderOf(Value value);
   /// Why an all_gather or a reduce_scatter cannot be cut into one part per
   /// rank of its groups, or "".
@@ -121,14 +119,11 @@ FailureOr<double> PipelinePass::predict(ComputeOp compute, AllReduceOp op,
   if (!request || !computeUs)
     return failure();
   request->bytes /= k;
-  request->backend = backend;
-  request->native = true;
-  llvm::Expected<Prediction> prediction = model.predict(*request);
-  if (!prediction) {
-    llvm::consumeError(prediction.takeError());
+  std::optional<double> transferUs =
+      predictTimeUs(*request, model, backend, /*native=*/true);
+  if (!transferUs)
     return failure();
-  }
-  double part = *computeUs / k, transfer = prediction->timeUs;
+  double part = *computeUs / k, transfer = *transferUs;
   if (k == 1)
     return part + transfer;
   // Parts compute back to back; each part's transfer runs once the part
@@ -149,10 +144,8 @@ static ComputeOp computePart(OpBuilder &b, ComputeOp compute, int64_t i,
                              int64_t k, Value whole = {},
                              Value replacement = {},
                              ReplicaGroupsAttr rotatedOver = nullptr) {
-  auto type = cast<RankedTensorType>(compute->getResult(0).getType());
-  SmallVector<int64_t> partShape(type.getShape());
-  partShape[0] /= k;
-  auto partType = RankedTensorType::get(partShape, type.getElementType());
+  RankedTensorType partType =
+      getSliceType(cast<RankedTensorType>(compute->getResult(0).getType()), k);
   auto scaled = [&](FloatAttr attr) {
     return attr ? b.getF64FloatAttr(attr.getValueAsDouble() / k) : FloatAttr();
   };
@@ -213,10 +206,6 @@ PackOp PipelinePass::split(ComputeOp compute, AllReduceOp op, int64_t k) {
   return join;
 }
 
-ComputeOp PipelinePass::rowwiseReaderOf(PackOp join) {
-  return rowwiseReaderOf(join.getResult());
-}
-
 ComputeOp PipelinePass::rowwiseReaderOf(Value value) {
   if (!value.hasOneUse())
     return nullptr;
@@ -267,22 +256,6 @@ std::string PipelinePass::whyNotPerShard(Operation *op, int64_t dim,
   return "";
 }
 
-/// The model's time for `request` on `backend`, or failure: the fastest
-/// schedule the backend runs when a plan names it (comm-select-algorithm
-/// chooses one after this pass), or with `native` the backend's own.
-static FailureOr<double> predictRequest(CollectiveRequest request,
-                                        const CostModel &model, Backend backend,
-                                        bool native = false) {
-  request.backend = backend;
-  request.native = native;
-  llvm::Expected<Prediction> prediction = model.predict(request);
-  if (!prediction) {
-    llvm::consumeError(prediction.takeError());
-    return failure();
-  }
-  return prediction->timeUs;
-}
-
 /// The request of one ring step over `groups`: every rank sends `bytes` to
 /// the next rank of its group.
 static CollectiveRequest ringStep(ReplicaGroupsAttr groups, uint64_t bytes,
@@ -307,12 +280,15 @@ PipelinePass::predictRing(Operation *collective, ComputeOp compute,
   ReplicaGroupsAttr groups =
       cast<CollectiveOpInterface>(collective).getReplicaGroups();
   int64_t n = groups.getGroupSize();
-  FailureOr<double> whole = predictRequest(*request, model, backend);
-  // One ring step: every rank sends 1/n of the bytes to the next.
-  FailureOr<double> step = predictRequest(
-      ringStep(groups, request->bytes / n, request->elementBytes), model,
-      backend);
-  if (failed(whole) || failed(step))
+  // The whole collective as comm-select-algorithm will plan it (the best
+  // schedule the backend realizes), and one ring step: every rank sends
+  // 1/n of the bytes to the next.
+  std::optional<double> whole =
+      predictTimeUs(*request, model, backend, /*native=*/false);
+  std::optional<double> step =
+      predictTimeUs(ringStep(groups, request->bytes / n, request->elementBytes),
+                    model, backend, /*native=*/false);
+  if (!whole || !step)
     return failure();
   return RingTimes{*whole, *step, *computeUs / n,
                    static_cast<double>(request->bytes), n};
@@ -470,7 +446,7 @@ bool PipelinePass::worthCutting(Operation *op,
 
 void PipelinePass::extend(PackOp join, int64_t k, const CostModel *model,
                           const Topology *topology) {
-  while (ComputeOp reader = rowwiseReaderOf(join)) {
+  while (ComputeOp reader = rowwiseReaderOf(join.getResult())) {
     // The reader's parts each start once their rows are reduced.
     OpBuilder b(reader);
     SmallVector<Value> rows(join.getInputs());

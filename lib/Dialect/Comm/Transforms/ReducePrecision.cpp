@@ -167,13 +167,9 @@ LogicalResult ReducePrecisionPass::narrow(Operation *op, const CostModel &model,
     return success();
   }
 
-  op->setAttr("plan",
-              PlanAttr::get(ctx, plan ? plan.getAlgorithm() : std::nullopt,
-                            plan ? plan.getProtocol() : std::nullopt,
-                            plan ? plan.getChannels() : std::nullopt,
-                            plan ? plan.getChunkBytes() : std::nullopt, wire,
-                            plan ? plan.getRoute() : std::nullopt,
-                            plan ? plan.getStream() : std::nullopt));
+  op->setAttr("plan", getPlanWith(ctx, plan, [&](PlanFields &fields) {
+                fields.precision = wire;
+              }));
   op->setAttr(CommDialect::getErrorBoundAttrName(),
               FloatAttr::get(Float64Type::get(ctx), bound));
   ++numOpsNarrowed;

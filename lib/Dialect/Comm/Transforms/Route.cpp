@@ -43,16 +43,6 @@ private:
 };
 } // namespace
 
-/// `plan` with its route set to `route` (a new plan when there is none).
-static PlanAttr withRoute(MLIRContext *ctx, PlanAttr plan, Route route) {
-  if (!plan)
-    return PlanAttr::get(ctx, std::nullopt, std::nullopt, std::nullopt,
-                         std::nullopt, Type(), route, std::nullopt);
-  return PlanAttr::get(ctx, plan.getAlgorithm(), plan.getProtocol(),
-                       plan.getChannels(), plan.getChunkBytes(),
-                       plan.getPrecision(), route, plan.getStream());
-}
-
 /// The route `backend` takes between the GPUs of two ranks, or an error
 /// message when they are not connected.
 static FailureOr<PairRoute> getPairRoute(const Topology &topology,
@@ -170,10 +160,9 @@ LogicalResult RoutePass::route(Operation *op, const Topology *topology) {
       farthest = &pair;
 
   if (hasWritten) {
-    Route want = written;
-    if (backend == Backend::nccl && want != farthest->route)
+    if (backend == Backend::nccl && written != farthest->route)
       return op->emitError()
-             << "comm-route: plan route '" << stringifyRoute(want)
+             << "comm-route: plan route '" << stringifyRoute(written)
              << "' of comm." << opName << " is not the one NCCL takes: "
              << "rank " << farthest->source << " -> rank " << farthest->target
              << " goes by '" << stringifyRoute(farthest->route) << "' ("
@@ -182,14 +171,16 @@ LogicalResult RoutePass::route(Operation *op, const Topology *topology) {
                 "or use the verbs backend";
     // On verbs, host_staged carries any pair; gdr needs it at every pair.
     for (const PairRoute &pair : pairs)
-      if (getRouteDistance(pair.route) > getRouteDistance(want))
+      if (getRouteDistance(pair.route) > getRouteDistance(written))
         return op->emitError()
-               << "comm-route: plan route '" << stringifyRoute(want)
+               << "comm-route: plan route '" << stringifyRoute(written)
                << "' of comm." << opName << " cannot carry rank " << pair.source
                << " -> rank " << pair.target << ": " << pair.why
                << " (expected '" << stringifyRoute(pair.route) << "')";
   } else {
-    op->setAttr("plan", withRoute(ctx, plan, farthest->route));
+    op->setAttr("plan", getPlanWith(ctx, plan, [&](PlanFields &fields) {
+                  fields.route = farthest->route;
+                }));
     ++numRouted;
   }
   Route chosen = hasWritten ? written : farthest->route;
@@ -215,11 +206,9 @@ void RoutePass::stage(Operation *op) {
   // there already: a copy out of GPU memory, or a staged receive (whose
   // copy to the GPU this send then does not need).
   auto stageInput = [&](OpOperand &input) {
-    if (Operation *def = input.get().getDefiningOp())
-      if (auto space = def->getAttrOfType<MemorySpaceAttr>(
-              CommDialect::getSpaceAttrName());
-          space && space.getValue() != MemorySpace::hbm)
-        return;
+    if (getRecordedSpace(input.get()).value_or(MemorySpace::hbm) !=
+        MemorySpace::hbm)
+      return;
     if (auto copy = input.get().getDefiningOp<CopyOp>()) {
       if (copy.getDst() != MemorySpace::hbm)
         return;

@@ -182,14 +182,11 @@ void SchedulePass::scheduleBlock(Block &block) {
           getCollectiveRequest(t.collective);
       if (!request)
         continue;
-      request->backend = backend;
-      request->native =
-          !cast<CollectiveOpInterface>(t.collective).getPlanAttr();
-      llvm::Expected<Prediction> p = model->predict(*request);
-      if (p)
-        duration[i] = p->timeUs;
-      else
-        llvm::consumeError(p.takeError());
+      if (std::optional<double> us = predictTimeUs(
+              *request, *model, backend,
+              /*native=*/
+              !cast<CollectiveOpInterface>(t.collective).getPlanAttr()))
+        duration[i] = *us;
     }
   }
   auto clockAt = [&](int64_t gap) { return gap < 0 ? 0.0 : clockAfter[gap]; };
@@ -341,13 +338,9 @@ void SchedulePass::scheduleBlock(Block &block) {
         PlanAttr plan = collective.getPlanAttr();
         if (!plan || !plan.getStream())
           collective.setPlanAttr(
-              PlanAttr::get(ctx, plan ? plan.getAlgorithm() : std::nullopt,
-                            plan ? plan.getProtocol() : std::nullopt,
-                            plan ? plan.getChannels() : std::nullopt,
-                            plan ? plan.getChunkBytes() : std::nullopt,
-                            plan ? plan.getPrecision() : Type(),
-                            plan ? plan.getRoute() : std::nullopt,
-                            static_cast<int64_t>(streamIndex++ % streams)));
+              getPlanWith(ctx, plan, [&](PlanFields &fields) {
+                fields.stream = static_cast<int64_t>(streamIndex++ % streams);
+              }));
       }
       ++numOpsScheduled;
       if (explain)

@@ -159,10 +159,13 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
     if (!planChunk && chunkBytes > 0)
       planChunk = chunkBytes;
   }
-  auto updated = PlanAttr::get(
-      op->getContext(), chosen, protocolToWrite, planChannels, planChunk,
-      old ? old.getPrecision() : Type(), old ? old.getRoute() : std::nullopt,
-      old ? old.getStream() : std::nullopt);
+  PlanAttr updated =
+      getPlanWith(op->getContext(), old, [&](PlanFields &fields) {
+        fields.algorithm = chosen;
+        fields.protocol = protocolToWrite;
+        fields.channels = planChannels;
+        fields.chunkBytes = planChunk;
+      });
   bool empty =
       !chosen && !protocolToWrite && !planChannels && !planChunk &&
       !(old && (old.getPrecision() || old.getRoute() || old.getStream()));

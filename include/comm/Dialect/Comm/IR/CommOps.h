@@ -67,6 +67,15 @@ SmallVector<int64_t> getRingPairs(ReplicaGroupsAttr groups, int64_t shift);
 StartOp createStartedRecv(OpBuilder &builder, SendOp send);
 Value createWaitedRecv(OpBuilder &builder, StartOp start);
 
+/// The memory space recorded on the op that defines `value`
+/// (`comm.space`: an allocation by comm-bufferize, or a receive staged by
+/// comm-route), or std::nullopt.
+std::optional<MemorySpace> getRecordedSpace(Value value);
+
+/// The type of one of `parts` equal slices of `type` along dimension 0
+/// (which `parts` must divide): what createJoin joins `parts` of.
+RankedTensorType getSliceType(RankedTensorType type, int64_t parts);
+
 /// The fields of a collective's plan that the pieces a pass cuts it into
 /// keep: the wire type, the route and the stream (an algorithm or protocol
 /// named the whole collective's). Null when none is set.
