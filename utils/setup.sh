@@ -9,7 +9,7 @@ COMM_BUILD="${COMM_BUILD:-$COMM_ROOT/build}"
 
 # Debian bookworm packages. Why each is needed is in README.md.
 COMM_PACKAGES=(
-  cmake ninja-build g++ python3
+  cmake ninja-build g++ python3 graphviz
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libxml2-dev
   libopenmpi-dev openmpi-bin libibverbs-dev librdmacm-dev libgtest-dev

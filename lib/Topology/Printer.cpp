@@ -1,6 +1,7 @@
 //===- Printer.cpp - human-readable views of a topology ---------*- C++ -*-===//
 
 #include "comm/Topology/TopologyPrinter.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -8,6 +9,8 @@
 #include <map>
 
 #include <cmath>
+#include <functional>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -398,38 +401,246 @@ static std::string dot(StringRef text) {
   return out;
 }
 
+namespace {
+/// Where each device of one machine's drawing goes: rows down the hierarchy
+/// (CPUs, PCIe switches by depth, GPUs and NICs, NVSwitch), GPUs and NICs in
+/// device order under the switch they hang off, each parent centred over
+/// what hangs off it. Graphviz's own layouts reorder nodes within a row to
+/// reduce crossings, so comm computes the positions and pins them.
+struct DotLayout {
+  SmallVector<double> x, y;
+  SmallVector<unsigned> row;
+  double width = 0, height = 0, step = 0;
+  /// Per link: the point a link between two devices of one row with others
+  /// between them bends through (off the row: above the CPUs, below the
+  /// rest; the farther apart, the deeper), so that it does not run through
+  /// the devices between.
+  SmallVector<std::optional<double>> bend;
+  /// The lowest and highest y of anything drawn (bends included).
+  double bottom = 0, top = 0;
+
+  /// Whether a device of the row of `a` and `b` sits between them.
+  bool hasBetween(unsigned a, unsigned b) const {
+    double lo = std::min(x[a], x[b]), hi = std::max(x[a], x[b]);
+    for (unsigned device = 0; device < x.size(); ++device)
+      if (row[device] == row[a] && x[device] > lo && x[device] < hi)
+        return true;
+    return false;
+  }
+};
+} // namespace
+
+static DotLayout layOutMachine(const NodeGraph &graph) {
+  unsigned numDevices = graph.getDevices().size();
+  SmallVector<SmallVector<unsigned>> neighbours(numDevices);
+  for (const Link &link : graph.getLinks()) {
+    neighbours[link.a].push_back(link.b);
+    neighbours[link.b].push_back(link.a);
+  }
+  auto kindOf = [&](unsigned device) { return graph.getDevice(device).kind; };
+  // PCIe switch depth: 0 under a CPU (or unattached), one more per switch
+  // above it.
+  constexpr unsigned unset = ~0u;
+  SmallVector<unsigned> depth(numDevices, unset);
+  SmallVector<unsigned> queue;
+  SmallVector<unsigned> switches =
+      getDevicesInOrder(graph, DeviceKind::PCIeSwitch);
+  for (unsigned sw : switches)
+    if (llvm::any_of(neighbours[sw], [&](unsigned other) {
+          return kindOf(other) == DeviceKind::CPU;
+        }))
+      depth[sw] = 0, queue.push_back(sw);
+  for (size_t i = 0; i < queue.size(); ++i)
+    for (unsigned other : neighbours[queue[i]])
+      if (kindOf(other) == DeviceKind::PCIeSwitch && depth[other] == unset)
+        depth[other] = depth[queue[i]] + 1, queue.push_back(other);
+  unsigned maxDepth = 0;
+  for (unsigned sw : switches) {
+    if (depth[sw] == unset)
+      depth[sw] = 0;
+    maxDepth = std::max(maxDepth, depth[sw]);
+  }
+  unsigned endpointRow = switches.empty() ? 1 : maxDepth + 2;
+  DotLayout layout;
+  layout.row.assign(numDevices, endpointRow);
+  for (unsigned device = 0; device < numDevices; ++device) {
+    switch (kindOf(device)) {
+    case DeviceKind::CPU:
+      layout.row[device] = 0;
+      break;
+    case DeviceKind::PCIeSwitch:
+      layout.row[device] = 1 + depth[device];
+      break;
+    case DeviceKind::NVSwitch:
+    case DeviceKind::NetSwitch:
+      layout.row[device] = endpointRow + 1;
+      break;
+    default:
+      break;
+    }
+  }
+  // The lowest switch (or else the CPU) each endpoint hangs off orders the
+  // endpoint row: CPUs and switches in a depth-first walk, so that a nested
+  // switch's devices sit beside its siblings'.
+  SmallVector<unsigned> walk;
+  llvm::SmallDenseSet<unsigned> seen;
+  std::function<void(unsigned)> visit = [&](unsigned parent) {
+    if (!seen.insert(parent).second)
+      return;
+    walk.push_back(parent);
+    for (unsigned other : neighbours[parent])
+      if (kindOf(other) == DeviceKind::PCIeSwitch &&
+          layout.row[other] == layout.row[parent] + 1)
+        visit(other);
+  };
+  for (unsigned cpu : getDevicesInOrder(graph, DeviceKind::CPU))
+    visit(cpu);
+  for (unsigned sw : switches)
+    visit(sw);
+  llvm::DenseMap<unsigned, unsigned> group;
+  for (auto [position, parent] : llvm::enumerate(walk))
+    for (unsigned other : neighbours[parent])
+      if (layout.row[other] == endpointRow &&
+          kindOf(other) != DeviceKind::CPU) {
+        auto [it, inserted] = group.try_emplace(other, position);
+        if (!inserted && layout.row[walk[it->second]] < layout.row[parent])
+          it->second = position;
+      }
+  SmallVector<unsigned> endpoints = getDevicesInOrder(graph, DeviceKind::GPU);
+  llvm::append_range(endpoints, getDevicesInOrder(graph, DeviceKind::Process));
+  llvm::append_range(endpoints, getDevicesInOrder(graph, DeviceKind::NIC));
+  llvm::stable_sort(endpoints, [&](unsigned a, unsigned b) {
+    return group.lookup_or(a, unset) < group.lookup_or(b, unset);
+  });
+  // Spacing in inches: the widest label of the row (Helvetica 14 pt is
+  // about 0.1 in per character) and a gap.
+  size_t widest = 0;
+  for (unsigned device : endpoints) {
+    const Device &d = graph.getDevice(device);
+    size_t second = d.kind == DeviceKind::GPU && d.described ? d.model.size()
+                    : d.kind == DeviceKind::NIC              ? 10
+                                                             : 0;
+    widest = std::max({widest, d.name.size(), second});
+  }
+  double step = std::max(1.2, 0.115 * widest + 0.6);
+  constexpr double groupGap = 0.4, rowStep = 1.4;
+  layout.x.assign(numDevices, 0);
+  layout.y.assign(numDevices, 0);
+  double next = 0;
+  for (auto [i, device] : llvm::enumerate(endpoints)) {
+    if (i && group.lookup_or(device, unset) !=
+                 group.lookup_or(endpoints[i - 1], unset))
+      next += groupGap;
+    layout.x[device] = next;
+    next += step;
+  }
+  // Every other row from the bottom up (NVSwitch over everything it links)
+  // then top down: a parent over the mean of its children, then pushed
+  // apart in its row where two would overlap.
+  unsigned numRows = endpointRow + 2;
+  SmallVector<SmallVector<unsigned>> rows(numRows);
+  for (unsigned device = 0; device < numDevices; ++device)
+    rows[layout.row[device]].push_back(device);
+  auto placeRow = [&](unsigned r, bool below) {
+    SmallVector<std::pair<double, unsigned>> wanted;
+    for (unsigned device : rows[r]) {
+      double sum = 0;
+      unsigned count = 0;
+      for (unsigned other : neighbours[device])
+        if (below ? layout.row[other] > r : layout.row[other] == endpointRow)
+          sum += layout.x[other], ++count;
+      wanted.push_back({count ? sum / count : next, device});
+      if (!count)
+        next += step;
+    }
+    llvm::stable_sort(wanted,
+                      [](auto &a, auto &b) { return a.first < b.first; });
+    double left = -1e9;
+    for (auto [want, device] : wanted) {
+      layout.x[device] = std::max(want, left + step);
+      left = layout.x[device];
+    }
+  };
+  for (unsigned r = endpointRow + 1; r < numRows; ++r)
+    placeRow(r, /*below=*/false);
+  for (unsigned r = endpointRow; r-- > 0;)
+    placeRow(r, /*below=*/true);
+  double minX = 0, maxX = 0;
+  unsigned maxRow = 0;
+  for (unsigned device = 0; device < numDevices; ++device) {
+    minX = std::min(minX, layout.x[device]);
+    maxX = std::max(maxX, layout.x[device]);
+    maxRow = std::max(maxRow, layout.row[device]);
+  }
+  // Rows from the top; the NVSwitch row sits deep enough that its links,
+  // fanning out to a wide row of GPUs, clear the GPUs beside the one they
+  // leave.
+  auto top = [&](unsigned r) {
+    if (r <= endpointRow)
+      return r * rowStep;
+    double drop = rowStep;
+    for (unsigned device : rows[r])
+      for (unsigned other : neighbours[device])
+        drop =
+            std::max(drop, 0.25 * std::abs(layout.x[other] - layout.x[device]));
+    return endpointRow * rowStep + drop;
+  };
+  layout.height = top(maxRow);
+  for (unsigned device = 0; device < numDevices; ++device) {
+    layout.x[device] -= minX;
+    layout.y[device] = layout.height - top(layout.row[device]);
+  }
+  layout.step = step;
+  layout.width = maxX - minX;
+  layout.top = layout.height;
+  for (const Link &link : graph.getLinks()) {
+    std::optional<double> &bend = layout.bend.emplace_back();
+    if (layout.row[link.a] != layout.row[link.b] ||
+        !layout.hasBetween(link.a, link.b))
+      continue;
+    double span = std::abs(layout.x[link.a] - layout.x[link.b]) / step;
+    double y = layout.y[link.a];
+    if (layout.row[link.a] == 0) {
+      bend = y + std::min(0.45, 0.25 + 0.05 * span);
+      layout.top = std::max(layout.top, *bend);
+    } else {
+      bend = y - std::min(2.0, 0.45 + 0.15 * span);
+      layout.bottom = std::min(layout.bottom, *bend);
+    }
+  }
+  return layout;
+}
+
 void mlir::comm::printTopologyDot(const Topology &topology,
                                   llvm::raw_ostream &os) {
   // Laid out to be read at a glance: the machine as a box (one of N in a
   // cluster), CPUs on top, PCIe switches below them, then the GPUs and NICs
   // in device order, the NVSwitch at the bottom; links unlabeled (their
-  // text is a tooltip) and told apart by a legend of their kinds.
+  // text is a tooltip) and told apart by a legend of their kinds. The
+  // positions are comm's (pinned, drawn by neato whatever the command).
   const NodeGraph &graph = topology.getNode();
-  // A digraph drawn undirected: each link points down the hierarchy (CPU,
-  // PCIe switch, GPU or NIC, NVSwitch), which is what ranks the rows.
-  os << "digraph topology {\n"
-        "  graph [rankdir=TB, fontname=\"Helvetica\", label=\""
-     << dot(topology.getName()) << "\", labelloc=t, nodesep=0.25];\n"
-     << "  node [fontname=\"Helvetica\", style=filled];\n"
-        "  edge [fontname=\"Helvetica\", fontsize=9, dir=none];\n";
-  auto level = [&](unsigned device) {
-    switch (graph.getDevice(device).kind) {
-    case DeviceKind::CPU:
-      return 0;
-    case DeviceKind::PCIeSwitch:
-      return 1;
-    case DeviceKind::NVSwitch:
-      return 3;
-    default:
-      return 2;
-    }
+  DotLayout layout = layOutMachine(graph);
+  auto pos = [](double x, double y) {
+    return llvm::formatv("\"{0:F2},{1:F2}!\"", x, y).str();
   };
-  os << "  subgraph cluster_machine {\n    label=\"";
+  os << "digraph topology {\n"
+        "  graph [layout=neato, splines=line, fontname=\"Helvetica\", "
+        "label=\""
+     << dot(topology.getName()) << "\", labelloc=t];\n"
+     << "  node [fontname=\"Helvetica\", style=filled, margin=\"0.08,0.04\"];\n"
+        "  edge [fontname=\"Helvetica\", fontsize=9, dir=none];\n";
+  // The machine: a box behind its devices (drawn first).
+  constexpr double margin = 0.9;
+  os << "  \"comm:machine\" [shape=box, style=rounded, color=gray50, label=\"";
   if (topology.getNumNodes() > 1)
     os << "one machine of " << topology.getNumNodes();
   else
     os << "machine";
-  os << "\";\n    style=rounded;\n";
+  os << "\", labelloc=t, fixedsize=true, width="
+     << llvm::formatv("{0:F2}, height={1:F2}", layout.width + 2 * margin,
+                      layout.top - layout.bottom + 2 * margin)
+     << ", pos=" << pos(layout.width / 2, (layout.top + layout.bottom) / 2)
+     << "];\n";
   auto linkColor = [](const Link &link) -> StringRef {
     if (link.kind == LinkKind::NVLink)
       return "darkgreen";
@@ -439,7 +650,7 @@ void mlir::comm::printTopologyDot(const Topology &topology,
       return "purple";
     return "black";
   };
-  for (const Device &d : graph.getDevices()) {
+  for (auto [id, d] : llvm::enumerate(graph.getDevices())) {
     StringRef shape = "box", color = "white";
     std::string label = dot(d.name);
     switch (d.kind) {
@@ -473,81 +684,73 @@ void mlir::comm::printTopologyDot(const Topology &topology,
       shape = "ellipse";
       break;
     }
-    os << "    \"" << dot(d.name) << "\" [shape=" << shape
-       << ", fillcolor=" << color << ", label=\"" << label << "\"];\n";
+    os << "  \"" << dot(d.name) << "\" [shape=" << shape
+       << ", fillcolor=" << color << ", label=\"" << label
+       << "\", pos=" << pos(layout.x[id], layout.y[id]) << "];\n";
   }
-  // One row per level, in device order (invisible edges keep the order).
-  auto row = [&](ArrayRef<unsigned> devices) {
-    if (devices.empty())
-      return;
-    os << "    { rank=same;";
-    for (unsigned device : devices)
-      os << " \"" << dot(graph.getDevice(device).name) << "\";";
-    os << " }\n";
-    for (size_t i = 1; i < devices.size(); ++i)
-      os << "    \"" << dot(graph.getDevice(devices[i - 1]).name) << "\" -> \""
-         << dot(graph.getDevice(devices[i]).name) << "\" [style=invis];\n";
-  };
-  auto ordered = [&](DeviceKind kind) {
-    return getDevicesInOrder(graph, kind);
-  };
-  SmallVector<unsigned> switches = ordered(DeviceKind::PCIeSwitch);
-  row(ordered(DeviceKind::CPU));
-  row(switches);
-  // GPUs and NICs under the switch they hang off, so that links do not
-  // cross: gpu0 gpu1 nic0 nic1 | gpu2 gpu3 nic2 nic3 | ...
-  llvm::DenseMap<unsigned, unsigned> switchOf;
-  for (const Link &link : graph.getLinks())
-    for (auto [end, other] : {std::pair(link.a, link.b), {link.b, link.a}})
-      if (graph.getDevice(other).kind == DeviceKind::PCIeSwitch)
-        switchOf.try_emplace(end,
-                             llvm::find(switches, other) - switches.begin());
-  SmallVector<unsigned> endpoints = ordered(DeviceKind::GPU);
-  llvm::append_range(endpoints, ordered(DeviceKind::Process));
-  llvm::append_range(endpoints, ordered(DeviceKind::NIC));
-  llvm::stable_sort(endpoints, [&](unsigned a, unsigned b) {
-    return switchOf.lookup_or(a, ~0u) < switchOf.lookup_or(b, ~0u);
-  });
-  row(endpoints);
-  row(ordered(DeviceKind::NVSwitch));
   // Links: colour and width by kind and bandwidth; the text as a tooltip.
   std::map<std::string, std::pair<std::string, StringRef>> kinds;
+  unsigned bends = 0, linkIndex = 0;
   for (const Link &link : graph.getLinks()) {
     std::string text = (describeLink(link) + ", " +
                         llvm::formatv("{0:F1}", link.bandwidthGBps) + " GB/s")
                            .str();
     kinds.try_emplace(text, text, linkColor(link));
     unsigned upper = link.a, lower = link.b;
-    if (level(upper) > level(lower))
+    if (layout.row[upper] > layout.row[lower])
       std::swap(upper, lower);
-    os << "    \"" << dot(graph.getDevice(upper).name) << "\" -> \""
-       << dot(graph.getDevice(lower).name) << "\" [color=" << linkColor(link)
-       << (level(upper) == level(lower) ? ", constraint=false" : "")
-       << ", penwidth="
-       << llvm::formatv("{0:F1}",
-                        1.0 + std::log2(1.0 + link.bandwidthGBps) / 3.0)
-       << ", tooltip=\"" << dot(text) << "\"];\n";
+    std::string style =
+        llvm::formatv(
+            "color={0}, penwidth={1:F1}, tooltip=\"{2}\"", linkColor(link),
+            1.0 + std::log2(1.0 + link.bandwidthGBps) / 3.0, dot(text))
+            .str();
+    std::string from = dot(graph.getDevice(upper).name);
+    std::string to = dot(graph.getDevice(lower).name);
+    if (std::optional<double> y = layout.bend[linkIndex++]) {
+      std::string bend = llvm::formatv("comm:bend{0}", bends++).str();
+      os << "  \"" << bend << "\" [shape=point, width=0, label=\"\", pos="
+         << pos((layout.x[upper] + layout.x[lower]) / 2, *y) << "];\n";
+      os << "  \"" << from << "\" -> \"" << bend << "\" [" << style << "];\n";
+      os << "  \"" << bend << "\" -> \"" << to << "\" [" << style << "];\n";
+      continue;
+    }
+    os << "  \"" << from << "\" -> \"" << to << "\" [" << style << "];\n";
   }
-  os << "  }\n";
+  double below = layout.bottom - margin - 1.0;
   if (topology.getNumNodes() > 1) {
-    os << "  \"fabric\" [shape=box, style=\"filled,rounded\", "
+    os << "  \"comm:fabric\" [shape=box, style=\"filled,rounded\", "
           "fillcolor=lightgray, label=\""
        << stringifyFabricKind(topology.getFabric().kind) << " fabric\\n"
-       << topology.getNumNodes() << " machines like this one\"];\n";
-    for (unsigned nic : graph.getDevicesOfKind(DeviceKind::NIC))
-      os << "  \"" << dot(graph.getDevice(nic).name)
-         << "\" -> \"fabric\" [style=dashed, color=gray40];\n";
+       << topology.getNumNodes()
+       << " machines like this one\", pos=" << pos(layout.width / 2, below)
+       << "];\n";
+    // One line from the machine (each NIC's would cross the drawing).
+    SmallVector<unsigned> nics = getDevicesInOrder(graph, DeviceKind::NIC);
+    if (!nics.empty()) {
+      double speed = graph.getDevice(nics.front()).speedGbit;
+      bool same = llvm::all_of(nics, [&](unsigned nic) {
+        return graph.getDevice(nic).speedGbit == speed;
+      });
+      os << "  \"comm:machine\" -> \"comm:fabric\" [style=dashed, "
+            "color=gray40, label=\""
+         << plural(nics.size(), "NIC");
+      if (same && speed)
+        os << ", " << num(speed) << " Gbit/s"
+           << (nics.size() > 1 ? " each" : "");
+      os << "\"];\n";
+    }
   }
-  // The legend: each kind of link with its colour.
+  // The legend: each kind of link with its colour, right of the machine.
   if (!kinds.empty()) {
-    os << "  \"legend\" [shape=plaintext, style=\"\", label=<<table "
+    os << "  \"comm:legend\" [shape=plaintext, style=\"\", label=<<table "
           "border=\"0\" cellborder=\"0\" cellspacing=\"2\">"
           "<tr><td align=\"left\"><b>links</b></td></tr>";
     for (const auto &[text, entry] : kinds)
       os << "<tr><td align=\"left\"><font color=\"" << entry.second
          << "\">&#9473;&#9473;</font> " << escapeXml(entry.first)
          << "</td></tr>";
-    os << "</table>>];\n";
+    os << "</table>>, pos=" << pos(layout.width + margin + 1.8, layout.top)
+       << "];\n";
   }
   os << "}\n";
 }
