@@ -7,8 +7,9 @@
 #  3. simulates the unplanned program, the plan written by hand in
 #     examples/grad_step.by-hand.mlir, the plans of the PyTorch DDP, Horovod
 #     and XLA baseline strategies and comm's plan on that machine,
-#  4. plans the same program for this machine (the host preset: 4 MPI ranks
-#     over shared memory, timed from the runtime's measurements), simulates
+#  4. measures this machine's all_reduce (MPI's own and each runtime
+#     schedule) and plans the same program for it (the host preset: 4 MPI
+#     ranks over shared memory, timed from that measurement), simulates
 #     it, compiles it for cpu-mpi with a harness, runs it on 4 local ranks,
 #     checks its results against the unplanned program and prints the
 #     measured ratio of planned to unplanned from the same run,
@@ -19,7 +20,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 comm_install_packages
-comm_build comm-opt comm-topo comm-sim comm-compile commrt
+comm_build comm-opt comm-topo comm-sim comm-compile commrt comm-bench-algorithms
 bin="$COMM_BUILD/bin"
 program="$COMM_ROOT/examples/grad_step.mlir"
 byhand="$COMM_ROOT/examples/grad_step.by-hand.mlir"
@@ -56,16 +57,21 @@ awk -v u="$unplanned_us" -v p="$planned_us" 'BEGIN {
 
 comm_log "4. the same program planned for this machine (host: 4 MPI ranks over shared memory), compiled for cpu-mpi, run on 4 local ranks against the unplanned program"
 "$bin/comm-topo" show --topology host | head -4
+params="$COMM_BUILD/demo-host-params.yaml"
+comm_log "   measuring this machine first: mpirun -np 4 comm-bench-algorithms --profile --collective all_reduce --write-params (MPI's own all_reduce and each schedule, 256 B to 64 MiB)"
+mpirun -np 4 --oversubscribe "$bin/comm-bench-algorithms" --profile --rounds 10 \
+  --collective all_reduce --write-params "$params" > "$COMM_BUILD/demo-host-profile.txt"
+sed -n '/^variant/,/^$/p' "$COMM_BUILD/demo-host-profile.txt" | head -8 >&2
 "$bin/comm-opt" --mlir-print-op-on-diagnostic=false \
-  --comm-plan="topology=host backend=mpi explain=true" "$program" \
+  --comm-plan="topology=host backend=mpi explain=true cost-params=$params" "$program" \
   -o "$COMM_BUILD/demo-host.mlir" 2>&1 | grep "remark:" >&2
-host_unplanned_us=$("$bin/comm-sim" run "$program" --topology host --backend mpi | awk '/step time/ {print $3}')
-host_planned_us=$("$bin/comm-sim" run "$COMM_BUILD/demo-host.mlir" --topology host --backend mpi | awk '/step time/ {print $3}')
+host_unplanned_us=$("$bin/comm-sim" run "$program" --topology host --backend mpi --cost-params "$params" | awk '/step time/ {print $3}')
+host_planned_us=$("$bin/comm-sim" run "$COMM_BUILD/demo-host.mlir" --topology host --backend mpi --cost-params "$params" | awk '/step time/ {print $3}')
 awk -v u="$host_unplanned_us" -v p="$host_planned_us" 'BEGIN {
   printf "[comm] simulated step on host: unplanned %.2f us, comm-plan %.2f us (%.2fx)\n", u, p, u / p }' >&2
 mkdir -p "$COMM_BUILD/demo"
 "$bin/comm-compile" "$program" --topology host --target cpu-mpi \
-  --emit-harness -o "$COMM_BUILD/demo/grad_step"
+  --cost-params "$params" --emit-harness -o "$COMM_BUILD/demo/grad_step"
 mpirun -np 4 --oversubscribe "$COMM_BUILD/demo/grad_step" --iterations 50 |
   tee "$COMM_BUILD/demo-run.txt"
 awk '/ratio/ { for (i = 1; i <= NF; ++i) if ($i == "ratio") r = $(i + 1) }

@@ -16,15 +16,20 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/CostModel/CostModel.h"
 #include "commrt.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <mpi.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -38,14 +43,20 @@ struct Collective {
   const char *name;
   commrt_collective kind;
   const char *profileKind; ///< its CollectiveKind in HostProfile.cpp
+  mlir::comm::CollectiveKind modelKind;
 };
 
 const Collective kCollectives[] = {
-    {"all_reduce", COMMRT_COLLECTIVE_ALL_REDUCE, "AllReduce"},
-    {"reduce_scatter", COMMRT_COLLECTIVE_REDUCE_SCATTER, "ReduceScatter"},
-    {"all_gather", COMMRT_COLLECTIVE_ALL_GATHER, "AllGather"},
-    {"broadcast", COMMRT_COLLECTIVE_BROADCAST, "Broadcast"},
-    {"reduce", COMMRT_COLLECTIVE_REDUCE, "Reduce"},
+    {"all_reduce", COMMRT_COLLECTIVE_ALL_REDUCE, "AllReduce",
+     mlir::comm::CollectiveKind::AllReduce},
+    {"reduce_scatter", COMMRT_COLLECTIVE_REDUCE_SCATTER, "ReduceScatter",
+     mlir::comm::CollectiveKind::ReduceScatter},
+    {"all_gather", COMMRT_COLLECTIVE_ALL_GATHER, "AllGather",
+     mlir::comm::CollectiveKind::AllGather},
+    {"broadcast", COMMRT_COLLECTIVE_BROADCAST, "Broadcast",
+     mlir::comm::CollectiveKind::Broadcast},
+    {"reduce", COMMRT_COLLECTIVE_REDUCE, "Reduce",
+     mlir::comm::CollectiveKind::Reduce},
 };
 
 /// "4 KiB", "1 MiB".
@@ -61,7 +72,7 @@ void usage(FILE *out) {
   std::fprintf(
       out,
       "usage: mpirun -np N comm-bench-algorithms [--rounds R] "
-      "[--collective NAME]... [--profile]\n"
+      "[--collective NAME]... [--profile [--write-params FILE]]\n"
       "Times the runtime's planned schedules (ring, tree, direct,\n"
       "halving_doubling, hierarchical; channels and chunks) against the\n"
       "backend's own collective at 4 KiB, 1 MiB and 64 MiB (the larger\n"
@@ -79,6 +90,10 @@ void usage(FILE *out) {
       "                      rows of lib/CostModel/HostProfile.cpp (calls\n"
       "                      of up to 1 MiB timed back to back, 32 at "
       "most)\n"
+      "  --write-params FILE with --profile: write a cost-model parameters\n"
+      "                      file holding this machine's profile; plan for\n"
+      "                      it with --cost-params FILE (comm-opt's\n"
+      "                      comm-plan option, comm-compile, comm-sim)\n"
       "Environment: COMMRT_NODE_SIZE=k makes k consecutive ranks a node "
       "(for\n"
       "hierarchical on one machine).\n");
@@ -96,11 +111,44 @@ void fail(const char *what) {
   std::exit(1);
 }
 
+/// Writes the default parameters with `profile` as the host profile, for
+/// --cost-params.
+int writeParams(const char *path, mlir::comm::HostProfile profile,
+                int64_t ranks, int rounds) {
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  std::time_t t = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&t));
+  profile.source = "comm-bench-algorithms --profile on " + std::string(host) +
+                   ", " + std::to_string(ranks) + " ranks, median of " +
+                   std::to_string(rounds) + " rounds, " + date;
+  mlir::comm::CostParams params = mlir::comm::getDefaultCostParams();
+  params.hostProfile =
+      std::make_shared<const mlir::comm::HostProfile>(std::move(profile));
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_Text);
+  if (error) {
+    std::fprintf(stderr, "comm-bench-algorithms: cannot write '%s': %s\n", path,
+                 error.message().c_str());
+    return 1;
+  }
+  os << "# Cost model parameters with this machine's host profile, written\n"
+        "# by comm-bench-algorithms --profile --write-params; plan with\n"
+        "# --cost-params "
+     << path << "\n";
+  mlir::comm::printCostParams(params, os);
+  std::printf("wrote the host profile to %s (plan with --cost-params %s)\n",
+              path, path);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   int rounds = 20;
   bool profile = false;
+  const char *paramsPath = nullptr;
   std::vector<Collective> chosen;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) {
@@ -123,6 +171,8 @@ int main(int argc, char **argv) {
       }
     } else if (!std::strcmp(argv[i], "--profile")) {
       profile = true;
+    } else if (!std::strcmp(argv[i], "--write-params") && i + 1 < argc) {
+      paramsPath = argv[++i];
     } else if (!std::strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -132,6 +182,11 @@ int main(int argc, char **argv) {
       usage(stderr);
       return 2;
     }
+  }
+  if (paramsPath && !profile) {
+    std::fprintf(stderr, "comm-bench-algorithms: --write-params needs "
+                         "--profile (it writes the profile's rows)\n");
+    return 2;
   }
   if (chosen.empty())
     chosen.push_back(kCollectives[0]);
@@ -166,6 +221,9 @@ int main(int argc, char **argv) {
     sizes = {256,     1 << 10, 4 << 10,  64 << 10,
              1 << 20, 4 << 20, 16 << 20, 64 << 20};
   std::string profileRows;
+  mlir::comm::HostProfile measured;
+  measured.ranks = static_cast<unsigned>(size);
+  measured.bytes.assign(sizes.begin(), sizes.end());
   for (const Collective &c : chosen) {
     bool blocked = c.kind == COMMRT_COLLECTIVE_REDUCE_SCATTER ||
                    c.kind == COMMRT_COLLECTIVE_ALL_GATHER;
@@ -252,6 +310,12 @@ int main(int argc, char **argv) {
       }
       std::printf("\n");
       std::fflush(stdout);
+      for (size_t v = 0; profile && v < used.size(); ++v)
+        measured.rows.push_back(
+            {c.modelKind,
+             v == 0 ? std::nullopt
+                    : mlir::comm::symbolizeAlgorithm(used[v]->name),
+             llvm::SmallVector<double, 4>(table[v].begin(), table[v].end())});
       for (size_t v = 0; profile && v < used.size(); ++v) {
         std::string row =
             std::string("        {K::") + c.profileKind + ", " +
@@ -278,7 +342,10 @@ int main(int argc, char **argv) {
         }()
             .c_str(),
         profileRows.c_str());
+  int status = 0;
+  if (rank == 0 && paramsPath)
+    status = writeParams(paramsPath, std::move(measured), size, rounds);
   commrt_comm_destroy(comm);
   commrt_finalize(ctx);
-  return 0;
+  return status;
 }

@@ -1120,7 +1120,12 @@ fastestFirst(SmallVector<Prediction, 4> results,
 
 std::optional<llvm::Expected<SmallVector<Prediction, 4>>>
 CostModel::predictOnHost(const CollectiveRequest &request) const {
-  const HostProfile &profile = getDefaultHostProfile();
+  // A profile loaded with the parameters that did not measure this
+  // collective leaves it to the built-in one (its source says so).
+  const HostProfile *loaded = &getHostProfile(params);
+  if (!loaded->lookup(request.kind, std::nullopt))
+    loaded = &getDefaultHostProfile();
+  const HostProfile &profile = *loaded;
   if (!profile.lookup(request.kind, std::nullopt))
     return std::nullopt;
   if (request.backend && *request.backend != Backend::mpi)

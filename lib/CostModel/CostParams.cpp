@@ -12,6 +12,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"
 
+#include <optional>
+#include <vector>
+
 using namespace mlir;
 using namespace mlir::comm;
 
@@ -19,6 +22,20 @@ namespace {
 /// The YAML view of CostParams: latencies as nested maps by name.
 struct YamlProtocolTriple {
   double simple = 0, ll = 0, ll128 = 0;
+};
+/// A list of numbers written on one line ([1, 2, 3]).
+template <typename T> struct FlowList { std::vector<T> values; };
+/// A host profile's row: a collective, `mpi` (MPI's own) or a schedule, and
+/// one time per measured size.
+struct YamlHostRow {
+  std::string collective, algorithm;
+  FlowList<double> us;
+};
+struct YamlHostProfile {
+  std::string source;
+  unsigned ranks = 0;
+  FlowList<uint64_t> bytes;
+  std::vector<YamlHostRow> rows;
 };
 struct YamlCostParams {
   double nvlinkEfficiency = 0, pcieEfficiency = 0, c2cEfficiency = 0;
@@ -30,11 +47,38 @@ struct YamlCostParams {
   std::map<std::string, YamlProtocolTriple> stepLatency;
   double nvlsLatency = 0, nvlsNetworkStep = 0, p2pLatency = 0, copyLatency = 0,
          perPeerLatency = 0, pageableEfficiency = 0;
+  std::optional<YamlHostProfile> hostProfile;
 };
 } // namespace
 
+LLVM_YAML_IS_SEQUENCE_VECTOR(YamlHostRow)
+
 namespace llvm {
 namespace yaml {
+template <typename T> struct SequenceTraits<FlowList<T>> {
+  static size_t size(IO &, FlowList<T> &list) { return list.values.size(); }
+  static T &element(IO &, FlowList<T> &list, size_t i) {
+    if (i >= list.values.size())
+      list.values.resize(i + 1);
+    return list.values[i];
+  }
+  static const bool flow = true;
+};
+template <> struct MappingTraits<YamlHostRow> {
+  static void mapping(IO &io, YamlHostRow &r) {
+    io.mapRequired("collective", r.collective);
+    io.mapRequired("algorithm", r.algorithm);
+    io.mapRequired("us", r.us);
+  }
+};
+template <> struct MappingTraits<YamlHostProfile> {
+  static void mapping(IO &io, YamlHostProfile &p) {
+    io.mapRequired("source", p.source);
+    io.mapRequired("ranks", p.ranks);
+    io.mapRequired("bytes", p.bytes);
+    io.mapRequired("rows", p.rows);
+  }
+};
 template <> struct MappingTraits<YamlProtocolTriple> {
   static void mapping(IO &io, YamlProtocolTriple &t) {
     io.mapRequired("simple", t.simple);
@@ -75,6 +119,7 @@ template <> struct MappingTraits<YamlCostParams> {
     io.mapRequired("copy_latency_us", p.copyLatency);
     io.mapRequired("per_peer_latency_us", p.perPeerLatency);
     io.mapRequired("pageable_efficiency", p.pageableEfficiency);
+    io.mapOptional("host_profile", p.hostProfile);
   }
 };
 } // namespace yaml
@@ -165,8 +210,81 @@ void mlir::comm::printCostParams(const CostParams &params,
   y.copyLatency = params.copyLatencyUs;
   y.perPeerLatency = params.perPeerLatencyUs;
   y.pageableEfficiency = params.pageableEfficiency;
-  llvm::yaml::Output out(os);
+  if (const HostProfile *profile = params.hostProfile.get()) {
+    YamlHostProfile &h = y.hostProfile.emplace();
+    h.source = profile->source;
+    h.ranks = profile->ranks;
+    h.bytes.values.assign(profile->bytes.begin(), profile->bytes.end());
+    for (const HostProfile::Row &row : profile->rows)
+      h.rows.push_back(
+          {stringifyCollectiveKind(row.kind).str(),
+           row.algorithm ? stringifyAlgorithm(*row.algorithm).str() : "mpi",
+           {std::vector<double>(row.us.begin(), row.us.end())}});
+  }
+  // Lists of numbers on one line each.
+  llvm::yaml::Output out(os, nullptr, /*WrapColumn=*/1000);
   out << y;
+}
+
+/// A host profile as planning needs it: sizes ascending, one finite
+/// non-negative time per size in every row, known collectives and
+/// schedules, each at most once, and MPI's own collective measured for each
+/// collective that has rows (what the other schedules are compared with).
+static llvm::Expected<HostProfile> readHostProfile(const YamlHostProfile &y,
+                                                   StringRef fileName) {
+  auto error = [&](const Twine &what) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   fileName + ": error: host_profile: " + what);
+  };
+  HostProfile profile;
+  profile.source = y.source;
+  if (y.ranks < 2)
+    return error("'ranks' must be at least 2 (the ranks it was measured "
+                 "on), got " +
+                 Twine(y.ranks));
+  profile.ranks = y.ranks;
+  if (y.bytes.values.empty())
+    return error("'bytes' lists no size");
+  for (size_t i = 0; i < y.bytes.values.size(); ++i)
+    if (y.bytes.values[i] == 0 ||
+        (i && y.bytes.values[i] <= y.bytes.values[i - 1]))
+      return error("'bytes' must be positive and ascending; entry " +
+                   Twine(i + 1) + " is " + Twine(y.bytes.values[i]));
+  profile.bytes.assign(y.bytes.values.begin(), y.bytes.values.end());
+  for (const YamlHostRow &r : y.rows) {
+    std::optional<CollectiveKind> kind = symbolizeCollectiveKind(r.collective);
+    if (!kind)
+      return error("unknown collective '" + r.collective + "'");
+    std::optional<Algorithm> algorithm;
+    if (r.algorithm != "mpi") {
+      algorithm = symbolizeAlgorithm(r.algorithm);
+      if (!algorithm)
+        return error("unknown algorithm '" + r.algorithm + "' for " +
+                     r.collective +
+                     "; expected mpi (MPI's own) or a "
+                     "schedule (ring, tree, direct, halving_doubling, "
+                     "hierarchical)");
+    }
+    std::string name = r.collective + " " + r.algorithm;
+    if (profile.lookup(*kind, algorithm))
+      return error("'" + name + "' is listed twice");
+    if (r.us.values.size() != y.bytes.values.size())
+      return error("'" + name + "' has " + Twine(r.us.values.size()) +
+                   " times for " + Twine(y.bytes.values.size()) + " sizes");
+    for (double us : r.us.values)
+      if (!std::isfinite(us) || us < 0)
+        return error("'" + name + "' has the time " + formatTopologyNumber(us) +
+                     "; times are non-negative microseconds");
+    profile.rows.push_back(
+        {*kind, algorithm,
+         SmallVector<double, 4>(r.us.values.begin(), r.us.values.end())});
+  }
+  for (const HostProfile::Row &row : profile.rows)
+    if (!profile.lookup(row.kind, std::nullopt))
+      return error("'" + stringifyCollectiveKind(row.kind) +
+                   "' has schedules but no 'mpi' row (MPI's own "
+                   "collective, which the schedules are compared with)");
+  return profile;
 }
 
 llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
@@ -247,5 +365,12 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
   for (double v : p.networkEfficiency)
     if (llvm::Error e = check(v, "network efficiencies", true))
       return std::move(e);
+  if (y.hostProfile) {
+    llvm::Expected<HostProfile> profile =
+        readHostProfile(*y.hostProfile, fileName);
+    if (!profile)
+      return profile.takeError();
+    p.hostProfile = std::make_shared<const HostProfile>(std::move(*profile));
+  }
   return p;
 }

@@ -125,6 +125,10 @@ const HostProfile &mlir::comm::getDefaultHostProfile() {
   return profile;
 }
 
+const HostProfile &mlir::comm::getHostProfile(const CostParams &params) {
+  return params.hostProfile ? *params.hostProfile : getDefaultHostProfile();
+}
+
 const HostProfile::Row *
 HostProfile::lookup(CollectiveKind kind,
                     std::optional<Algorithm> algorithm) const {

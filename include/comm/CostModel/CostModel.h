@@ -19,6 +19,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <array>
+#include <memory>
 #include <mutex>
 
 namespace mlir {
@@ -32,6 +33,8 @@ enum class LinkClass : uint8_t { NVLink, PCIe, Network };
 constexpr unsigned kNumLinkClasses = 3;
 constexpr unsigned kNumProtocols = 3; // simple, ll, ll128 (dialect order)
 constexpr unsigned kNumAlgorithms = 6;
+
+struct HostProfile;
 
 /// The free parameters of the model. `getDefaultCostParams()` holds the
 /// values fitted on the calibration data (docs/CostModel.md).
@@ -67,6 +70,10 @@ struct CostParams {
   double perPeerLatencyUs = 0.3;
   /// Pageable host memory moves at this fraction of pinned bandwidth.
   double pageableEfficiency = 0.5;
+  /// Measured collectives among the processes of one machine (the `host`
+  /// preset); unset: getDefaultHostProfile(). A parameters file holds one
+  /// as `host_profile` (comm-bench-algorithms --profile --write-params).
+  std::shared_ptr<const HostProfile> hostProfile;
 
   /// The fraction of Simple's bandwidth `protocol` sustains.
   double getProtocolBandwidth(Protocol protocol) const {
@@ -215,6 +222,8 @@ struct HostProfile {
 };
 /// The profile measured on comm's development machine (bench/algorithms).
 const HostProfile &getDefaultHostProfile();
+/// The profile `params` plans with: its own, else the default.
+const HostProfile &getHostProfile(const CostParams &params);
 
 /// The shape of one group on the topology, which the formulas use.
 struct GroupShape {
