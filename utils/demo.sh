@@ -72,11 +72,20 @@ awk -v u="$host_unplanned_us" -v p="$host_planned_us" 'BEGIN {
 mkdir -p "$COMM_BUILD/demo"
 "$bin/comm-compile" "$program" --topology host --target cpu-mpi \
   --cost-params "$params" --emit-harness -o "$COMM_BUILD/demo/grad_step"
-mpirun -np 4 --oversubscribe "$COMM_BUILD/demo/grad_step" --iterations 50 |
-  tee "$COMM_BUILD/demo-run.txt"
-awk '/ratio/ { for (i = 1; i <= NF; ++i) if ($i == "ratio") r = $(i + 1) }
-  END { if (r == "") exit 1
-        printf "[comm] measured on 4 local ranks: planned / unplanned = %s (%.2fx speed-up; below 1.05x is within this machine'"'"'s noise)\n", r, 1 / r }' \
+# Five runs of 100 alternating planned and unplanned steps each: one run's
+# ratio moves with where the ranks land on the cores; the median of five
+# does not.
+: > "$COMM_BUILD/demo-run.txt"
+for run in 1 2 3 4 5; do
+  mpirun -np 4 --oversubscribe "$COMM_BUILD/demo/grad_step" --iterations 100 |
+    tee -a "$COMM_BUILD/demo-run.txt" | grep -E "check|ratio|match"
+done
+awk '/ratio/ { for (i = 1; i <= NF; ++i) if ($i == "ratio") r[n++] = $(i + 1) }
+  END { if (n == 0) exit 1
+        for (i = 0; i < n; ++i) for (j = i + 1; j < n; ++j) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+        list = r[0]; for (i = 1; i < n; ++i) list = list ", " r[i]
+        m = r[int(n / 2)]
+        printf "[comm] measured on 4 local ranks: planned / unplanned = %s, median of %d runs (%s) (%.2fx speed-up)\n", m, n, list, 1 / m }' \
   "$COMM_BUILD/demo-run.txt" >&2
 
 comm_log "5. a JAX program: comm-opt --allow-unregistered-dialect --convert-stablehlo-to-comm (a data-parallel step from jax 0.10.2), planned for dgx-h100"

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -62,9 +63,18 @@ mlir::comm::readMeasuredPoints(StringRef path) {
   static const char *const header[] = {"system", "topology",   "collective",
                                        "ranks",  "size_bytes", "busbw_GBps",
                                        "source"};
+  std::set<std::string> heldOut;
   for (auto [index, raw] : llvm::enumerate(lines)) {
     unsigned lineNo = index + 1;
     StringRef line = raw.trim();
+    StringRef rest = line;
+    if (rest.consume_front("#")) {
+      rest = rest.trim();
+      if (rest.consume_front("hold-out:")) {
+        heldOut.insert(rest.trim().str());
+        continue;
+      }
+    }
     if (line.empty() || line.starts_with("#"))
       continue;
     SmallVector<std::string> fields = splitCsv(line);
@@ -101,6 +111,8 @@ mlir::comm::readMeasuredPoints(StringRef path) {
   }
   if (points.empty())
     return csvError(path, 0, "no measured points");
+  for (MeasuredPoint &point : points)
+    point.heldOut = heldOut.count(point.system);
   return points;
 }
 
@@ -108,7 +120,7 @@ double mlir::comm::getErrorBound(uint64_t bytes) {
   if (bytes >= (uint64_t(64) << 20))
     return 0.15;
   if (bytes >= (uint64_t(1) << 20))
-    return 0.35;
+    return 0.25;
   return 0;
 }
 
@@ -190,24 +202,24 @@ bool mlir::comm::printCalibrationReport(ArrayRef<PointResult> results,
   std::map<std::pair<std::string, std::string>,
            std::array<std::vector<double>, 3>>
       bands;
+  std::map<std::pair<std::string, std::string>, bool> heldOut;
   std::vector<std::pair<std::string, std::string>> order;
-  bool allWithin = true;
   for (const PointResult &r : results) {
     auto key = std::make_pair(r.point->system,
                               stringifyCollectiveKind(r.point->kind).str());
     if (!bands.count(key))
       order.push_back(key);
     double bound = getErrorBound(r.point->bytes);
-    unsigned band = bound == 0.15 ? 0 : bound == 0.35 ? 1 : 2;
+    unsigned band = bound == 0.15 ? 0 : bound == 0.25 ? 1 : 2;
     bands[key][band].push_back(std::fabs(r.relativeError));
-    if (bound > 0 && std::fabs(r.relativeError) > bound)
-      allWithin = false;
+    heldOut[key] |= r.point->heldOut;
   }
-  os << llvm::formatv("{0,-28} {1,-11} {2,-22} {3,-22} {4,-18} {5}\n", "system",
-                      "collective", ">= 64 MiB (bound 15%)",
-                      "1-64 MiB (bound 35%)", "< 1 MiB (no bound)", "");
-  os << llvm::formatv("{0,-28} {1,-11} {2,-22} {3,-22} {4,-18}\n", "", "",
-                      "n  median  max", "n  median  max", "n  median  max");
+  os << llvm::formatv("{0,-28} {1,-11} {2,-8} {3,-22} {4,-22} {5,-18} {6}\n",
+                      "system", "collective", "set", ">= 64 MiB (bound 15%)",
+                      "1-64 MiB (bound 25%)", "< 1 MiB (no bound)", "");
+  os << llvm::formatv("{0,-28} {1,-11} {2,-8} {3,-22} {4,-22} {5,-18}\n", "",
+                      "", "", "n  median  max", "n  median  max",
+                      "n  median  max");
   auto cell = [](const std::vector<double> &errors) -> std::string {
     if (errors.empty())
       return "-";
@@ -216,16 +228,18 @@ bool mlir::comm::printCalibrationReport(ArrayRef<PointResult> results,
                          *std::max_element(errors.begin(), errors.end()))
         .str();
   };
+  bool allWithin = true;
   for (const auto &key : order) {
     const auto &b = bands[key];
-    bool ok = true;
-    for (double e : b[0])
-      ok &= e <= 0.15;
-    for (double e : b[1])
-      ok &= e <= 0.35;
-    os << llvm::formatv("{0,-28} {1,-11} {2,-22} {3,-22} {4,-18} {5}\n",
-                        key.first, key.second, cell(b[0]), cell(b[1]),
-                        cell(b[2]), ok ? "within bounds" : "OUT OF BOUNDS");
+    // The bounds hold the median of each band; the maximum is reported
+    // beside it (sources disagree with one another by more than a bound).
+    bool ok = (b[0].empty() || median(b[0]) <= 0.15) &&
+              (b[1].empty() || median(b[1]) <= 0.25);
+    allWithin &= ok;
+    os << llvm::formatv(
+        "{0,-28} {1,-11} {2,-8} {3,-22} {4,-22} {5,-18} {6}\n", key.first,
+        key.second, heldOut[key] ? "hold-out" : "fit", cell(b[0]), cell(b[1]),
+        cell(b[2]), ok ? "within bounds" : "OUT OF BOUNDS");
   }
   if (perPoint) {
     os << "\n";
@@ -253,8 +267,8 @@ void mlir::comm::printHoldOutSummary(
     errors[heldOut(*r.point)][bound == 0.15 ? 0 : 1].push_back(
         std::fabs(r.relativeError));
   }
-  os << "\nfit against hold-out (systems left out of the fit with "
-        "--exclude):\n";
+  os << "\nfit against hold-out (systems left out of the fit: "
+        "'# hold-out:' lines of the data, or --exclude):\n";
   for (unsigned set = 0; set < 2; ++set)
     for (unsigned band = 0; band < 2; ++band) {
       const std::vector<double> &e = errors[set][band];
@@ -281,7 +295,7 @@ struct ParamCodec {
   struct Range {
     double lo, hi;
   };
-  static constexpr unsigned kSize = 18;
+  static constexpr unsigned kSize = 23;
   static constexpr Range kRanges[kSize] = {
       {0.5, 1.0},  // 0 NVLink efficiency
       {0.5, 1.0},  // 1 InfiniBand efficiency
@@ -302,6 +316,11 @@ struct ParamCodec {
       {0.2, 30},   // 15 network step, LL128
       {5, 200},    // 16 NVLS launch
       {1, 500},    // 17 NVLS tree level across machines
+      {0.4, 1.0},  // 18 RoCE efficiency
+      {0.2, 1.0},  // 19 trees across machines, of InfiniBand
+      {0.2, 1.0},  // 20 trees across machines, of RoCE
+      {1, 500},    // 21 tree level across machines
+      {0.2, 1.0},  // 22 trees across machines, of EFA
   };
   static double logistic(double x) { return 1 / (1 + std::exp(-x)); }
   static double toValue(unsigned i, double x) {
@@ -339,7 +358,12 @@ struct ParamCodec {
                             p.stepLatencyUs[net][ll],
                             p.stepLatencyUs[net][l128],
                             p.nvlsLatencyUs,
-                            p.nvlsNetworkStepUs};
+                            p.nvlsNetworkStepUs,
+                            p.networkEfficiency[1],
+                            p.treeNetworkEfficiency[0],
+                            p.treeNetworkEfficiency[1],
+                            p.treeNetworkLevelUs,
+                            p.treeNetworkEfficiency[2]};
     std::array<double, kSize> v;
     for (unsigned i = 0; i < kSize; ++i)
       v[i] = toCoordinate(i, values[i]);
@@ -364,6 +388,11 @@ struct ParamCodec {
     p.stepLatencyUs[net] = {at(13), at(14), at(15)};
     p.nvlsLatencyUs = at(16);
     p.nvlsNetworkStepUs = at(17);
+    p.networkEfficiency[1] = at(18);
+    p.treeNetworkEfficiency[0] = at(19);
+    p.treeNetworkEfficiency[1] = at(20);
+    p.treeNetworkLevelUs = at(21);
+    p.treeNetworkEfficiency[2] = at(22);
     return p;
   }
 };

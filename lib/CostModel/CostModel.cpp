@@ -575,10 +575,22 @@ CostModel::predictWith(const CollectiveRequest &request,
       break;
     }
     case Algorithm::tree: {
+      // A chain inside each machine and a double binary tree across them.
+      // Latency: NCCL src/graph/tuning.cc, 2 ((n/N - 1) intra + log2 N
+      // inter) step latencies, each level across machines costing a chunk's
+      // pipeline fill (treeNetworkLevelUs). Bandwidth: NCCL models the tree's
+      // bus bandwidth as a fraction of the ring's (tuning.cc: x .92, and
+      // "trees are not perfectly sticking to the model for medium sizes");
+      // across machines, the tree's share of the NICs.
       double bus = shape.ringGBps;
       std::string why = shape.ringBottleneck;
-      if (multiNode && shape.nodeNetworkGBps * P.treeEfficiency < bus) {
-        bus = shape.nodeNetworkGBps * P.treeEfficiency;
+      double netGBps = multiNode
+                           ? shape.nodeNetworkGBps *
+                                 P.treeNetworkEfficiency[static_cast<unsigned>(
+                                     shape.network)]
+                           : kInf;
+      if (netGBps < bus) {
+        bus = netGBps;
         why = shape.networkBottleneck;
       }
       if (shape.perNode < 2 && !multiNode)
@@ -587,7 +599,9 @@ CostModel::predictWith(const CollectiveRequest &request,
       base("");
       steps(2 * (g - 1), intra, "chain");
       if (multiNode)
-        steps(2 * ceilLog2(N), LinkClass::Network, "tree");
+        b.latency("tree levels", 2 * ceilLog2(N) * P.treeNetworkLevelUs,
+                  llvm::formatv("{0} levels across machines x {1:F2} us",
+                                2 * ceilLog2(N), P.treeNetworkLevelUs));
       b.bandwidth("bandwidth", 2 * (n - 1) / n * S, bus,
                   "reduce up and broadcast down at " + formatBandwidth(bus) +
                       " (" + why + ")");
@@ -602,16 +616,26 @@ CostModel::predictWith(const CollectiveRequest &request,
       b.latency("base latency", P.nvlsLatencyUs, "NVLink SHARP launch");
       double intraUs = S / (nvlsBw * 1e3);
       double netUs = 0;
+      // Across machines NVLS_TREE: each machine sends and receives 2(N-1)/N
+      // of the buffer (S on two machines, where nccl-tests' bus bandwidth
+      // exceeds the NICs': NVIDIA/nccl-tests#22), at the trees' share of
+      // its NICs.
+      double netGBps = multiNode
+                           ? shape.nodeNetworkGBps *
+                                 P.treeNetworkEfficiency[static_cast<unsigned>(
+                                     shape.network)]
+                           : kInf;
       if (multiNode) {
         b.latency("step latency", 2 * ceilLog2(N) * P.nvlsNetworkStepUs,
                   llvm::formatv("{0} tree levels x {1:F2} us across nodes",
                                 2 * ceilLog2(N), P.nvlsNetworkStepUs));
-        netUs = 2 * (N - 1) / N * S / (shape.nodeNetworkGBps * 1e3);
+        netUs = 2 * (N - 1) / N * S / (netGBps * 1e3);
       }
       // The in-switch reduction and the network phase are pipelined.
       if (netUs > intraUs) {
-        b.bandwidth("bandwidth", 2 * (N - 1) / N * S, shape.nodeNetworkGBps,
-                    "2(N-1)/N of the buffer per node over " +
+        b.bandwidth("bandwidth", 2 * (N - 1) / N * S, netGBps,
+                    "2(N-1)/N of the buffer per node at the NVLS tree's " +
+                        formatBandwidth(netGBps) + " of " +
                         shape.networkBottleneck +
                         ", overlapping the in-switch reduction");
         p.bottleneck = shape.networkBottleneck;

@@ -260,8 +260,14 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
     default:
       return unsupported("not a ring collective");
     }
+    // The cost model's tree across machines: all_reduce's at its share of
+    // the fabric (treeNetworkEfficiency), broadcast's and reduce's at
+    // treeEfficiency.
     if (prediction.algorithm == Algorithm::tree && N > 1)
-      factor *= P.treeEfficiency;
+      factor *= request.kind == CollectiveKind::AllReduce
+                    ? P.treeNetworkEfficiency[static_cast<unsigned>(
+                          topology.getFabric().network)]
+                    : P.treeEfficiency;
     PhaseSpec phase{stringifyAlgorithm(prediction.algorithm).str(),
                     prediction.latencyUs,
                     {}};
@@ -303,7 +309,9 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
         }
       }
       if (N > 1 && request.kind == CollectiveKind::AllReduce)
-        addRailRings(topology, group, 2 * (N - 1) / N * S / g, 1.0,
+        addRailRings(topology, group, 2 * (N - 1) / N * S / g,
+                     P.treeNetworkEfficiency[static_cast<unsigned>(
+                         topology.getFabric().network)],
                      phase.flows);
     });
     phases.push_back(std::move(phase));

@@ -1,6 +1,7 @@
 //===- CostModelTest.cpp - the cost model's arithmetic ---------*- C++ -*-===//
 
 #include "comm/CostModel/CostModel.h"
+#include "llvm/ADT/StringExtras.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -101,6 +102,64 @@ TEST(CostModel, HierarchicalPutsInterNodePartOnNICs) {
   double shard = 2.0 * 3 / 4 * bytes / 8;
   EXPECT_NEAR(across->us, shard / (perGpu * 1e3), 1e-6 * across->us);
   EXPECT_NE(across->detail.find("NICs"), std::string::npos);
+}
+
+/// all_reduce's tree across machines: its bus bandwidth is the ring's or the
+/// tree's share of the NICs, and its latency has 2 ceil(log2 N) levels
+/// across machines, each costing treeNetworkLevelUs.
+TEST(CostModel, TreeAcrossMachines) {
+  const uint64_t bytes = uint64_t(1) << 32;
+  for (unsigned machines : {2u, 4u, 16u, 32u}) {
+    auto cluster = preset(("dgx-h100x" + Twine(machines)).str());
+    CostModel model(*cluster);
+    const CostParams &params = model.getParams();
+    unsigned n = 8 * machines;
+    auto tree =
+        model.predict(allReduce(n, bytes, Algorithm::tree, Protocol::simple));
+    ASSERT_TRUE(static_cast<bool>(tree)) << llvm::toString(tree.takeError());
+    double levels = 0, moved = 0;
+    for (const CostTerm &term : tree->terms) {
+      if (term.name == "tree levels")
+        levels = term.us;
+      if (term.name == "bandwidth")
+        moved = term.us;
+    }
+    unsigned depth = 0;
+    while ((1u << depth) < machines)
+      ++depth;
+    EXPECT_NEAR(levels, 2.0 * depth * params.treeNetworkLevelUs, 1e-9)
+        << machines;
+    // Eight 400 Gbit/s NICs per machine, each behind a PCIe Gen5 x16.
+    double eff =
+        params
+            .networkEfficiency[static_cast<unsigned>(NetworkKind::InfiniBand)];
+    double netGBps = 8 * 48.0 * eff *
+                     params.treeNetworkEfficiency[static_cast<unsigned>(
+                         NetworkKind::InfiniBand)];
+    double ringGBps = 18 * 20.6 * params.nvlinkEfficiency;
+    double bus = std::min(netGBps, ringGBps);
+    EXPECT_NEAR(moved, 2.0 * (n - 1) / n * bytes / (bus * 1e3), 1e-6 * moved)
+        << machines;
+  }
+}
+
+/// The tree below NVLS (NVLS_TREE) moves the same 2(N-1)/N of the buffer per
+/// machine, at its own share of the NICs.
+TEST(CostModel, NvlsTreeAcrossMachines) {
+  auto cluster = preset("dgx-h100x8");
+  CostModel model(*cluster);
+  const CostParams &params = model.getParams();
+  const uint64_t bytes = uint64_t(1) << 32;
+  auto p = model.predict(allReduce(64, bytes, Algorithm::nvls));
+  ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+  double eff =
+      params.networkEfficiency[static_cast<unsigned>(NetworkKind::InfiniBand)];
+  double netGBps = 8 * 48.0 * eff *
+                   params.treeNetworkEfficiency[static_cast<unsigned>(
+                       NetworkKind::InfiniBand)];
+  double intraUs = bytes / (18 * 20.6 * params.nvlsEfficiency * 1e3);
+  double netUs = 2.0 * 7 / 8 * bytes / (netGBps * 1e3);
+  EXPECT_NEAR(p->bandwidthUs, std::max(netUs, intraUs), 1e-6 * p->bandwidthUs);
 }
 
 /// Halving-doubling broadcast and reduce (scatter or reduce_scatter, then
@@ -225,6 +284,17 @@ TEST(CostModel, ParamsRoundTrip) {
   for (unsigned c = 0; c < kNumLinkClasses; ++c)
     for (unsigned p = 0; p < kNumProtocols; ++p)
       EXPECT_NEAR(a.stepLatencyUs[c][p], b.stepLatencyUs[c][p], 1e-4);
+  EXPECT_NEAR(a.treeNetworkLevelUs, b.treeNetworkLevelUs, 1e-3);
+  for (unsigned k = 0; k < 4; ++k)
+    EXPECT_NEAR(a.treeNetworkEfficiency[k], b.treeNetworkEfficiency[k], 1e-5);
+  // A file written before the tree terms existed keeps their defaults.
+  std::string old;
+  for (StringRef line : llvm::split(text, '\n'))
+    if (!line.starts_with("tree_") || line.starts_with("tree_efficiency"))
+      old += line.str() + "\n";
+  auto older = parseCostParams(old, "old.yaml");
+  ASSERT_TRUE(static_cast<bool>(older)) << llvm::toString(older.takeError());
+  EXPECT_EQ(older->treeNetworkLevelUs, a.treeNetworkLevelUs);
   auto bad = parseCostParams("nvlink_efficiency: 2\n", "bad.yaml");
   EXPECT_FALSE(static_cast<bool>(bad));
   llvm::consumeError(bad.takeError());

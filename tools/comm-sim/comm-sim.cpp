@@ -374,12 +374,14 @@ static int runCalibrateCommand(Options &o) {
   if (!points)
     return fail(points.takeError());
   CostParams params = *start;
+  for (MeasuredPoint &point : *points)
+    point.heldOut |= llvm::any_of(o.exclude, [&](const std::string &text) {
+      return StringRef(point.system).contains(text);
+    });
   if (o.fit) {
     std::vector<MeasuredPoint> fitPoints;
     for (const MeasuredPoint &point : *points)
-      if (llvm::none_of(o.exclude, [&](const std::string &text) {
-            return StringRef(point.system).contains(text);
-          }))
+      if (!point.heldOut)
         fitPoints.push_back(point);
     if (fitPoints.empty())
       return fail("--exclude leaves no point to fit");
@@ -396,17 +398,15 @@ static int runCalibrateCommand(Options &o) {
   if (!out)
     return fail(error);
   bool within = printCalibrationReport(*results, out->os(), o.points);
-  if (o.fit && !o.exclude.empty())
+  if (llvm::any_of(*points,
+                   [](const MeasuredPoint &point) { return point.heldOut; }))
     printHoldOutSummary(
-        *results,
-        [&](const MeasuredPoint &point) {
-          return llvm::any_of(o.exclude, [&](const std::string &text) {
-            return StringRef(point.system).contains(text);
-          });
-        },
+        *results, [](const MeasuredPoint &point) { return point.heldOut; },
         out->os());
-  out->os() << (within ? "\nevery banded point is within its bound\n"
-                       : "\nsome points are outside their bounds\n");
+  out->os() << (within ? "\nevery system's median error is within its "
+                         "band's bound\n"
+                       : "\nsome systems' median errors are outside their "
+                         "bounds\n");
   out->keep();
   if (!o.writeParams.empty()) {
     auto file = openOutputFile(o.writeParams, &error);

@@ -19,11 +19,15 @@ struct MeasuredPoint {
   double busBandwidthGBps = 0;
   std::string source;
   unsigned line = 0;
+  /// Left out of the fit (a "# hold-out: <system>" line of the file, or
+  /// --exclude): its error is a hold-out error.
+  bool heldOut = false;
 };
 
 /// Reads the normalized points (bench/calibration/points.csv): columns
 /// system, topology, collective, ranks, size_bytes, busbw_GBps, source.
-/// Topology paths are relative to the file's directory.
+/// Topology paths are relative to the file's directory. A comment line
+/// "# hold-out: <system>" marks that system's points as held out.
 llvm::Expected<std::vector<MeasuredPoint>> readMeasuredPoints(StringRef path);
 
 /// What readNcclTestsLog needs beyond the log.
@@ -47,8 +51,8 @@ struct NcclTestsLogOptions {
 llvm::Expected<std::vector<MeasuredPoint>>
 readNcclTestsLog(StringRef path, const NcclTestsLogOptions &options);
 
-/// The relative error bound the issue sets for a size: 15% from 64 MiB, 35%
-/// from 1 MiB, none below (0 returned).
+/// The bound on a system's median relative error in the band of a size:
+/// 15% from 64 MiB, 25% from 1 MiB, none below (0 returned).
 double getErrorBound(uint64_t bytes);
 
 struct PointResult {
@@ -62,9 +66,10 @@ struct PointResult {
 llvm::Expected<std::vector<PointResult>>
 evaluatePoints(ArrayRef<MeasuredPoint> points, const CostParams &params);
 
-/// Prints the report: per system and collective, the median and maximum
-/// relative error in each size band, against the bounds. Returns whether
-/// every banded point is within its bound.
+/// Prints the report: per system and collective, whether it was fitted or
+/// held out, the median and maximum relative error in each size band, and
+/// whether the medians are within the bounds. Returns whether every
+/// system's median is within its band's bound.
 bool printCalibrationReport(ArrayRef<PointResult> results,
                             llvm::raw_ostream &os, bool perPoint);
 

@@ -48,8 +48,18 @@ struct CostParams {
   /// NVLink SHARP: fraction of the GPU's NVLink bandwidth per direction an
   /// in-switch all-reduce sustains.
   double nvlsEfficiency = 0.74;
-  /// Extra bandwidth loss of the tree algorithm across machines.
+  /// Extra bandwidth loss of a tree (broadcast and reduce).
   double treeEfficiency = 0.9;
+  /// The fraction of a machine's usable network bandwidth all_reduce's
+  /// trees across machines (tree, and NVLS_TREE below NVLS) sustain, by
+  /// NetworkKind: a tree node talks to a parent and two children, where a
+  /// ring talks to one neighbour each way, and fabrics differ in how well
+  /// they take that (EFA's SRD far less well than InfiniBand or RoCE).
+  std::array<double, 4> treeNetworkEfficiency = {0.9, 0.9, 0.9, 0.9};
+  /// Latency of one level of the tree across machines (reduce up and
+  /// broadcast down: 2 ceil(log2 N) levels), in us, its pipeline fill
+  /// included: what makes trees slow at mid sizes on many machines.
+  double treeNetworkLevelUs = 14;
   /// Bandwidth of LL and LL128 as a fraction of Simple's.
   double llBandwidth = 0.15;
   double ll128Bandwidth = 0.6;
