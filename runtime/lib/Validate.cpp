@@ -156,15 +156,17 @@ private:
   LongInt mine[2 * NumFields], all[2 * NumFields];
 };
 
-/// "rank 0 passed X but rank 2 passed Y", the lower rank first.
+/// "rank 0 passed X but rank 2 passed Y", the lower rank first; \p unit
+/// follows the first value.
 std::string contrast(int a, std::string aText, int b, std::string bText,
-                     const char *verb, const char *verbAgain) {
+                     const char *verb, const char *verbAgain,
+                     const std::string &unit = "") {
   if (b < a) {
     std::swap(a, b);
     std::swap(aText, bText);
   }
-  return format("rank %d %s %s but rank %d %s %s", a, verb, aText.c_str(), b,
-                verbAgain, bText.c_str());
+  return format("rank %d %s %s%s but rank %d %s %s", a, verb, aText.c_str(),
+                unit.c_str(), b, verbAgain, bText.c_str());
 }
 
 std::string planName(const ShapeFields &f) {
@@ -211,22 +213,17 @@ std::string mismatchMessage(const Exchange &ex) {
                    "passed", "passed"));
     if (lo.algorithm != hi.algorithm || lo.channels != hi.channels)
       diffs.push_back(
-          contrast(a, "it as " + planName(lo), b, planName(hi), "runs", "as"));
+          contrast(a, planName(lo), b, planName(hi), "runs it as", "as"));
   }
   if (ex.min(Count) != ex.max(Count)) {
     // The dtype is known when the group agrees on it.
-    std::string unit =
-        lo.dtype == hi.dtype
-            ? std::string(" ") +
-                  commrt_dtype_name(static_cast<commrt_dtype>(lo.dtype)) +
-                  " elements"
-            : " elements";
-    diffs.push_back(contrast(
-        ex.minRank(Count),
-        format("%lld%s", static_cast<long long>(ex.min(Count)), unit.c_str()),
-        ex.maxRank(Count),
-        format("%lld", static_cast<long long>(ex.max(Count))), "passed",
-        "passed"));
+    std::string unit = " elements";
+    if (lo.dtype == hi.dtype)
+      unit = std::string(" ") +
+             commrt_dtype_name(static_cast<commrt_dtype>(lo.dtype)) + unit;
+    diffs.push_back(contrast(ex.minRank(Count), std::to_string(ex.min(Count)),
+                             ex.maxRank(Count), std::to_string(ex.max(Count)),
+                             "passed", "passed", unit));
   }
   if (ex.min(Chunk) != ex.max(Chunk)) {
     auto chunk = [](int64_t c) {

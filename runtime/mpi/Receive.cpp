@@ -60,15 +60,26 @@ void receive(MpiRequest &req, MPI_Message &msg, MPI_Count bytes) {
       err = MPI_Imrecv(req.refused.data(), static_cast<int>(bytes / unit),
                        unit == 8 ? MPI_UINT64_T : MPI_BYTE, &msg, &slot);
     }
-    int sender =
-        args.comm ? args.comm->ranks[static_cast<size_t>(e.source)] : e.source;
-    req.refusal = COMMRT_ERROR_INVALID_ARGUMENT;
-    req.mismatch = true;
-    req.refusalMessage =
-        format("rank %d sent %s, but this receive takes %d %s (%lld bytes); "
-               "the message was dropped and the buffer left untouched",
-               sender, sizeText(bytes, args.dtype).c_str(), e.count,
+    std::string sizes =
+        format("sent %s, but this receive takes %d %s (%lld bytes)",
+               sizeText(bytes, args.dtype).c_str(), e.count,
                commrt_dtype_name(args.dtype), static_cast<long long>(want));
+    if (args.comm) {
+      // A step of a schedule the group did not validate: the collective
+      // is broken on this rank, and others may wait for it.
+      req.refusal = COMMRT_ERROR_BACKEND;
+      req.refusalMessage = format(
+          "in a transfer of the planned schedule, rank %d %s; the ranks "
+          "disagree on the operation (COMMRT_VALIDATE=0 skipped the check "
+          "that names them), and the message was dropped",
+          args.comm->ranks[static_cast<size_t>(e.source)], sizes.c_str());
+    } else {
+      req.refusal = COMMRT_ERROR_INVALID_ARGUMENT;
+      req.mismatch = true;
+      req.refusalMessage = format("rank %d %s; the message was dropped and "
+                                  "the buffer left untouched",
+                                  e.source, sizes.c_str());
+    }
   }
   if (err != MPI_SUCCESS) {
     req.refusal = COMMRT_ERROR_BACKEND;
