@@ -7,7 +7,9 @@
 // comm-bench-validate: times collectives with the cross-rank validation off
 // (COMMRT_VALIDATE=0) and on (the default), alternating round by round
 // between two contexts of one run: all_reduce (MPI's own and the planned
-// ring) of 8 B, 4 KiB, 1 MiB and 16 MiB, broadcast of 4 KiB, barrier; and
+// ring) of 8 B, 4 KiB, 1 MiB and 16 MiB, broadcast of 4 KiB, barrier, the
+// all_reduces of examples/grad_step.mlir's step (24 averages: 4 of
+// 256 KiB, 2 of 4 KiB, 18 of 1 KiB, back to back); and
 // send/recv (half a ping-pong between ranks 0 and 1, which the switch does
 // not change: its size check is always on) of 4 KiB and 1 MiB. Prints, per
 // op and size, the median over the rounds of the slowest rank's time and
@@ -94,6 +96,7 @@ int main(int argc, char **argv) {
       {"ring all_reduce", 1 << 20},
       {"broadcast", 4 << 10},
       {"barrier", 0},
+      {"grad_step", 0},
       {"send/recv", 4 << 10},
       {"send/recv", 1 << 20},
   };
@@ -101,6 +104,7 @@ int main(int argc, char **argv) {
     std::printf("%-16s %8s %12s %12s %7s\n", "op", "size", "off (us)",
                 "on (us)", "ratio");
   commrt_plan ring{COMMRT_ALGORITHM_RING, 0, 0};
+  std::vector<float> step(65536, 1.0f), stepOut(65536);
   for (const Case &c : cases) {
     int rounds = c.bytes >= (16 << 20) ? 11 : c.bytes >= (1 << 20) ? 51 : 501;
     int64_t count = std::max<int64_t>(1, c.bytes / 4);
@@ -125,6 +129,12 @@ int main(int argc, char **argv) {
                             nullptr));
       } else if (!std::strcmp(c.op, "barrier")) {
         ok(commrt_barrier(comm, nullptr));
+      } else if (!std::strcmp(c.op, "grad_step")) {
+        for (int layer = 0; layer < 2; ++layer)
+          for (int64_t elems : {65536, 65536, 256, 256, 256, 256, 256, 256, 256,
+                                256, 1024, 256})
+            ok(commrt_all_reduce(comm, step.data(), stepOut.data(), elems,
+                                 COMMRT_F32, COMMRT_AVG, nullptr));
       } else if (rank == 0) {
         ok(commrt_send(ctx, a.data(), count, COMMRT_F32, 1, 0, nullptr));
         ok(commrt_recv(ctx, b.data(), count, COMMRT_F32, 1, 0, nullptr));

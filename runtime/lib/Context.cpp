@@ -201,6 +201,7 @@ void teardown(commrt_context *ctx) {
   ctx->cudaScratchPool = nullptr;
 #endif
   stopRollCalls(ctx);
+  stopValidation(ctx);
   freeComm(ctx, ctx->p2p);
   freeComm(ctx, ctx->internal);
   freeComm(ctx, ctx->health);
@@ -331,6 +332,8 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
                      "checksums of permute");
   if (!status)
     status = startRollCalls(ctx.get());
+  if (!status)
+    status = startValidation(ctx.get());
   if (!status) {
     int err = MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank,
                                   MPI_INFO_NULL, &ctx->node);

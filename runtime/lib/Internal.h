@@ -338,6 +338,9 @@ struct commrt_context {
   /// Collectives are checked across their group before they run
   /// (lib/Validate.cpp); COMMRT_VALIDATE=0 turns it off.
   bool validate = true;
+  /// The message and the op of that check.
+  MPI_Datatype fingerprintType = MPI_DATATYPE_NULL;
+  MPI_Op fingerprintOp = MPI_OP_NULL;
   /// COMMRT_INJECT: the fault this rank injects, if any.
   commrt::Fault fault;
   /// Operations posted through the common entry (counts for COMMRT_INJECT).
@@ -517,6 +520,11 @@ commrt_status completeRequest(std::unique_ptr<commrt_request> req);
 //===----------------------------------------------------------------------===//
 // Cross-rank validation (lib/Validate.cpp)
 //===----------------------------------------------------------------------===//
+
+/// Creates the MPI datatype and op of the fingerprint exchange (when the
+/// validation or COMMRT_DEBUG=desync is on); stopValidation frees them.
+commrt_status startValidation(commrt_context *ctx);
+void stopValidation(commrt_context *ctx);
 
 /// Whether \p args (a collective) is checked across its group first.
 bool validates(const commrt_context *ctx, const OpArgs &args);

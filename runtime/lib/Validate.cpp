@@ -7,14 +7,16 @@
 // Every collective is checked across its group before it touches a buffer.
 // Each member contributes a fingerprint of what it is about to run (the op,
 // count, dtype, reduction, root and schedule), and one MPI_Iallreduce with
-// MPI_MAXLOC over every field and over its negation gives every member the
-// largest and the smallest value of each field with the lowest rank holding
-// each. Equal extremes mean that the group agrees; otherwise every member
-// knows which two ranks differ and in what, and all fail alike before any
-// payload moved (a count mismatch would otherwise truncate a message, which
-// Open MPI 4.1's shared-memory transport turns into a write past the
-// receive buffer). COMMRT_DEBUG=desync's commrt_debug_check uses the same
-// exchange.
+// a user-defined op gives every member the largest and the smallest value
+// of each field with the lowest rank holding each (MPI_MAXLOC's rule).
+// Equal extremes mean that the group agrees; otherwise every member knows
+// which two ranks differ and in what, and all fail alike before any payload
+// moved (a count mismatch would otherwise truncate a message, which Open
+// MPI 4.1's shared-memory transport turns into a write past the receive
+// buffer). The message has the same size on every rank, and an all_reduce
+// of up to 1 KiB rides in it: the op reduces the payloads when both sides
+// agree, so such an all_reduce costs one collective, not two.
+// COMMRT_DEBUG=desync's commrt_debug_check uses the same exchange.
 //
 // Fingerprints travel on a duplicate of the group's communicator, posted in
 // call order. An operation starts its transfers once its fingerprints
@@ -27,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "Kernels.h"
 
 #include <algorithm>
 #include <array>
@@ -36,15 +39,6 @@
 using namespace commrt;
 
 namespace {
-
-static_assert(sizeof(long) == sizeof(int64_t),
-              "MPI_LONG_INT must carry an int64_t");
-
-/// An element of MPI_LONG_INT: a value and the world rank holding it.
-struct LongInt {
-  long value;
-  int rank;
-};
 
 /// The fields of a fingerprint, each in [0, 2^63).
 enum Field { Shape, Count, Chunk, NumFields };
@@ -109,18 +103,80 @@ std::array<int64_t, NumFields> fingerprintOf(const OpArgs &args,
   return fp;
 }
 
+/// Payloads up to this size travel inside the fingerprint message: an
+/// all_reduce that small is done by the collective that validates it.
+constexpr size_t inlineBytes = 1024;
+
+/// The fingerprint message, the same size on every rank whatever it runs
+/// (so that no rank truncates another's).
+struct Message {
+  /// Per field, the largest and the smallest value and the lowest world
+  /// rank holding each.
+  int64_t max[NumFields], min[NumFields];
+  int32_t maxRank[NumFields], minRank[NumFields];
+  /// Bytes of payload carried (a small all_reduce), else 0.
+  uint64_t inlined;
+  alignas(16) unsigned char payload[inlineBytes];
+};
+
+bool consistent(const Message &m) {
+  for (int f = 0; f < NumFields; ++f)
+    if (m.min[f] != m.max[f])
+      return false;
+  return true;
+}
+
+/// The MPI_User_function of the exchange: per field, the larger maximum
+/// and the smaller minimum with the lowest rank holding each; the payloads
+/// of an all_reduce that both sides agree on are reduced.
+void combine(void *inV, void *inoutV, int *len, MPI_Datatype *) {
+  auto *in = static_cast<const Message *>(inV);
+  auto *io = static_cast<Message *>(inoutV);
+  for (int i = 0; i < *len; ++i, ++in, ++io) {
+    bool reduce = in->inlined && in->inlined == io->inlined &&
+                  consistent(*in) && consistent(*io) &&
+                  std::equal(in->max, in->max + NumFields, io->max);
+    for (int f = 0; f < NumFields; ++f) {
+      if (in->max[f] > io->max[f] ||
+          (in->max[f] == io->max[f] && in->maxRank[f] < io->maxRank[f])) {
+        io->max[f] = in->max[f];
+        io->maxRank[f] = in->maxRank[f];
+      }
+      if (in->min[f] < io->min[f] ||
+          (in->min[f] == io->min[f] && in->minRank[f] < io->minRank[f])) {
+        io->min[f] = in->min[f];
+        io->minRank[f] = in->minRank[f];
+      }
+    }
+    if (!reduce) {
+      io->inlined = 0;
+      continue;
+    }
+    ShapeFields shape = unpack(io->max[Shape]);
+    auto op = static_cast<commrt_redop>(shape.op);
+    cpu::reduce(io->payload, in->payload, static_cast<size_t>(io->max[Count]),
+                static_cast<commrt_dtype>(shape.dtype),
+                op == COMMRT_AVG ? COMMRT_SUM : op);
+  }
+}
+
 /// One exchange of fingerprints over a group (see the file comment).
 class Exchange {
 public:
+  /// Posts \p fp, with \p bytes of \p payload to reduce on the way.
   commrt_status post(commrt_comm *comm,
-                     const std::array<int64_t, NumFields> &fp) {
-    int me = comm->ctx->rank;
+                     const std::array<int64_t, NumFields> &fp,
+                     const void *payload = nullptr, size_t bytes = 0) {
+    commrt_context *ctx = comm->ctx;
     for (int f = 0; f < NumFields; ++f) {
-      mine[2 * f] = {static_cast<long>(fp[f]), me};
-      mine[2 * f + 1] = {-static_cast<long>(fp[f]), me};
+      mine.max[f] = mine.min[f] = fp[f];
+      mine.maxRank[f] = mine.minRank[f] = ctx->rank;
     }
-    int err = MPI_Iallreduce(mine, all, 2 * NumFields, MPI_LONG_INT, MPI_MAXLOC,
-                             comm->fingerprints, &request);
+    mine.inlined = bytes;
+    if (bytes)
+      std::memcpy(mine.payload, payload, bytes);
+    int err = MPI_Iallreduce(&mine, &all, 1, ctx->fingerprintType,
+                             ctx->fingerprintOp, comm->fingerprints, &request);
     if (err != MPI_SUCCESS)
       return setError(COMMRT_ERROR_BACKEND,
                       "fingerprint exchange: " +
@@ -139,21 +195,19 @@ public:
     return COMMRT_SUCCESS;
   }
 
-  int64_t max(int f) const { return all[2 * f].value; }
-  int maxRank(int f) const { return all[2 * f].rank; }
-  int64_t min(int f) const { return -all[2 * f + 1].value; }
-  int minRank(int f) const { return all[2 * f + 1].rank; }
-  bool agreed() const {
-    for (int f = 0; f < NumFields; ++f)
-      if (min(f) != max(f))
-        return false;
-    return true;
-  }
+  int64_t max(int f) const { return all.max[f]; }
+  int maxRank(int f) const { return all.maxRank[f]; }
+  int64_t min(int f) const { return all.min[f]; }
+  int minRank(int f) const { return all.minRank[f]; }
+  bool agreed() const { return consistent(all); }
+  /// The reduced payload's bytes, 0 if it was not carried by every member.
+  size_t inlined() const { return static_cast<size_t>(all.inlined); }
+  const void *payload() const { return all.payload; }
 
   MPI_Request request = MPI_REQUEST_NULL;
 
 private:
-  LongInt mine[2 * NumFields], all[2 * NumFields];
+  Message mine, all;
 };
 
 /// "rank 0 passed X but rank 2 passed Y", the lower rank first; \p unit
@@ -261,6 +315,10 @@ public:
       return COMMRT_SUCCESS;
     if (failure)
       return setError(failure, failureMessage);
+    if (!inner) {
+      done = true; // Carried by the fingerprints.
+      return COMMRT_SUCCESS;
+    }
     return inner->poll(done);
   }
 
@@ -311,11 +369,20 @@ private:
     std::string why;
     if (peerGaveUp(ctx, this, why))
       return fail(COMMRT_ERROR_REMOTE, why);
+    decided = true;
+    if (size_t bytes = exchange.inlined()) {
+      // The all_reduce rode in the fingerprints: its result is here.
+      std::memcpy(args.recv, exchange.payload(), bytes);
+      if (args.op == COMMRT_AVG)
+        cpu::divide(args.recv, static_cast<size_t>(args.count), args.dtype,
+                    static_cast<long long>(args.comm->ranks.size()));
+      ++args.comm->started;
+      return;
+    }
     posted.validated = true;
     if (commrt_status s = startOp(ctx, args, posted, planned ? &plan : nullptr,
                                   std::move(corrupted), inner))
       return fail(s, lastError());
-    decided = true;
   }
 
   OpArgs posted;
@@ -328,6 +395,21 @@ private:
   std::unique_ptr<commrt_request> inner;
 };
 
+/// Whether \p args can ride in its fingerprints: an all_reduce of MPI's own
+/// (no schedule) on host buffers that no CUDA stream still writes, small
+/// enough.
+bool rides(const commrt_context *ctx, const OpArgs &args,
+           const commrt_plan *plan) {
+  bool scheduled = plan && plan->algorithm != COMMRT_ALGORITHM_DEFAULT &&
+                   plan->algorithm != COMMRT_ALGORITHM_NVLS;
+  size_t bytes =
+      static_cast<size_t>(args.count) * commrt_dtype_size(args.dtype);
+  return args.kind == OpKind::AllReduce && !scheduled && bytes > 0 &&
+         bytes <= inlineBytes && !ctx->backend->streamOrdered() &&
+         ctx->backend->bufferSpace() == COMMRT_HOST &&
+         !(args.stream && args.stream->cuda);
+}
+
 /// FNV-1a of a string.
 uint64_t hashText(const char *text) {
   uint64_t h = 1469598103934665603ull;
@@ -337,6 +419,33 @@ uint64_t hashText(const char *text) {
 }
 
 } // namespace
+
+commrt_status commrt::startValidation(commrt_context *ctx) {
+  if (!ctx->validate && !ctx->debugDesync)
+    return COMMRT_SUCCESS;
+  int err =
+      MPI_Type_contiguous(sizeof(Message), MPI_BYTE, &ctx->fingerprintType);
+  if (err == MPI_SUCCESS)
+    err = MPI_Type_commit(&ctx->fingerprintType);
+  if (err == MPI_SUCCESS)
+    err = MPI_Op_create(combine, /*commute=*/1, &ctx->fingerprintOp);
+  if (err != MPI_SUCCESS)
+    return setError(
+        COMMRT_ERROR_BACKEND,
+        "commrt: commrt_init: the fingerprint exchange: " +
+            mpiErrorString("MPI_Type_contiguous/MPI_Op_create", err));
+  return COMMRT_SUCCESS;
+}
+
+void commrt::stopValidation(commrt_context *ctx) {
+  // An abandoned exchange may still use them.
+  if (ctx->pendingMpi)
+    return;
+  if (ctx->fingerprintOp != MPI_OP_NULL)
+    MPI_Op_free(&ctx->fingerprintOp);
+  if (ctx->fingerprintType != MPI_DATATYPE_NULL)
+    MPI_Type_free(&ctx->fingerprintType);
+}
 
 bool commrt::validates(const commrt_context *ctx, const OpArgs &args) {
   return ctx->validate && args.comm && args.comm->ranks.size() > 1;
@@ -352,7 +461,12 @@ commrt_status commrt::startValidated(commrt_context *ctx, const OpArgs &args,
                                               std::move(corrupted));
   // The index run() gives it, needed before that when deciding at once.
   req->sequence = comm->posted;
-  if (commrt_status s = req->exchange.post(comm, fingerprintOf(args, plan)))
+  size_t bytes = rides(ctx, args, plan) ? static_cast<size_t>(args.count) *
+                                              commrt_dtype_size(args.dtype)
+                                        : 0;
+  // What the backend would send: COMMRT_INJECT may have corrupted it.
+  if (commrt_status s = req->exchange.post(comm, fingerprintOf(args, plan),
+                                           posted.send, bytes))
     return s;
   comm->unstarted.push_back(req.get());
   if (ctx->backend->streamOrdered()) {
