@@ -34,7 +34,7 @@ commrt_status commrt::waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
   Backoff backoff(ctx->oversubscribed);
   for (;;) {
     if (ctx->backend)
-      ctx->backend->progress();
+      ctx->backend->pollPending();
     int flag = 0;
     int err = MPI_Testall(count, reqs, &flag, MPI_STATUSES_IGNORE);
     if (err != MPI_SUCCESS)
@@ -163,7 +163,7 @@ commrt_status commrt::pollRequest(commrt_request *req, bool &done) {
   if (req->failedStatus)
     return raise(req->ctx, req->failedStatus, req->failedMessage);
   // Whatever this request waits for may wait for others.
-  req->ctx->backend->progress();
+  req->ctx->backend->pollPending();
   if (commrt_status s = req->poll(done)) {
     done = false;
     return failRequest(req, s,

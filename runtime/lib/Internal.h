@@ -435,7 +435,7 @@ public:
   /// Advances what waits for the core to poll (the mpi backend's receives
   /// waiting for their message); called by every wait loop, whatever it
   /// waits for.
-  virtual void progress() {}
+  virtual void pollPending() {}
   /// The memory space of the buffers the backend moves.
   virtual commrt_memory_space bufferSpace() const { return COMMRT_HOST; }
   /// True if operations posted on one stream run in the order they were

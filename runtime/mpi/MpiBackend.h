@@ -89,7 +89,7 @@ public:
   /// match() for every receive waiting: a rank blocked elsewhere must still
   /// take the messages others wait to deliver (a send waits for its
   /// receive to be posted).
-  void progress() override;
+  void pollPending() override;
   /// Drops \p req from the queue of receives waiting for their message.
   void forget(MpiRequest *req);
 

@@ -99,7 +99,7 @@ void MpiBackend::match(MPI_Comm comm, int source, int tag) {
   matchKey(Key(comm, source, tag));
 }
 
-void MpiBackend::progress() {
+void MpiBackend::pollPending() {
   for (auto it = waiting.begin(); it != waiting.end();) {
     Key key = (it++)->first;
     matchKey(key);
