@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
   commrt_plan ring{COMMRT_ALGORITHM_RING, 0, 0};
   std::vector<float> step(65536, 1.0f), stepOut(65536);
   for (const Case &c : cases) {
-    int rounds = c.bytes >= (16 << 20) ? 11 : c.bytes >= (1 << 20) ? 51 : 501;
+    int rounds = c.bytes >= (16 << 20) ? 31 : c.bytes >= (1 << 20) ? 51 : 501;
     int64_t count = std::max<int64_t>(1, c.bytes / 4);
     std::vector<float> a(static_cast<size_t>(count), 1.0f),
         b(static_cast<size_t>(count));
