@@ -82,8 +82,10 @@ if [ "$policy" = abort ]; then
   has "finalized" && fail "a rank went on to finalize"
   case $mode in
   group)
-    # The first rank to time out ends the job; each names the other group.
-    has "^\[commrt rank [0-3]\] commrt: all_reduce on group .* timed out after 1000 ms on rank [0-3] (waiting for ranks that did not join; rank [23] has not reached it: it posted 1 operations on this group (this is #1) and waits in all_reduce on group \(\[2, 3\]\|$group\)" ||
+    # The first rank to time out ends the job; each names the group the
+    # other waits in.
+    has "^\[commrt rank [013]\] commrt: all_reduce on group $group timed out after 1000 ms on rank [013] (waiting for ranks that did not join; rank 2 has not reached it: it posted 1 operations on this group (this is #1) and waits in all_reduce on group \[2, 3\]" ||
+      has "^\[commrt rank 2\] commrt: all_reduce on group \[2, 3\] timed out after 1000 ms on rank 2 (waiting for ranks that did not join; rank 3 has not reached it: it posted 0 operations on this group (this is #0) and waits in all_reduce on group $group" ||
       fail "no timeout naming the rank in the other group" ;;
   *)
     # The first rank to fail ends the job, with its message.
