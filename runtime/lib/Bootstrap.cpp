@@ -35,6 +35,7 @@ commrt_status commrt::waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
   for (;;) {
     if (ctx->backend)
       ctx->backend->pollPending();
+    startAgreed(ctx);
     int flag = 0;
     int err = MPI_Testall(count, reqs, &flag, MPI_STATUSES_IGNORE);
     if (err != MPI_SUCCESS)
@@ -164,6 +165,7 @@ commrt_status commrt::pollRequest(commrt_request *req, bool &done) {
     return raise(req->ctx, req->failedStatus, req->failedMessage);
   // Whatever this request waits for may wait for others.
   req->ctx->backend->pollPending();
+  startAgreed(req->ctx);
   if (commrt_status s = req->poll(done)) {
     done = false;
     return failRequest(req, s,

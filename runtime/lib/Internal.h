@@ -341,6 +341,8 @@ struct commrt_context {
   /// The message and the op of that check.
   MPI_Datatype fingerprintType = MPI_DATATYPE_NULL;
   MPI_Op fingerprintOp = MPI_OP_NULL;
+  /// Validated operations are being started (see startAgreed).
+  bool startingValidated = false;
   /// COMMRT_INJECT: the fault this rank injects, if any.
   commrt::Fault fault;
   /// Operations posted through the common entry (counts for COMMRT_INJECT).
@@ -525,6 +527,11 @@ commrt_status completeRequest(std::unique_ptr<commrt_request> req);
 /// validation or COMMRT_DEBUG=desync is on); stopValidation frees them.
 commrt_status startValidation(commrt_context *ctx);
 void stopValidation(commrt_context *ctx);
+
+/// Starts the validated operations of every communicator whose turn came
+/// (their group agreed and all before them started). Every wait calls it,
+/// whatever it waits for: another rank may wait for these transfers.
+void startAgreed(commrt_context *ctx);
 
 /// Whether \p args (a collective) is checked across its group first.
 bool validates(const commrt_context *ctx, const OpArgs &args);

@@ -323,18 +323,25 @@ bool commrt::peerGaveUp(commrt_context *ctx, const commrt_request *req,
   commrt_comm *comm = req->args.comm;
   if (!comm || !ctx->rollCalls)
     return false;
+  // Of the members that gave up before this operation, the one that failed
+  // first on the group: later ones usually failed because of it.
+  const std::pair<int, Notice> *first = nullptr;
   for (const auto &f : ctx->rollCalls->failures) {
     const Notice &n = f.second;
     // Its communicator is failed: it starts nothing after what it had.
     if (n.comm != comm->id || !n.commFailed || n.started > req->sequence)
       continue;
-    why = format("rank %d left the group before this operation: its "
-                 "operation #%llu there (%s) failed: %s",
-                 f.first, static_cast<unsigned long long>(n.sequence), n.what,
-                 n.why);
-    return true;
+    if (!first || n.sequence < first->second.sequence)
+      first = &f;
   }
-  return false;
+  if (!first)
+    return false;
+  const Notice &n = first->second;
+  why = format("rank %d left the group before this operation: its "
+               "operation #%llu there (%s) failed: %s",
+               first->first, static_cast<unsigned long long>(n.sequence),
+               n.what, n.why);
+  return true;
 }
 
 void commrt::stopRollCalls(commrt_context *ctx) {

@@ -335,6 +335,17 @@ public:
   /// Decides the operations of \p comm whose fingerprints arrived, oldest
   /// first, and starts those the group agreed on.
   static commrt_status startInOrder(commrt_comm *comm) {
+    commrt_context *ctx = comm->ctx;
+    // Starting one may wait (a schedule gathers the nodes once), and waits
+    // start what is ready: not again from inside, or later operations
+    // would start before this one.
+    if (ctx->startingValidated)
+      return COMMRT_SUCCESS;
+    ctx->startingValidated = true;
+    struct Done {
+      commrt_context *ctx;
+      ~Done() { ctx->startingValidated = false; }
+    } done{ctx};
     std::deque<commrt_request *> &queue = comm->unstarted;
     while (!queue.empty()) {
       auto *head = static_cast<CheckedRequest *>(queue.front());
@@ -445,6 +456,12 @@ void commrt::stopValidation(commrt_context *ctx) {
     MPI_Op_free(&ctx->fingerprintOp);
   if (ctx->fingerprintType != MPI_DATATYPE_NULL)
     MPI_Type_free(&ctx->fingerprintType);
+}
+
+void commrt::startAgreed(commrt_context *ctx) {
+  for (const auto &comm : ctx->comms)
+    if (!comm->unstarted.empty())
+      CheckedRequest::startInOrder(comm.get());
 }
 
 bool commrt::validates(const commrt_context *ctx, const OpArgs &args) {

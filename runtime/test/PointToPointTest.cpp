@@ -132,6 +132,24 @@ void collectiveInGroup() {
   CHECK(got == left + 1);
   CHECK_STATUS(commrt_group_end(ctx), COMMRT_ERROR_INVALID_STATE,
                "without commrt_group_start");
+
+  // A started collective goes on while its rank waits for something else:
+  // rank 0 receives from rank 1 before it waits for its all_reduce, and
+  // rank 1 sends only after its all_reduce completed. 4 KiB: too large to
+  // ride in the fingerprints, so the all_reduce has transfers to start.
+  std::vector<float> in(1024, static_cast<float>(me + 1)), out(1024, 0.0f);
+  int32_t token = 0;
+  CHECK_OK(commrt_iall_reduce(comm, in.data(), out.data(), 1024, COMMRT_F32,
+                              COMMRT_SUM, nullptr, &req));
+  if (me == 0)
+    CHECK_OK(commrt_recv(ctx, &token, 1, COMMRT_I32, 1, 8, nullptr));
+  CHECK_OK(commrt_wait(req));
+  if (me == 1) {
+    token = 42;
+    CHECK_OK(commrt_send(ctx, &token, 1, COMMRT_I32, 0, 8, nullptr));
+  }
+  CHECK(out[1023] == 10.0f);
+  CHECK(me != 0 || token == 42);
 }
 
 void permutes() {
