@@ -499,6 +499,11 @@ commrt_status commrt::startValidated(commrt_context *ctx, const OpArgs &args,
     }
     if (commrt_status s = CheckedRequest::startInOrder(comm))
       return s;
+  } else {
+    // Start now if every member had already arrived: the transfers then
+    // overlap what the caller does before it waits, as without the check.
+    if (commrt_status s = CheckedRequest::startInOrder(comm))
+      return s;
   }
   out = std::move(req);
   return COMMRT_SUCCESS;
