@@ -303,7 +303,12 @@ COMMRT_API commrt_status commrt_comm_destroy(commrt_comm *comm);
  * Collectives
  *
  * Collective over the ranks of the group of \p comm; every rank of the group
- * makes the same call with the same count, dtype, op and root. \p comm must
+ * makes the same call with the same count, dtype, op and root (and plan).
+ * This is checked before any buffer is touched: if a rank differs, every
+ * rank of the group fails with COMMRT_ERROR_INVALID_ARGUMENT naming two
+ * ranks that differ and what each passed (fatal under the abort policy;
+ * in return mode the communicator stays usable). COMMRT_VALIDATE=0 skips
+ * the check (docs/Reliability.md). \p comm must
  * not be NULL (ranks in no group skip the call). Buffers are host memory on
  * the mpi backend and device memory on the nccl backend. \p send may equal
  * \p recv (in place) where noted. \p stream orders the operation after
@@ -505,7 +510,10 @@ COMMRT_API commrt_status commrt_isend(commrt_context *ctx, const void *buf,
                                       int64_t peer, int64_t tag,
                                       commrt_stream *stream,
                                       commrt_request **req);
-/// Receives \p count elements from world rank \p peer into \p buf.
+/// Receives \p count elements from world rank \p peer into \p buf. On the
+/// mpi backend a message of another size is refused before it touches
+/// \p buf: COMMRT_ERROR_INVALID_ARGUMENT naming both sizes (fatal under the
+/// abort policy).
 COMMRT_API commrt_status commrt_recv(commrt_context *ctx, void *buf,
                                      int64_t count, commrt_dtype dtype,
                                      int64_t peer, int64_t tag,

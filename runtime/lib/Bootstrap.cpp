@@ -33,6 +33,9 @@ commrt_status commrt::waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
   Deadline deadline(ctx->opts.timeout_ms);
   Backoff backoff(ctx->oversubscribed);
   for (;;) {
+    if (ctx->backend)
+      ctx->backend->pollPending();
+    startAgreed(ctx);
     int flag = 0;
     int err = MPI_Testall(count, reqs, &flag, MPI_STATUSES_IGNORE);
     if (err != MPI_SUCCESS)
@@ -133,7 +136,8 @@ std::string waitingFor(const OpArgs &args) {
 
 } // namespace
 
-/// Marks \p req failed with \p message and raises it.
+/// Marks \p req failed with \p message and raises it; other ranks are
+/// told, unless the failure is a mismatch every member saw.
 static commrt_status failRequest(commrt_request *req, commrt_status status,
                                  const std::string &message) {
   req->abandon();
@@ -146,7 +150,9 @@ static commrt_status failRequest(commrt_request *req, commrt_status status,
       comm->failure = message;
     }
   }
-  return raise(req->ctx, status, message);
+  if (!req->mismatch || !req->args.comm)
+    announceFailure(req->ctx, req, message);
+  return raise(req->ctx, status, message, isFatal(status) || req->mismatch);
 }
 
 commrt_status commrt::pollRequest(commrt_request *req, bool &done) {
@@ -157,6 +163,9 @@ commrt_status commrt::pollRequest(commrt_request *req, bool &done) {
   }
   if (req->failedStatus)
     return raise(req->ctx, req->failedStatus, req->failedMessage);
+  // Whatever this request waits for may wait for others.
+  req->ctx->backend->pollPending();
+  startAgreed(req->ctx);
   if (commrt_status s = req->poll(done)) {
     done = false;
     return failRequest(req, s,
@@ -186,9 +195,16 @@ commrt_status commrt::waitRequest(commrt_request *req) {
       return s;
     if (done)
       return COMMRT_SUCCESS;
-    // Roll calls come only after someone's timeout: no hurry.
-    if (polls % 64 == 63)
+    // Roll calls and notices come only after someone failed: no hurry.
+    if (polls % 64 == 63) {
       answerRollCalls(ctx);
+      std::string why;
+      if (peerGaveUp(ctx, req, why))
+        return failRequest(req, COMMRT_ERROR_REMOTE,
+                           format("commrt: %s on rank %d failed: %s",
+                                  describe(req->args).c_str(), ctx->rank,
+                                  why.c_str()));
+    }
     if (deadline.expired()) {
       int64_t waited = deadline.elapsedMs();
       // A collective asks its group who is missing; point to point names

@@ -62,20 +62,20 @@ uint64_t hashGroups(const std::vector<int64_t> &ranks, int64_t groupSize) {
   return h;
 }
 
-/// COMMRT_DEBUG=checksum: the communicator the checksums of \p comm's
-/// broadcasts and all_gathers travel on.
-commrt_status dupChecks(commrt_context *ctx, commrt_comm *comm) {
+/// Duplicates the communicator of \p comm into \p out, for \p what.
+commrt_status dupGroup(commrt_context *ctx, commrt_comm *comm, MPI_Comm &out,
+                       const char *what) {
   MPI_Request req;
-  int err = MPI_Comm_idup(comm->mpi, &comm->checks, &req);
+  int err = MPI_Comm_idup(comm->mpi, &out, &req);
   if (err != MPI_SUCCESS)
     return setError(COMMRT_ERROR_BACKEND,
-                    mpiErrorString("MPI_Comm_idup (checksums)", err));
+                    mpiErrorString("MPI_Comm_idup", err) + " (" + what + ")");
   if (commrt_status s = waitMpi(
-          ctx, &req, 1, "duplicating group " + comm->name + " for checksums")) {
-    comm->checks = MPI_COMM_NULL;
+          ctx, &req, 1, "duplicating group " + comm->name + " for " + what)) {
+    out = MPI_COMM_NULL;
     return s;
   }
-  MPI_Comm_set_errhandler(comm->checks, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(out, MPI_ERRORS_RETURN);
   return COMMRT_SUCCESS;
 }
 
@@ -173,11 +173,18 @@ commrt_status createComm(commrt_context *ctx, const int64_t *ranks,
     comm->position = position;
     comm->name = groupName(members);
     comm->mpi = split;
+    // The group and the count of communicators created before it (the same
+    // on every rank): two layouts may both hold a group of these ranks.
     std::vector<int64_t> world(members.begin(), members.end());
-    comm->id = hashGroups(world, static_cast<int64_t>(world.size()));
+    world.push_back(-1 - static_cast<int64_t>(ctx->created));
+    comm->id = hashGroups(world, static_cast<int64_t>(members.size()));
     local = ctx->backend->createComm(comm.get());
     if (!local && ctx->debugChecksum)
-      local = dupChecks(ctx, comm.get());
+      // COMMRT_DEBUG=checksum: the checksums of broadcast, all_gather and
+      // all_to_all.
+      local = dupGroup(ctx, comm.get(), comm->checks, "checksums");
+    if (!local && (ctx->validate || ctx->debugDesync))
+      local = dupGroup(ctx, comm.get(), comm->fingerprints, "fingerprints");
     if (local)
       setError(local, format("commrt: %s on rank %d: %s", what.c_str(),
                              ctx->rank, lastError().c_str()));
@@ -187,14 +194,16 @@ commrt_status createComm(commrt_context *ctx, const int64_t *ranks,
     if (comm) {
       if (!local)
         ctx->backend->destroyComm(comm.get());
-      if (comm->checks != MPI_COMM_NULL)
-        MPI_Comm_free(&comm->checks);
+      for (MPI_Comm *c : {&comm->checks, &comm->fingerprints})
+        if (*c != MPI_COMM_NULL)
+          MPI_Comm_free(c);
       MPI_Comm_free(&comm->mpi);
     }
     // A local failure was not raised yet: apply the policy now.
     return local ? raise(ctx, local, lastError()) : status;
   }
 
+  ++ctx->created;
   commrt_comm *handle = comm.get();
   if (comm) {
     comm->references = 1;

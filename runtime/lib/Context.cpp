@@ -121,6 +121,22 @@ commrt_status applyDebugModes(commrt_context *ctx) {
   return COMMRT_SUCCESS;
 }
 
+/// Reads COMMRT_VALIDATE: 1 (the default) checks every collective across
+/// its group before it runs, 0 does not.
+commrt_status applyValidate(commrt_context *ctx) {
+  const char *text = std::getenv("COMMRT_VALIDATE");
+  if (!text || !*text)
+    return COMMRT_SUCCESS;
+  if (!std::strcmp(text, "0") || !std::strcmp(text, "1")) {
+    ctx->validate = *text == '1';
+    return COMMRT_SUCCESS;
+  }
+  return invalid(format("environment variable COMMRT_VALIDATE='%s' is "
+                        "neither 1 (check every collective across its group "
+                        "before it runs, the default) nor 0 (do not)",
+                        text));
+}
+
 /// Duplicates \p parent with MPI_Comm_idup under the deadline.
 commrt_status dupComm(commrt_context *ctx, MPI_Comm parent, MPI_Comm &out,
                       const char *what) {
@@ -166,6 +182,7 @@ void teardown(commrt_context *ctx) {
       ctx->backend->destroyComm(comm.get());
     freeComm(ctx, comm->mpi);
     freeComm(ctx, comm->checks);
+    freeComm(ctx, comm->fingerprints);
   }
   ctx->comms.clear();
   ctx->cache.clear();
@@ -184,6 +201,7 @@ void teardown(commrt_context *ctx) {
   ctx->cudaScratchPool = nullptr;
 #endif
   stopRollCalls(ctx);
+  stopValidation(ctx);
   freeComm(ctx, ctx->p2p);
   freeComm(ctx, ctx->internal);
   freeComm(ctx, ctx->health);
@@ -280,6 +298,8 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
   ctx->opts = opts;
   if (commrt_status s = applyDebugModes(ctx.get()))
     return s;
+  if (commrt_status s = applyValidate(ctx.get()))
+    return s;
   // commrt_init returns its errors whatever the policy: the caller has no
   // context yet. The policy takes effect once init succeeded.
   ctx->opts.on_error = COMMRT_ON_ERROR_RETURN;
@@ -312,6 +332,8 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
                      "checksums of permute");
   if (!status)
     status = startRollCalls(ctx.get());
+  if (!status)
+    status = startValidation(ctx.get());
   if (!status) {
     int err = MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank,
                                   MPI_INFO_NULL, &ctx->node);

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <new>
@@ -43,6 +44,11 @@ bool isFatal(commrt_status status);
 /// abort, prints it prefixed with the rank and calls MPI_Abort.
 commrt_status raise(commrt_context *ctx, commrt_status status,
                     const std::string &message);
+/// The same with the decision made by the caller: \p fatal errors end the
+/// job under the abort policy whatever their status (ranks that disagree on
+/// an operation get INVALID_ARGUMENT, and the job cannot go on).
+commrt_status raise(commrt_context *ctx, commrt_status status,
+                    const std::string &message, bool fatal);
 
 /// Prints "[commrt rank R] message" on stderr and aborts the world with
 /// \p code. Does not return.
@@ -93,6 +99,10 @@ inline bool overlaps(const void *a, size_t aBytes, const void *b,
   auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
   return aBytes && bBytes && x < y + bBytes && y < x + aBytes;
 }
+
+/// Checks that \p comm (of a collective) is set, not destroyed and not
+/// failed.
+commrt_status checkUsable(const char *fn, commrt_comm *comm);
 
 /// Checks count >= 0 and that count * element size fits; sets *bytes.
 commrt_status checkCount(const char *what, int64_t count, commrt_dtype dtype,
@@ -179,6 +189,10 @@ struct OpArgs {
   int sendTo = -1;   ///< permute: world rank this rank sends to, or -1.
   int recvFrom = -1; ///< permute: world rank this rank receives from, or -1.
   commrt_stream *stream = nullptr;
+  /// The group agreed on this operation's sizes (lib/Validate.cpp): the
+  /// transfers of its schedule may post receives without checking the
+  /// size of what arrives first.
+  bool validated = false;
 };
 
 /// "all_reduce on group [0, 1]", "send to rank 3 (tag 7)", "permute".
@@ -224,6 +238,11 @@ struct commrt_request {
   /// COMMRT_INJECT=corrupt: the corrupted copy of the send buffer, which
   /// must live as long as the transfer.
   std::vector<char> injected;
+  /// Failed because the ranks disagree on what to run (a collective's
+  /// fingerprints differ, a message of another size arrived). Nothing
+  /// moved, so the communicator stays usable; the abort policy still ends
+  /// the job.
+  bool mismatch = false;
 };
 
 /// The communicator of one group.
@@ -246,10 +265,24 @@ struct commrt_comm {
   uint64_t debugSequence = 0;
   /// Operations posted on this communicator (see commrt_request::sequence).
   uint64_t posted = 0;
-  /// Identifies the group across ranks: FNV-1a of its world ranks.
+  /// Identifies the group across ranks: FNV-1a of its world ranks and of
+  /// the number of layouts created before it.
   uint64_t id = 0;
-  /// COMMRT_DEBUG=checksum: carries the checksums of broadcast and
-  /// all_gather (a duplicate of mpi, so they cannot meet its transfers).
+  /// Operations whose transfers were started on this communicator (in the
+  /// order they were posted; see lib/Validate.cpp). A rank whose
+  /// communicator failed tells the others this count, so that they know
+  /// which operations it will never start.
+  uint64_t started = 0;
+  /// Validated operations not started yet, oldest first: they start in
+  /// this order whatever order the caller waits in.
+  std::deque<commrt_request *> unstarted;
+  /// The fingerprints of the cross-rank validation (and of COMMRT_DEBUG=
+  /// desync), in call order: a duplicate of mpi, whose collectives start
+  /// later, once validated.
+  MPI_Comm fingerprints = MPI_COMM_NULL;
+  /// COMMRT_DEBUG=checksum: carries the checksums of broadcast, all_gather
+  /// and all_to_all (a duplicate of mpi, so they cannot meet its
+  /// transfers).
   MPI_Comm checks = MPI_COMM_NULL;
 };
 
@@ -302,6 +335,14 @@ struct commrt_context {
   bool debugDesync = false;
   /// COMMRT_DEBUG=checksum: transfers carry a checksum of their payload.
   bool debugChecksum = false;
+  /// Collectives are checked across their group before they run
+  /// (lib/Validate.cpp); COMMRT_VALIDATE=0 turns it off.
+  bool validate = true;
+  /// The message and the op of that check.
+  MPI_Datatype fingerprintType = MPI_DATATYPE_NULL;
+  MPI_Op fingerprintOp = MPI_OP_NULL;
+  /// Validated operations are being started (see startAgreed).
+  bool startingValidated = false;
   /// COMMRT_INJECT: the fault this rank injects, if any.
   commrt::Fault fault;
   /// Operations posted through the common entry (counts for COMMRT_INJECT).
@@ -330,6 +371,8 @@ struct commrt_context {
   /// Cached communicators by (flattened groups, group size); the value is
   /// NULL on ranks that are in no group.
   std::map<std::pair<std::vector<int64_t>, int64_t>, commrt_comm *> cache;
+  /// Layouts created (entries of cache), the same count on every rank.
+  uint64_t created = 0;
   std::vector<std::unique_ptr<commrt_comm>> comms;
   /// Declared before the requests below, so it outlives them.
   std::shared_ptr<commrt::ScratchPool> scratch =
@@ -384,6 +427,17 @@ public:
     (void)started;
     return COMMRT_SUCCESS;
   }
+  /// The local checks of \p args that post would otherwise fail on; the
+  /// core runs them before the cross-rank validation, so that they fail at
+  /// the call as before.
+  virtual commrt_status check(const OpArgs &args) const {
+    (void)args;
+    return COMMRT_SUCCESS;
+  }
+  /// Advances what waits for the core to poll (the mpi backend's receives
+  /// waiting for their message); called by every wait loop, whatever it
+  /// waits for.
+  virtual void pollPending() {}
   /// The memory space of the buffers the backend moves.
   virtual commrt_memory_space bufferSpace() const { return COMMRT_HOST; }
   /// True if operations posted on one stream run in the order they were
@@ -406,6 +460,16 @@ commrt_status createNcclBackend(commrt_context *ctx,
                                 std::unique_ptr<Backend> &out);
 commrt_status createVerbsBackend(commrt_context *ctx,
                                  std::unique_ptr<Backend> &out);
+
+/// Starts the transfers of \p posted (\p args as the caller passed it,
+/// \p posted as the backend sees it after COMMRT_INJECT; \p corrupted the
+/// injected copy it sends) as the schedule \p plan names, or as the
+/// backend's own operation when \p plan is NULL or names none, and adds
+/// COMMRT_DEBUG=checksum's exchange: lib/Ops.cpp.
+commrt_status startOp(commrt_context *ctx, const OpArgs &args,
+                      const OpArgs &posted, const commrt_plan *plan,
+                      std::vector<char> corrupted,
+                      std::unique_ptr<commrt_request> &out);
 
 /// Starts \p args (a collective validated by the core) as the schedule
 /// \p plan describes: lib/Schedule.cpp.
@@ -456,7 +520,33 @@ commrt_status waitRequest(commrt_request *req);
 commrt_status completeRequest(std::unique_ptr<commrt_request> req);
 
 //===----------------------------------------------------------------------===//
-// Fault injection, checksums, roll calls (lib/Reliability.cpp)
+// Cross-rank validation (lib/Validate.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Creates the MPI datatype and op of the fingerprint exchange (when the
+/// validation or COMMRT_DEBUG=desync is on); stopValidation frees them.
+commrt_status startValidation(commrt_context *ctx);
+void stopValidation(commrt_context *ctx);
+
+/// Starts the validated operations of every communicator whose turn came
+/// (their group agreed and all before them started). Every wait calls it,
+/// whatever it waits for: another rank may wait for these transfers.
+void startAgreed(commrt_context *ctx);
+
+/// Whether \p args (a collective) is checked across its group first.
+bool validates(const commrt_context *ctx, const OpArgs &args);
+
+/// Like startOp, once the group agreed on \p args: exchanges its
+/// fingerprint and returns a request that starts the transfers when every
+/// member passed the same, or fails on every member, naming the two ranks
+/// that differ and what each passed, before any buffer is touched.
+commrt_status startValidated(commrt_context *ctx, const OpArgs &args,
+                             const OpArgs &posted, const commrt_plan *plan,
+                             std::vector<char> corrupted,
+                             std::unique_ptr<commrt_request> &out);
+
+//===----------------------------------------------------------------------===//
+// Fault injection, checksums (lib/Reliability.cpp)
 //===----------------------------------------------------------------------===//
 
 /// Parses a COMMRT_INJECT value into \p fault; on failure \p why says what
@@ -473,21 +563,43 @@ commrt_status injectFault(commrt_context *ctx, uint64_t index, OpArgs &args,
 /// with a final mix (any change confined to one word changes it).
 uint64_t checksum(const void *data, size_t bytes);
 
-/// COMMRT_DEBUG=checksum: wraps \p req (started from \p args, the caller's
-/// buffers before any injection) so that it also exchanges the checksums
-/// of the payload and fails if the data arrived changed. No-op for the
+/// COMMRT_DEBUG=checksum: the checksums of what this rank sends in \p args
+/// (the caller's buffers, before any injection), taken before the
+/// operation starts: an in-place all_to_all overwrites what it sends.
+/// Empty without the mode.
+std::vector<uint64_t> sentChecksums(const commrt_context *ctx,
+                                    const OpArgs &args);
+
+/// COMMRT_DEBUG=checksum: wraps \p req (started from \p args) so that it
+/// also exchanges the checksums of the payload (\p sent, from
+/// sentChecksums) and fails if the data arrived changed. No-op for the
 /// operations it does not cover.
 commrt_status addChecksum(commrt_context *ctx, const OpArgs &args,
+                          const std::vector<uint64_t> &sent,
                           std::unique_ptr<commrt_request> &req);
 
-/// Creates ctx->rollCalls and posts the receive of questions.
+//===----------------------------------------------------------------------===//
+// Roll calls and failure notices (lib/RollCall.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Creates ctx->rollCalls and posts the receives of questions and notices.
 commrt_status startRollCalls(commrt_context *ctx);
-/// Answers the roll calls of other ranks; called while waiting.
+/// Answers the roll calls of other ranks and collects their failure
+/// notices; called while waiting.
 void answerRollCalls(commrt_context *ctx);
 /// Asks the other members of \p req's group which operation they are in
 /// and returns, for a timeout message, which ranks did not join it.
 std::string rollCall(commrt_context *ctx, const commrt_request *req);
-/// Cancels the posted receive; answers in flight are let go.
+/// Tells every other rank that \p req failed here with \p message, so
+/// that their roll calls name this rank and the reason once it leaves, and
+/// so that they do not wait for operations it will not start.
+void announceFailure(commrt_context *ctx, const commrt_request *req,
+                     const std::string &message);
+/// True if a member of \p req's group announced a failure after which it
+/// never starts \p req; \p why then says who and why.
+bool peerGaveUp(commrt_context *ctx, const commrt_request *req,
+                std::string &why);
+/// Cancels the posted receives; answers in flight are let go.
 void stopRollCalls(commrt_context *ctx);
 
 /// Prints "[commrt rank R] message" on stderr if verbose >= \p level.

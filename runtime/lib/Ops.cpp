@@ -23,21 +23,12 @@
 
 using namespace commrt;
 
-namespace {
-
-/// Largest tag a caller may use; the bits above are reserved.
-constexpr int64_t maxTag = (int64_t(1) << 30) - 1;
-
-commrt_status invalid(const char *fn, const std::string &what) {
-  return setError(COMMRT_ERROR_INVALID_ARGUMENT,
-                  std::string("commrt: ") + fn + ": " + what);
-}
-
-/// Checks the communicator of a collective.
-commrt_status checkComm(const char *fn, commrt_comm *comm) {
+commrt_status commrt::checkUsable(const char *fn, commrt_comm *comm) {
   if (!comm)
-    return invalid(fn, "comm is NULL (a rank in no group must skip the "
-                       "collective)");
+    return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                    format("commrt: %s: comm is NULL (a rank in no group "
+                           "must skip the collective)",
+                           fn));
   if (comm->references <= 0)
     return setError(COMMRT_ERROR_INVALID_STATE,
                     format("commrt: %s: the communicator of group %s was "
@@ -49,6 +40,37 @@ commrt_status checkComm(const char *fn, commrt_comm *comm) {
                            "earlier and cannot be used: %s",
                            fn, comm->name.c_str(), comm->failure.c_str()));
   return COMMRT_SUCCESS;
+}
+
+commrt_status commrt::startOp(commrt_context *ctx, const OpArgs &args,
+                              const OpArgs &posted, const commrt_plan *plan,
+                              std::vector<char> corrupted,
+                              std::unique_ptr<commrt_request> &out) {
+  bool scheduled = plan && plan->algorithm != COMMRT_ALGORITHM_DEFAULT &&
+                   plan->algorithm != COMMRT_ALGORITHM_NVLS;
+  // The checksums are of the caller's data, before any injected fault.
+  std::vector<uint64_t> sent = sentChecksums(ctx, args);
+  std::unique_ptr<commrt_request> started;
+  if (commrt_status s = scheduled ? postPlanned(ctx, posted, *plan, started)
+                                  : ctx->backend->post(posted, started))
+    return s;
+  started->injected = std::move(corrupted);
+  if (args.comm)
+    ++args.comm->started;
+  if (commrt_status s = addChecksum(ctx, args, sent, started))
+    return s;
+  out = std::move(started);
+  return COMMRT_SUCCESS;
+}
+
+namespace {
+
+/// Largest tag a caller may use; the bits above are reserved.
+constexpr int64_t maxTag = (int64_t(1) << 30) - 1;
+
+commrt_status invalid(const char *fn, const std::string &what) {
+  return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                  std::string("commrt: ") + fn + ": " + what);
 }
 
 commrt_status checkBuffer(const char *fn, const char *name, const void *ptr,
@@ -89,31 +111,29 @@ commrt_status run(const char *fn, commrt_context *ctx, const OpArgs &args,
           static_cast<long long>(args.count), commrt_dtype_name(args.dtype),
           plan ? ", algorithm " : "",
           plan ? commrt_algorithm_name(plan->algorithm) : "");
+  auto failed = [&](commrt_status s) {
+    return raise(ctx, s,
+                 format("commrt: %s on rank %d: %s", describe(args).c_str(),
+                        ctx->rank, lastError().c_str()));
+  };
+  if (commrt_status s = ctx->backend->check(args))
+    return failed(s);
   // COMMRT_INJECT counts every operation posted here; a corrupted copy of
   // the send buffer replaces it in what the backend sees.
   OpArgs posted = args;
   std::vector<char> corrupted;
   uint64_t index = ctx->posted++;
   if (commrt_status s = injectFault(ctx, index, posted, corrupted))
-    return raise(ctx, s,
-                 format("commrt: %s on rank %d: %s", describe(args).c_str(),
-                        ctx->rank, lastError().c_str()));
+    return failed(s);
   std::unique_ptr<commrt_request> started;
-  bool scheduled = plan && plan->algorithm != COMMRT_ALGORITHM_DEFAULT &&
-                   plan->algorithm != COMMRT_ALGORITHM_NVLS;
-  if (commrt_status s = scheduled ? postPlanned(ctx, posted, *plan, started)
-                                  : ctx->backend->post(posted, started))
-    return raise(ctx, s,
-                 format("commrt: %s on rank %d: %s", describe(args).c_str(),
-                        ctx->rank, lastError().c_str()));
-  started->injected = std::move(corrupted);
+  if (commrt_status s =
+          validates(ctx, args)
+              ? startValidated(ctx, args, posted, plan, std::move(corrupted),
+                               started)
+              : startOp(ctx, args, posted, plan, std::move(corrupted), started))
+    return failed(s);
   if (args.comm)
     started->sequence = args.comm->posted++;
-  // The checksums are of the caller's data, before any injected fault.
-  if (commrt_status s = addChecksum(ctx, args, started))
-    return raise(ctx, s,
-                 format("commrt: %s on rank %d: %s", describe(args).c_str(),
-                        ctx->rank, lastError().c_str()));
   if (ctx->groupDepth > 0)
     ctx->groupStarted.push_back(started.get());
   if (req) {
@@ -130,7 +150,7 @@ commrt_status run(const char *fn, commrt_context *ctx, const OpArgs &args,
 /// Prepares the common part of a collective.
 commrt_status begin(const char *fn, commrt_comm *comm, commrt_dtype dtype,
                     commrt_request **req, bool nonBlocking) {
-  if (commrt_status s = checkComm(fn, comm))
+  if (commrt_status s = checkUsable(fn, comm))
     return s;
   if (!isValidDtype(dtype))
     return invalid(fn, format("unknown dtype %d", static_cast<int>(dtype)));
@@ -617,7 +637,7 @@ commrt_status collectivePlanned(const char *fn, commrt_comm *comm,
                                 commrt_redop op, int64_t root,
                                 const commrt_plan *plan, commrt_stream *stream,
                                 commrt_request **req) {
-  if (commrt_status s = checkComm(fn, comm))
+  if (commrt_status s = checkUsable(fn, comm))
     return s;
   commrt_plan none{COMMRT_ALGORITHM_DEFAULT, 0, 0};
   const commrt_plan &p = plan ? *plan : none;
@@ -841,43 +861,4 @@ extern "C" commrt_status commrt_test(commrt_request *req, int *done) {
     *done = finished ? 1 : 0;
     return s;
   });
-}
-
-extern "C" int commrt_debug_desync(commrt_context *ctx) {
-  return ctx && ctx->debugDesync ? 1 : 0;
-}
-
-extern "C" commrt_status commrt_debug_check(commrt_comm *comm,
-                                            const char *what) {
-  if (commrt_status s = checkComm("commrt_debug_check", comm))
-    return s;
-  if (!comm->ctx->debugDesync)
-    return COMMRT_SUCCESS;
-  struct Record {
-    uint64_t sequence;
-    char what[240];
-  };
-  Record mine{};
-  mine.sequence = comm->debugSequence++;
-  std::snprintf(mine.what, sizeof mine.what, "%s", what ? what : "");
-  std::vector<Record> all(comm->ranks.size());
-  if (commrt_status s =
-          allgatherMpi(comm->ctx, &mine, all.data(), sizeof(Record), comm->mpi,
-                       "desync check of '" + std::string(mine.what) +
-                           "' on group " + comm->name))
-    return s;
-  for (size_t i = 1; i < all.size(); ++i) {
-    if (all[i].sequence == all[0].sequence &&
-        !std::strncmp(all[i].what, all[0].what, sizeof mine.what))
-      continue;
-    return setError(
-        COMMRT_ERROR_INVALID_ARGUMENT,
-        format("commrt: desync on group %s: rank %d runs its operation #%llu "
-               "there, %s, but rank %d runs #%llu, %s",
-               comm->name.c_str(), comm->ranks[0],
-               static_cast<unsigned long long>(all[0].sequence), all[0].what,
-               comm->ranks[i], static_cast<unsigned long long>(all[i].sequence),
-               all[i].what));
-  }
-  return COMMRT_SUCCESS;
 }

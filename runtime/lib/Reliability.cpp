@@ -1,5 +1,4 @@
-//===- lib/Reliability.cpp - Fault injection, checksums, roll calls -*- C++
-//-*-===//
+//===- lib/Reliability.cpp - Fault injection and checksums -----*- C++ -*-===//
 //
 // Part of the comm project: a compiler for communication between GPUs.
 //
@@ -8,9 +7,7 @@
 // COMMRT_INJECT makes one rank exit, stop or corrupt what it sends at one
 // operation, to rehearse failures. COMMRT_DEBUG=checksum makes transfers
 // carry a checksum of their payload so that corruption is reported instead
-// of computed with. After a timeout, a roll call asks the other members of
-// the group what they are doing, so that the message can name the ranks
-// that did not join.
+// of computed with.
 //
 //===----------------------------------------------------------------------===//
 
@@ -354,6 +351,26 @@ private:
         return corrupted(format("on rank %d, ", ctx->rank) + bad);
       return COMMRT_SUCCESS;
     }
+    case OpKind::AllToAll: {
+      // Block j of the result came from position j, which sent the
+      // checksum of what it sent here.
+      commrt_comm *comm = args.comm;
+      std::string bad;
+      for (size_t j = 0; j < comm->ranks.size(); ++j) {
+        uint64_t got =
+            checksum(static_cast<const char *>(args.recv) + j * block, block);
+        if (got == received[j])
+          continue;
+        bad += format("%sthe block from rank %d has checksum %016llx here, "
+                      "but rank %d sent data with checksum %016llx",
+                      bad.empty() ? "" : "; ", comm->ranks[j],
+                      static_cast<unsigned long long>(got), comm->ranks[j],
+                      static_cast<unsigned long long>(received[j]));
+      }
+      if (!bad.empty())
+        return corrupted(format("on rank %d, ", ctx->rank) + bad);
+      return COMMRT_SUCCESS;
+    }
     default:
       return COMMRT_SUCCESS;
     }
@@ -362,12 +379,41 @@ private:
 
 } // namespace
 
+std::vector<uint64_t> commrt::sentChecksums(const commrt_context *ctx,
+                                            const OpArgs &args) {
+  if (!ctx->debugChecksum)
+    return {};
+  size_t block =
+      static_cast<size_t>(args.count) * commrt_dtype_size(args.dtype);
+  switch (args.kind) {
+  case OpKind::Send:
+  case OpKind::AllGather:
+    return {checksum(args.send, block)};
+  case OpKind::Permute:
+    if (args.sendTo < 0)
+      return {};
+    return {checksum(args.send, block)};
+  case OpKind::Broadcast:
+    if (args.comm->position != args.root)
+      return {};
+    return {checksum(args.send, block)};
+  case OpKind::AllToAll: {
+    std::vector<uint64_t> sums;
+    for (size_t p = 0; p < args.comm->ranks.size(); ++p)
+      sums.push_back(
+          checksum(static_cast<const char *>(args.send) + p * block, block));
+    return sums;
+  }
+  default:
+    return {};
+  }
+}
+
 commrt_status commrt::addChecksum(commrt_context *ctx, const OpArgs &args,
+                                  const std::vector<uint64_t> &sent,
                                   std::unique_ptr<commrt_request> &req) {
   if (!ctx->debugChecksum)
     return COMMRT_SUCCESS;
-  size_t block =
-      static_cast<size_t>(args.count) * commrt_dtype_size(args.dtype);
   size_t group = args.comm ? args.comm->ranks.size() : 1;
   auto check = std::make_unique<ChecksumRequest>(ctx, args, nullptr);
   ChecksumRequest &c = *check;
@@ -379,8 +425,7 @@ commrt_status commrt::addChecksum(commrt_context *ctx, const OpArgs &args,
   // checksum goes with the i-th transfer.
   switch (args.kind) {
   case OpKind::Send:
-    err =
-        c.send(checksum(args.send, block), args.peer, args.tag, ctx->checkP2p);
+    err = c.send(sent[0], args.peer, args.tag, ctx->checkP2p);
     break;
   case OpKind::Recv:
     err = c.receive(0, args.peer, args.tag, ctx->checkP2p);
@@ -389,15 +434,14 @@ commrt_status commrt::addChecksum(commrt_context *ctx, const OpArgs &args,
     if (args.recvFrom >= 0)
       err = c.receive(0, args.recvFrom, 0, ctx->checkPermute);
     if (err == MPI_SUCCESS && args.sendTo >= 0)
-      err =
-          c.send(checksum(args.send, block), args.sendTo, 0, ctx->checkPermute);
+      err = c.send(sent[0], args.sendTo, 0, ctx->checkPermute);
     break;
   case OpKind::Broadcast: {
     // The root sends the checksum of its input to every member; each
     // compares it with the checksum of its result.
     commrt_comm *comm = args.comm;
     if (comm->position == args.root) {
-      c.rootInput = checksum(args.send, block);
+      c.rootInput = sent[0];
       for (size_t p = 0; p < group && err == MPI_SUCCESS; ++p)
         if (static_cast<int>(p) != comm->position)
           err = c.send(c.rootInput, static_cast<int>(p), 0, comm->checks);
@@ -409,7 +453,7 @@ commrt_status commrt::addChecksum(commrt_context *ctx, const OpArgs &args,
   case OpKind::AllGather: {
     // Every member sends the checksum of its chunk to every other.
     commrt_comm *comm = args.comm;
-    uint64_t mine = checksum(args.send, block);
+    uint64_t mine = sent[0];
     c.received[static_cast<size_t>(comm->position)] = mine;
     for (size_t p = 0; p < group && err == MPI_SUCCESS; ++p)
       if (static_cast<int>(p) != comm->position)
@@ -417,6 +461,20 @@ commrt_status commrt::addChecksum(commrt_context *ctx, const OpArgs &args,
     for (size_t p = 0; p < group && err == MPI_SUCCESS; ++p)
       if (static_cast<int>(p) != comm->position)
         err = c.send(mine, static_cast<int>(p), 1, comm->checks);
+    break;
+  }
+  case OpKind::AllToAll: {
+    // Every member sends each other member the checksum of the block it
+    // sends it; its own block is copied locally and checked too.
+    commrt_comm *comm = args.comm;
+    size_t me = static_cast<size_t>(comm->position);
+    c.received[me] = sent[me];
+    for (size_t p = 0; p < group && err == MPI_SUCCESS; ++p)
+      if (p != me)
+        err = c.receive(p, static_cast<int>(p), 2, comm->checks);
+    for (size_t p = 0; p < group && err == MPI_SUCCESS; ++p)
+      if (p != me)
+        err = c.send(sent[p], static_cast<int>(p), 2, comm->checks);
     break;
   }
   default:
@@ -437,214 +495,4 @@ commrt_status commrt::addChecksum(commrt_context *ctx, const OpArgs &args,
   c.sequence = c.inner->sequence;
   req = std::move(check);
   return COMMRT_SUCCESS;
-}
-
-//===----------------------------------------------------------------------===//
-// Roll calls
-//===----------------------------------------------------------------------===//
-
-namespace commrt {
-
-/// A question: "how far are you on this group?", numbered by the asker.
-struct Question {
-  uint64_t number = 0;
-  uint64_t comm = 0; ///< commrt_comm::id.
-};
-
-/// An answer: how many operations the rank posted on the group, and what it
-/// waits in now.
-struct Answer {
-  uint64_t number = 0; ///< Of the question.
-  uint64_t posted = 0;
-  char what[200] = {};
-};
-
-class RollCalls {
-public:
-  Question question;
-  MPI_Request questions = MPI_REQUEST_NULL;
-  /// Answers and questions in flight: MPI reads them until their send
-  /// completes.
-  std::vector<std::pair<MPI_Request, std::unique_ptr<Answer>>> answers;
-  std::vector<std::pair<MPI_Request, std::unique_ptr<Question>>> asks;
-  uint64_t asked = 0;
-};
-
-} // namespace commrt
-
-namespace {
-constexpr int questionTag = 1, answerTag = 2;
-
-/// Frees the buffers of the sends in \p sent that completed.
-template <typename T>
-void letGo(std::vector<std::pair<MPI_Request, std::unique_ptr<T>>> &sent) {
-  for (size_t i = 0; i < sent.size();) {
-    int flag = 0;
-    MPI_Test(&sent[i].first, &flag, MPI_STATUS_IGNORE);
-    if (flag) {
-      sent[i] = std::move(sent.back());
-      sent.pop_back();
-    } else {
-      ++i;
-    }
-  }
-}
-
-/// Cancels the receive \p req; MPI_Wait returns at once after MPI_Cancel
-/// and guarantees MPI no longer writes into the buffer.
-void cancelReceive(MPI_Request &req) {
-  if (req == MPI_REQUEST_NULL)
-    return;
-  MPI_Cancel(&req);
-  MPI_Wait(&req, MPI_STATUS_IGNORE);
-}
-
-/// How long a roll call waits for answers.
-int64_t graceMs(const commrt_context *ctx) {
-  int64_t t = ctx->opts.timeout_ms / 4;
-  return t < 50 ? 50 : t > 500 ? 500 : t;
-}
-} // namespace
-
-commrt_status commrt::startRollCalls(commrt_context *ctx) {
-  ctx->rollCalls = std::make_shared<RollCalls>();
-  RollCalls &rc = *ctx->rollCalls;
-  int err = MPI_Irecv(&rc.question, sizeof(Question), MPI_BYTE, MPI_ANY_SOURCE,
-                      questionTag, ctx->health, &rc.questions);
-  if (err != MPI_SUCCESS)
-    return setError(COMMRT_ERROR_BACKEND,
-                    "commrt: commrt_init: " + mpiErrorString("MPI_Irecv", err));
-  return COMMRT_SUCCESS;
-}
-
-void commrt::answerRollCalls(commrt_context *ctx) {
-  if (!ctx->rollCalls)
-    return;
-  RollCalls &rc = *ctx->rollCalls;
-  // Let go of the answers and questions that were delivered.
-  letGo(rc.answers);
-  letGo(rc.asks);
-  for (;;) {
-    int flag = 0;
-    MPI_Status status;
-    if (rc.questions == MPI_REQUEST_NULL ||
-        MPI_Test(&rc.questions, &flag, &status) != MPI_SUCCESS || !flag)
-      return;
-    auto answer = std::make_unique<Answer>();
-    answer->number = rc.question.number;
-    for (const auto &comm : ctx->comms)
-      if (comm->id == rc.question.comm && comm->posted > answer->posted)
-        answer->posted = comm->posted;
-    std::snprintf(answer->what, sizeof answer->what, "%s",
-                  ctx->waitingFor ? describe(ctx->waitingFor->args).c_str()
-                                  : "a commrt bootstrap step");
-    MPI_Request send = MPI_REQUEST_NULL;
-    if (MPI_Isend(answer.get(), sizeof(Answer), MPI_BYTE, status.MPI_SOURCE,
-                  answerTag, ctx->health, &send) == MPI_SUCCESS)
-      rc.answers.emplace_back(send, std::move(answer));
-    if (MPI_Irecv(&rc.question, sizeof(Question), MPI_BYTE, MPI_ANY_SOURCE,
-                  questionTag, ctx->health, &rc.questions) != MPI_SUCCESS)
-      rc.questions = MPI_REQUEST_NULL;
-  }
-}
-
-std::string commrt::rollCall(commrt_context *ctx, const commrt_request *req) {
-  commrt_comm *comm = req->args.comm;
-  if (!comm || !ctx->rollCalls)
-    return "waiting for ranks that did not join";
-  RollCalls &rc = *ctx->rollCalls;
-  uint64_t number = ++rc.asked;
-  size_t n = comm->ranks.size();
-  std::vector<MPI_Request> replies(n, MPI_REQUEST_NULL);
-  std::vector<Answer> answers(n);
-  std::vector<char> answered(n, 0);
-  for (size_t p = 0; p < n; ++p) {
-    if (static_cast<int>(p) == comm->position)
-      continue;
-    int peer = comm->ranks[p];
-    auto question = std::make_unique<Question>();
-    question->number = number;
-    question->comm = comm->id;
-    MPI_Request ask = MPI_REQUEST_NULL;
-    if (MPI_Isend(question.get(), sizeof(Question), MPI_BYTE, peer, questionTag,
-                  ctx->health, &ask) == MPI_SUCCESS)
-      rc.asks.emplace_back(ask, std::move(question));
-    MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, peer, answerTag,
-              ctx->health, &replies[p]);
-  }
-  Deadline deadline(graceMs(ctx));
-  Backoff backoff(ctx->oversubscribed);
-  size_t pending = n - 1;
-  while (pending && !deadline.expired()) {
-    answerRollCalls(ctx);
-    for (size_t p = 0; p < n; ++p) {
-      int flag = 0;
-      if (replies[p] == MPI_REQUEST_NULL ||
-          MPI_Test(&replies[p], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
-          !flag)
-        continue;
-      if (answers[p].number != number) {
-        // An answer to an earlier roll call, arrived late.
-        MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, comm->ranks[p],
-                  answerTag, ctx->health, &replies[p]);
-        continue;
-      }
-      answered[p] = 1;
-      --pending;
-    }
-    backoff.pause();
-  }
-  // Answers still due are dropped (a late one is recognized by its
-  // number); questions to a dead rank are never received.
-  for (size_t p = 0; p < n; ++p)
-    if (!answered[p])
-      cancelReceive(replies[p]);
-
-  std::string missing, elsewhere;
-  for (size_t p = 0; p < n; ++p) {
-    if (static_cast<int>(p) == comm->position)
-      continue;
-    int peer = comm->ranks[p];
-    const Answer &a = answers[p];
-    if (!answered[p]) {
-      missing += format("%s%d", missing.empty() ? "" : ", ", peer);
-      continue;
-    }
-    if (a.posted > req->sequence)
-      continue; // It posted this operation.
-    elsewhere += format("; rank %d has not reached it: it posted %llu "
-                        "operations on this group (this is #%llu) and waits "
-                        "in %s",
-                        peer, static_cast<unsigned long long>(a.posted),
-                        static_cast<unsigned long long>(req->sequence), a.what);
-  }
-  if (missing.empty() && elsewhere.empty())
-    return "waiting for ranks that did not join; every rank of the group "
-           "is in it, so the transfer itself stalled";
-  std::string out = "waiting for ranks that did not join";
-  if (!missing.empty())
-    out += format(": rank%s %s did not answer within %lld ms (exited, "
-                  "killed, or stopped outside commrt)",
-                  missing.find(',') == std::string::npos ? "" : "s",
-                  missing.c_str(), static_cast<long long>(graceMs(ctx)));
-  return out + elsewhere;
-}
-
-void commrt::stopRollCalls(commrt_context *ctx) {
-  if (!ctx->rollCalls)
-    return;
-  RollCalls &rc = *ctx->rollCalls;
-  cancelReceive(rc.questions);
-  // MPI may still read sends in flight: keep their buffers.
-  for (auto &answer : rc.answers) {
-    MPI_Request_free(&answer.first);
-    (void)answer.second.release();
-  }
-  for (auto &ask : rc.asks) {
-    MPI_Request_free(&ask.first);
-    (void)ask.second.release();
-  }
-  rc.answers.clear();
-  rc.asks.clear();
-  ctx->rollCalls.reset();
 }

@@ -897,6 +897,7 @@ commrt_status ScheduleRequest::post(const Xfer &x, char *temp, int slot,
   t.peer = x.peer;
   t.tag = tagBase + slot;
   t.stream = stream;
+  t.validated = args.validated;
   if (x.isSend)
     t.send = address(x.ref, temp);
   else

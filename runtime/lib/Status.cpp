@@ -79,8 +79,13 @@ void commrt::abortWorld(commrt_context *ctx, const std::string &message,
 
 commrt_status commrt::raise(commrt_context *ctx, commrt_status status,
                             const std::string &message) {
+  return raise(ctx, status, message, isFatal(status));
+}
+
+commrt_status commrt::raise(commrt_context *ctx, commrt_status status,
+                            const std::string &message, bool fatal) {
   setError(status, message);
-  if (ctx && isFatal(status) && ctx->opts.on_error == COMMRT_ON_ERROR_ABORT)
+  if (ctx && fatal && ctx->opts.on_error == COMMRT_ON_ERROR_ABORT)
     abortWorld(ctx,
                message + " (aborting all ranks; set COMMRT_ON_ERROR=return "
                          "to handle errors instead)",

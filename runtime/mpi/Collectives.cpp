@@ -6,9 +6,9 @@
 //
 // Starts every operation as MPI's non-blocking form (MPI_Iallreduce,
 // MPI_Ireduce_scatter_block, MPI_Iallgather, MPI_Ialltoall, MPI_Ibcast,
-// MPI_Ireduce, MPI_Ibarrier, MPI_Isend, MPI_Irecv). Send buffers that
-// overlap the receive buffer other than in MPI_IN_PLACE's way are copied to
-// scratch first. Averages are sums divided when the request completes.
+// MPI_Ireduce, MPI_Ibarrier, MPI_Isend; receives in Receive.cpp). Send buffers
+// that overlap the receive buffer other than in MPI_IN_PLACE's way are copied
+// to scratch first. Averages are sums divided when the request completes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +41,7 @@ commrt_status mpiFailed(const char *call, int err) {
 
 } // namespace
 
-commrt_status MpiBackend::post(const OpArgs &args,
-                               std::unique_ptr<commrt_request> &out) {
+commrt_status MpiBackend::check(const OpArgs &args) const {
   if (args.count > INT_MAX)
     return setError(COMMRT_ERROR_INVALID_ARGUMENT,
                     format("mpi backend: count %lld exceeds the 2^31-1 "
@@ -55,6 +54,12 @@ commrt_status MpiBackend::post(const OpArgs &args,
                       "mpi backend: a buffer is GPU memory, but the mpi "
                       "backend moves host memory (use the nccl backend, or "
                       "stage it with commrt_copy)");
+  return COMMRT_SUCCESS;
+}
+
+commrt_status MpiBackend::post(const OpArgs &args,
+                               std::unique_ptr<commrt_request> &out) {
+  // check() ran on the operation these transfers belong to.
 #if COMMRT_HAVE_CUDA
   // Host buffers may be produced by GPU work queued on the stream.
   if (args.stream && args.stream->cuda)
@@ -62,7 +67,7 @@ commrt_status MpiBackend::post(const OpArgs &args,
       return s;
 #endif
 
-  auto req = std::make_unique<MpiRequest>(ctx, args);
+  auto req = std::make_unique<MpiRequest>(ctx, args, *this);
   MpiRequest *r = req.get();
   MPI_Datatype type = datatype(args.dtype);
   MPI_Op op = reduction(args.dtype, args.op);
@@ -166,23 +171,30 @@ commrt_status MpiBackend::post(const OpArgs &args,
                     comm ? comm->mpi : ctx->p2p, slot);
     break;
   case OpKind::Recv:
-    call = "MPI_Irecv";
-    err = MPI_Irecv(args.recv, count, type, args.peer, args.tag,
-                    comm ? comm->mpi : ctx->p2p, slot);
-    r->checkedRecv = 0;
-    r->recvType = type;
-    r->recvCount = count;
+    if (args.validated) {
+      // A transfer of a schedule whose sizes the group agreed on.
+      call = "MPI_Irecv";
+      err = MPI_Irecv(args.recv, count, type, args.peer, args.tag, comm->mpi,
+                      slot);
+      break;
+    }
+    // Posted once the message arrived with the expected size (Receive.cpp).
+    r->expected = {comm ? comm->mpi : ctx->p2p,
+                   args.peer,
+                   args.tag,
+                   args.recv,
+                   count,
+                   type,
+                   0};
+    r->expecting = true;
     break;
   case OpKind::Permute: {
     r->requests.clear();
     if (args.recvFrom >= 0) {
       r->requests.push_back(MPI_REQUEST_NULL);
-      err = MPI_Irecv(args.recv, count, type, args.recvFrom, 0, ctx->internal,
-                      &r->requests.back());
-      call = "MPI_Irecv";
-      r->checkedRecv = 0;
-      r->recvType = type;
-      r->recvCount = count;
+      r->expected = {ctx->internal, args.recvFrom, 0, args.recv,
+                     count,         type,          0};
+      r->expecting = true;
     }
     if (err == MPI_SUCCESS && args.sendTo >= 0) {
       r->requests.push_back(MPI_REQUEST_NULL);
@@ -202,6 +214,8 @@ commrt_status MpiBackend::post(const OpArgs &args,
       }
     return mpiFailed(call, err);
   }
+  if (r->expecting)
+    expect(r);
   out = std::move(req);
   return COMMRT_SUCCESS;
 }

@@ -9,8 +9,9 @@
 //                  1000 ms and, by the default policy, abort every rank.
 //  timeout-return  the same with COMMRT_ON_ERROR_RETURN: the others get
 //                  COMMRT_ERROR_TIMEOUT with the message, the communicator is
-//                  marked failed, rank 2 joins late, and all ranks then go on
-//                  and finalize cleanly.
+//                  marked failed, rank 2 joins late and gets
+//                  COMMRT_ERROR_REMOTE at once (the others told it they gave
+//                  up), and all ranks then go on and finalize cleanly.
 //  abort           rank 1 calls commrt_abort while the others wait in a
 //                  collective with a long timeout; every rank ends.
 //  inject-broadcast, inject-p2p
@@ -162,8 +163,22 @@ int main(int argc, char **argv) {
   if (mode == "timeout-return") {
     if (me == 2) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1300));
-      CHECK_OK(
-          commrt_all_reduce(comm, x, y, 64, COMMRT_F32, COMMRT_SUM, nullptr));
+      // The others gave up on this all_reduce and told every rank: it fails
+      // at once instead of waiting alone for its own timeout.
+      auto start = std::chrono::steady_clock::now();
+      commrt_status s =
+          commrt_all_reduce(comm, x, y, 64, COMMRT_F32, COMMRT_SUM, nullptr);
+      double ms = msSince(start);
+      std::printf("rank 2: %s after %.0f ms: %s\n", commrt_status_string(s), ms,
+                  commrt_last_error());
+      CHECK(s == COMMRT_ERROR_REMOTE);
+      CHECK_MSG(ms < 1000, "failed after %.0f ms", ms);
+      CHECK_MSG(std::strstr(commrt_last_error(),
+                            " left the group before this operation: its "
+                            "operation #1 there (all_reduce on group [0, 1, "
+                            "2, 3]) failed: commrt: all_reduce on group [0, "
+                            "1, 2, 3] timed out after 1000 ms on rank "),
+                "message names the rank that gave up and its timeout");
     } else {
       auto start = std::chrono::steady_clock::now();
       commrt_status s =

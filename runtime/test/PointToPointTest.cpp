@@ -8,12 +8,13 @@
 // non-blocking), tag matching, nested groups, a collective batched with
 // point-to-point in one group, permute (ring shift, partial pairs with
 // zeros, a self pair, no pairs, non-blocking), and the errors of mismatched
-// message sizes.
+// message sizes (refused before the buffer is touched).
 //
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
 
+#include <algorithm>
 #include <vector>
 
 using namespace test;
@@ -85,6 +86,29 @@ void tagsAndOrder() {
     ok &= ra[i] == payload(left, 5, i) && rb[i] == payload(left, 9, i) &&
           rc[i] == payload(left, 5, i + 100);
   CHECK_MSG(ok, "tags match and same-tag messages keep their order");
+
+  // Waited for in the reverse order: the first receive posted still gets
+  // the first message (receives are matched in posting order, not in the
+  // order they are waited for).
+  std::fill(ra.begin(), ra.end(), -1.0f);
+  std::fill(rc.begin(), rc.end(), -1.0f);
+  commrt_request *reqs[4] = {nullptr, nullptr, nullptr, nullptr};
+  CHECK_OK(
+      commrt_irecv(ctx, ra.data(), 5, COMMRT_F32, left, 6, nullptr, &reqs[0]));
+  CHECK_OK(
+      commrt_irecv(ctx, rc.data(), 5, COMMRT_F32, left, 6, nullptr, &reqs[1]));
+  CHECK_OK(
+      commrt_isend(ctx, a.data(), 5, COMMRT_F32, right, 6, nullptr, &reqs[2]));
+  CHECK_OK(
+      commrt_isend(ctx, c.data(), 5, COMMRT_F32, right, 6, nullptr, &reqs[3]));
+  CHECK_OK(commrt_wait(reqs[1]));
+  CHECK_OK(commrt_wait(reqs[0]));
+  CHECK_OK(commrt_wait(reqs[3]));
+  CHECK_OK(commrt_wait(reqs[2]));
+  ok = true;
+  for (size_t i = 0; i < 5; ++i)
+    ok &= ra[i] == payload(left, 5, i) && rc[i] == payload(left, 5, i + 100);
+  CHECK_MSG(ok, "same-tag receives waited for in reverse keep their order");
 }
 
 void collectiveInGroup() {
@@ -108,6 +132,24 @@ void collectiveInGroup() {
   CHECK(got == left + 1);
   CHECK_STATUS(commrt_group_end(ctx), COMMRT_ERROR_INVALID_STATE,
                "without commrt_group_start");
+
+  // A started collective goes on while its rank waits for something else:
+  // rank 0 receives from rank 1 before it waits for its all_reduce, and
+  // rank 1 sends only after its all_reduce completed. 4 KiB: too large to
+  // ride in the fingerprints, so the all_reduce has transfers to start.
+  std::vector<float> in(1024, static_cast<float>(me + 1)), out(1024, 0.0f);
+  int32_t token = 0;
+  CHECK_OK(commrt_iall_reduce(comm, in.data(), out.data(), 1024, COMMRT_F32,
+                              COMMRT_SUM, nullptr, &req));
+  if (me == 0)
+    CHECK_OK(commrt_recv(ctx, &token, 1, COMMRT_I32, 1, 8, nullptr));
+  CHECK_OK(commrt_wait(req));
+  if (me == 1) {
+    token = 42;
+    CHECK_OK(commrt_send(ctx, &token, 1, COMMRT_I32, 0, 8, nullptr));
+  }
+  CHECK(out[1023] == 10.0f);
+  CHECK(me != 0 || token == 42);
 }
 
 void permutes() {
@@ -167,17 +209,46 @@ void sizeMismatch() {
   // Return the errors instead of aborting, to look at them.
   CHECK_OK(commrt_set_error_policy(ctx, COMMRT_ON_ERROR_RETURN));
   int32_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  // Above 4 KiB, where a truncated receive overflowed the buffer.
+  std::vector<int32_t> big(2048, 9);
   if (me == 0) {
     CHECK_OK(commrt_send(ctx, data, 5, COMMRT_I32, 1, 11, nullptr));
     CHECK_OK(commrt_send(ctx, data, 8, COMMRT_I32, 1, 12, nullptr));
+    CHECK_OK(commrt_send(ctx, big.data(), 2048, COMMRT_I32, 1, 13, nullptr));
+    CHECK_OK(commrt_send(ctx, data, 8, COMMRT_I32, 1, 12, nullptr));
   } else if (me == 1) {
-    int32_t in[8];
-    CHECK_STATUS(commrt_recv(ctx, in, 6, COMMRT_I32, 0, 11, nullptr),
-                 COMMRT_ERROR_BACKEND,
-                 "recv from rank 0 (tag 11) on rank 1 failed: mpi backend: "
-                 "received 5 elements but expected 6");
-    CHECK_STATUS(commrt_recv(ctx, in, 4, COMMRT_I32, 0, 12, nullptr),
-                 COMMRT_ERROR_BACKEND, "TRUNCATE");
+    // Fewer or more elements than expected: refused before the buffer is
+    // touched, naming both sizes.
+    std::vector<int32_t> in(4096, -7);
+    CHECK_STATUS(commrt_recv(ctx, in.data(), 6, COMMRT_I32, 0, 11, nullptr),
+                 COMMRT_ERROR_INVALID_ARGUMENT,
+                 "commrt: recv from rank 0 (tag 11) on rank 1 failed: rank 0 "
+                 "sent 20 bytes (5 i32), but this receive takes 6 i32 (24 "
+                 "bytes); the message was dropped and the buffer left "
+                 "untouched");
+    CHECK_STATUS(commrt_recv(ctx, in.data(), 4, COMMRT_I32, 0, 12, nullptr),
+                 COMMRT_ERROR_INVALID_ARGUMENT,
+                 "rank 0 sent 32 bytes (8 i32), but this receive takes 4 i32 "
+                 "(16 bytes)");
+    CHECK_STATUS(commrt_recv(ctx, in.data(), 1024, COMMRT_I32, 0, 13, nullptr),
+                 COMMRT_ERROR_INVALID_ARGUMENT,
+                 "rank 0 sent 8192 bytes (2048 i32), but this receive takes "
+                 "1024 i32 (4096 bytes)");
+    CHECK_STATUS(commrt_recv(ctx, in.data(), 1, COMMRT_F64, 0, 12, nullptr),
+                 COMMRT_ERROR_INVALID_ARGUMENT,
+                 "rank 0 sent 32 bytes (4 f64), but this receive takes 1 f64");
+    bool untouched = true;
+    for (int32_t v : in)
+      untouched &= v == -7;
+    CHECK_MSG(untouched, "a refused message wrote into the buffer");
+  }
+  // The refused messages are gone: the next message on tag 12 is a new one.
+  if (me == 0)
+    CHECK_OK(commrt_send(ctx, data + 1, 1, COMMRT_I32, 1, 12, nullptr));
+  if (me == 1) {
+    int32_t one = 0;
+    CHECK_OK(commrt_recv(ctx, &one, 1, COMMRT_I32, 0, 12, nullptr));
+    CHECK(one == 2);
   }
   CHECK_OK(commrt_set_error_policy(ctx, COMMRT_ON_ERROR_ABORT));
 }

@@ -8,8 +8,9 @@
 // commrt_init with the documented message (a failed init may be retried);
 // COMMRT_DEBUG=checksum passes correct traffic of every kind it covers
 // (send/recv, isend/irecv in a group, permute, broadcast and all_gather,
-// default and planned) and catches a corrupted send in return mode. The
-// failures themselves are run-failure-test.sh's. Run with 4 ranks.
+// default and planned, all_to_all, also in place) and catches a corrupted
+// send in return mode. The failures themselves are run-failure-test.sh's.
+// Run with 4 ranks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -146,6 +147,15 @@ int main(int argc, char **argv) {
                  "commrt: recv from rank 0 (tag 6) on rank 1 failed: payload "
                  "corrupted (COMMRT_DEBUG=checksum): the 12004 bytes received "
                  "from rank 0 (tag 6) on rank 1 have checksum");
+  // Ops 10-11: all_to_all, out of place and in place (the checksums of
+  // what it sends are taken before it overwrites them).
+  CHECK_OK(
+      commrt_all_to_all(comm, in.data(), out.data(), n, COMMRT_F32, nullptr));
+  CHECK(out[2 * n + 5] == static_cast<float>(20000 + rank * n + 5));
+  std::vector<float> inPlace(in);
+  CHECK_OK(commrt_all_to_all(comm, inPlace.data(), inPlace.data(), n,
+                             COMMRT_F32, nullptr));
+  CHECK(inPlace == out);
   // Reductions are not checked (and not disturbed).
   CHECK_OK(commrt_all_reduce(comm, in.data(), out.data(), n, COMMRT_F32,
                              COMMRT_SUM, nullptr));

@@ -88,6 +88,8 @@ timeout-return)
     echo "$out" | grep -q "rank $r: COMMRT_ERROR_TIMEOUT after .* on rank $r (waiting" ||
       fail "rank $r did not report the timeout"
   done
+  echo "$out" | grep -q "rank 2: COMMRT_ERROR_REMOTE after [0-9]* ms: commrt: all_reduce on group \[0, 1, 2, 3\] on rank 2 failed: rank [013] left the group before this operation" ||
+    fail "rank 2, late, was not told that the others gave up"
   [ "$(echo "$out" | grep -c 'timeout-return: [0-9]* checks, 0 failures')" -eq 4 ] ||
     fail "not every rank passed its checks"
   ;;

@@ -1,0 +1,364 @@
+//===- lib/RollCall.cpp - Roll calls and failure notices --------*- C++ -*-===//
+//
+// Part of the comm project: a compiler for communication between GPUs.
+//
+//===----------------------------------------------------------------------===//
+//
+// After a timeout, a roll call asks the other members of the group what
+// they are doing, so that the message can name the ranks that did not join.
+// A rank that fails an operation in return mode first tells every other
+// rank (a failure notice): their roll calls then say why it left instead of
+// "did not answer", and a rank waiting in an operation that the failed rank
+// will never start stops waiting at once.
+//
+// Everything travels on ctx->health, apart from the traffic of operations:
+// questions, answers and notices, each with its own tag. Ranks answer and
+// collect notices while they wait in any commrt call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace commrt;
+
+namespace commrt {
+
+/// A question: "how far are you on this group?", numbered by the asker.
+struct Question {
+  uint64_t number = 0;
+  uint64_t comm = 0; ///< commrt_comm::id.
+};
+
+/// An answer: how many operations the rank posted on the group, and what it
+/// waits in now.
+struct Answer {
+  uint64_t number = 0; ///< Of the question.
+  uint64_t posted = 0;
+  char what[200] = {};
+};
+
+/// A failure notice: an operation failed on the sender.
+struct Notice {
+  /// commrt_comm::id of the operation's group; 0 for point to point.
+  uint64_t comm = 0;
+  /// Operations the sender started on that group, and the failed one's
+  /// index there.
+  uint64_t started = 0, sequence = 0;
+  /// The group's communicator is failed on the sender: it starts no more
+  /// operations on it.
+  uint32_t commFailed = 0;
+  char what[200] = {}; ///< describe() of the operation.
+  char why[800] = {};  ///< The error message.
+};
+
+class RollCalls {
+public:
+  Question question;
+  MPI_Request questions = MPI_REQUEST_NULL;
+  Notice notice;
+  MPI_Request notices = MPI_REQUEST_NULL;
+  /// Sends in flight: MPI reads their buffers until they complete.
+  std::vector<std::pair<MPI_Request, std::unique_ptr<Answer>>> answers;
+  std::vector<std::pair<MPI_Request, std::unique_ptr<Question>>> asks;
+  /// A notice and its sends to every other rank.
+  struct Told {
+    std::unique_ptr<Notice> notice;
+    std::vector<MPI_Request> sends;
+  };
+  std::vector<Told> told;
+  uint64_t asked = 0;
+  /// The notices received, with their sender's world rank, oldest first.
+  std::vector<std::pair<int, Notice>> failures;
+};
+
+} // namespace commrt
+
+namespace {
+constexpr int questionTag = 1, answerTag = 2, noticeTag = 3;
+
+/// Frees the buffers of the sends in \p sent that completed.
+template <typename T>
+void letGo(std::vector<std::pair<MPI_Request, std::unique_ptr<T>>> &sent) {
+  for (size_t i = 0; i < sent.size();) {
+    int flag = 0;
+    MPI_Test(&sent[i].first, &flag, MPI_STATUS_IGNORE);
+    if (flag) {
+      sent[i] = std::move(sent.back());
+      sent.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+/// Frees the requests of sends still in flight and leaks their buffers:
+/// MPI may still read them.
+template <typename T>
+void leak(std::vector<std::pair<MPI_Request, std::unique_ptr<T>>> &sent) {
+  for (auto &s : sent) {
+    MPI_Request_free(&s.first);
+    (void)s.second.release();
+  }
+  sent.clear();
+}
+
+/// Cancels the receive \p req; MPI_Wait returns at once after MPI_Cancel
+/// and guarantees MPI no longer writes into the buffer.
+void cancelReceive(MPI_Request &req) {
+  if (req == MPI_REQUEST_NULL)
+    return;
+  MPI_Cancel(&req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+/// How long a roll call waits for answers.
+int64_t graceMs(const commrt_context *ctx) {
+  int64_t t = ctx->opts.timeout_ms / 4;
+  return t < 50 ? 50 : t > 500 ? 500 : t;
+}
+
+/// The first notice of world rank \p rank, or null.
+const Notice *firstNotice(const RollCalls &rc, int rank) {
+  for (const auto &f : rc.failures)
+    if (f.first == rank)
+      return &f.second;
+  return nullptr;
+}
+} // namespace
+
+commrt_status commrt::startRollCalls(commrt_context *ctx) {
+  ctx->rollCalls = std::make_shared<RollCalls>();
+  RollCalls &rc = *ctx->rollCalls;
+  int err = MPI_Irecv(&rc.question, sizeof(Question), MPI_BYTE, MPI_ANY_SOURCE,
+                      questionTag, ctx->health, &rc.questions);
+  if (err == MPI_SUCCESS)
+    err = MPI_Irecv(&rc.notice, sizeof(Notice), MPI_BYTE, MPI_ANY_SOURCE,
+                    noticeTag, ctx->health, &rc.notices);
+  if (err != MPI_SUCCESS)
+    return setError(COMMRT_ERROR_BACKEND,
+                    "commrt: commrt_init: " + mpiErrorString("MPI_Irecv", err));
+  return COMMRT_SUCCESS;
+}
+
+void commrt::answerRollCalls(commrt_context *ctx) {
+  if (!ctx->rollCalls)
+    return;
+  RollCalls &rc = *ctx->rollCalls;
+  // Let go of the answers, questions and notices that were delivered.
+  letGo(rc.answers);
+  letGo(rc.asks);
+  for (size_t i = 0; i < rc.told.size();) {
+    auto &sends = rc.told[i].sends;
+    int flag = 0;
+    MPI_Testall(static_cast<int>(sends.size()), sends.data(), &flag,
+                MPI_STATUSES_IGNORE);
+    if (flag) {
+      if (i + 1 < rc.told.size())
+        rc.told[i] = std::move(rc.told.back());
+      rc.told.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    if (rc.notices == MPI_REQUEST_NULL ||
+        MPI_Test(&rc.notices, &flag, &status) != MPI_SUCCESS || !flag)
+      break;
+    rc.failures.emplace_back(status.MPI_SOURCE, rc.notice);
+    if (MPI_Irecv(&rc.notice, sizeof(Notice), MPI_BYTE, MPI_ANY_SOURCE,
+                  noticeTag, ctx->health, &rc.notices) != MPI_SUCCESS)
+      rc.notices = MPI_REQUEST_NULL;
+  }
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    if (rc.questions == MPI_REQUEST_NULL ||
+        MPI_Test(&rc.questions, &flag, &status) != MPI_SUCCESS || !flag)
+      return;
+    auto answer = std::make_unique<Answer>();
+    answer->number = rc.question.number;
+    for (const auto &comm : ctx->comms)
+      if (comm->id == rc.question.comm && comm->posted > answer->posted)
+        answer->posted = comm->posted;
+    std::snprintf(answer->what, sizeof answer->what, "%s",
+                  ctx->waitingFor ? describe(ctx->waitingFor->args).c_str()
+                                  : "a commrt bootstrap step");
+    MPI_Request send = MPI_REQUEST_NULL;
+    if (MPI_Isend(answer.get(), sizeof(Answer), MPI_BYTE, status.MPI_SOURCE,
+                  answerTag, ctx->health, &send) == MPI_SUCCESS)
+      rc.answers.emplace_back(send, std::move(answer));
+    if (MPI_Irecv(&rc.question, sizeof(Question), MPI_BYTE, MPI_ANY_SOURCE,
+                  questionTag, ctx->health, &rc.questions) != MPI_SUCCESS)
+      rc.questions = MPI_REQUEST_NULL;
+  }
+}
+
+std::string commrt::rollCall(commrt_context *ctx, const commrt_request *req) {
+  commrt_comm *comm = req->args.comm;
+  if (!comm || !ctx->rollCalls)
+    return "waiting for ranks that did not join";
+  RollCalls &rc = *ctx->rollCalls;
+  uint64_t number = ++rc.asked;
+  size_t n = comm->ranks.size();
+  std::vector<MPI_Request> replies(n, MPI_REQUEST_NULL);
+  std::vector<Answer> answers(n);
+  std::vector<char> answered(n, 0);
+  for (size_t p = 0; p < n; ++p) {
+    if (static_cast<int>(p) == comm->position)
+      continue;
+    int peer = comm->ranks[p];
+    auto question = std::make_unique<Question>();
+    question->number = number;
+    question->comm = comm->id;
+    MPI_Request ask = MPI_REQUEST_NULL;
+    if (MPI_Isend(question.get(), sizeof(Question), MPI_BYTE, peer, questionTag,
+                  ctx->health, &ask) == MPI_SUCCESS)
+      rc.asks.emplace_back(ask, std::move(question));
+    MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, peer, answerTag,
+              ctx->health, &replies[p]);
+  }
+  Deadline deadline(graceMs(ctx));
+  Backoff backoff(ctx->oversubscribed);
+  size_t pending = n - 1;
+  while (pending && !deadline.expired()) {
+    answerRollCalls(ctx);
+    for (size_t p = 0; p < n; ++p) {
+      int flag = 0;
+      if (replies[p] == MPI_REQUEST_NULL ||
+          MPI_Test(&replies[p], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+          !flag)
+        continue;
+      if (answers[p].number != number) {
+        // An answer to an earlier roll call, arrived late.
+        MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, comm->ranks[p],
+                  answerTag, ctx->health, &replies[p]);
+        continue;
+      }
+      answered[p] = 1;
+      --pending;
+    }
+    backoff.pause();
+  }
+  // Answers still due are dropped (a late one is recognized by its
+  // number); questions to a dead rank are never received.
+  for (size_t p = 0; p < n; ++p)
+    if (!answered[p])
+      cancelReceive(replies[p]);
+
+  std::string missing, failed, elsewhere;
+  for (size_t p = 0; p < n; ++p) {
+    if (static_cast<int>(p) == comm->position)
+      continue;
+    int peer = comm->ranks[p];
+    const Answer &a = answers[p];
+    if (!answered[p]) {
+      // A rank that failed and returned to its caller told us why.
+      if (const Notice *notice = firstNotice(rc, peer))
+        failed += format("%srank %d failed: %s", failed.empty() ? "" : "; ",
+                         peer, notice->why);
+      else
+        missing += format("%s%d", missing.empty() ? "" : ", ", peer);
+      continue;
+    }
+    if (a.posted > req->sequence)
+      continue; // It posted this operation.
+    elsewhere += format("; rank %d has not reached it: it posted %llu "
+                        "operations on this group (this is #%llu) and waits "
+                        "in %s",
+                        peer, static_cast<unsigned long long>(a.posted),
+                        static_cast<unsigned long long>(req->sequence), a.what);
+  }
+  if (missing.empty() && failed.empty() && elsewhere.empty())
+    return "waiting for ranks that did not join; every rank of the group "
+           "is in it, so the transfer itself stalled";
+  std::string out = "waiting for ranks that did not join";
+  if (!failed.empty())
+    out += ": " + failed;
+  if (!missing.empty())
+    out += format("%s rank%s %s did not answer within %lld ms (exited, "
+                  "killed, or stopped outside commrt)",
+                  failed.empty() ? ":" : ";",
+                  missing.find(',') == std::string::npos ? "" : "s",
+                  missing.c_str(), static_cast<long long>(graceMs(ctx)));
+  return out + elsewhere;
+}
+
+void commrt::announceFailure(commrt_context *ctx, const commrt_request *req,
+                             const std::string &message) {
+  // Under the abort policy the job ends anyway.
+  if (!ctx->rollCalls || ctx->opts.on_error == COMMRT_ON_ERROR_ABORT)
+    return;
+  RollCalls &rc = *ctx->rollCalls;
+  RollCalls::Told told;
+  told.notice = std::make_unique<Notice>();
+  Notice *notice = told.notice.get();
+  if (commrt_comm *comm = req->args.comm) {
+    notice->comm = comm->id;
+    notice->started = comm->started;
+    notice->sequence = req->sequence;
+    notice->commFailed = comm->failed ? 1 : 0;
+  }
+  std::snprintf(notice->what, sizeof notice->what, "%s",
+                describe(req->args).c_str());
+  std::snprintf(notice->why, sizeof notice->why, "%s", message.c_str());
+  // Every rank may wait for this one somewhere: tell them all.
+  for (int r = 0; r < ctx->size; ++r) {
+    if (r == ctx->rank)
+      continue;
+    MPI_Request send = MPI_REQUEST_NULL;
+    if (MPI_Isend(notice, sizeof(Notice), MPI_BYTE, r, noticeTag, ctx->health,
+                  &send) == MPI_SUCCESS)
+      told.sends.push_back(send);
+  }
+  rc.told.push_back(std::move(told));
+}
+
+bool commrt::peerGaveUp(commrt_context *ctx, const commrt_request *req,
+                        std::string &why) {
+  commrt_comm *comm = req->args.comm;
+  if (!comm || !ctx->rollCalls)
+    return false;
+  // Of the members that gave up before this operation, the one that failed
+  // first on the group: later ones usually failed because of it.
+  const std::pair<int, Notice> *first = nullptr;
+  for (const auto &f : ctx->rollCalls->failures) {
+    const Notice &n = f.second;
+    // Its communicator is failed: it starts nothing after what it had.
+    if (n.comm != comm->id || !n.commFailed || n.started > req->sequence)
+      continue;
+    if (!first || n.sequence < first->second.sequence)
+      first = &f;
+  }
+  if (!first)
+    return false;
+  const Notice &n = first->second;
+  why = format("rank %d left the group before this operation: its "
+               "operation #%llu there (%s) failed: %s",
+               first->first, static_cast<unsigned long long>(n.sequence),
+               n.what, n.why);
+  return true;
+}
+
+void commrt::stopRollCalls(commrt_context *ctx) {
+  if (!ctx->rollCalls)
+    return;
+  RollCalls &rc = *ctx->rollCalls;
+  cancelReceive(rc.questions);
+  cancelReceive(rc.notices);
+  // MPI may still read sends in flight: keep their buffers.
+  leak(rc.answers);
+  leak(rc.asks);
+  for (auto &t : rc.told) {
+    for (MPI_Request &send : t.sends)
+      if (send != MPI_REQUEST_NULL)
+        MPI_Request_free(&send);
+    (void)t.notice.release();
+  }
+  rc.told.clear();
+  ctx->rollCalls.reset();
+}
