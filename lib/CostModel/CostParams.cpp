@@ -42,6 +42,7 @@ struct YamlCostParams {
   double infinibandEfficiency = 0, roceEfficiency = 0, efaEfficiency = 0,
          ethernetEfficiency = 0;
   double nvlsEfficiency = 0, treeEfficiency = 0;
+  std::optional<double> nvlsNVLink5Efficiency;
   std::optional<double> treeInfinibandEfficiency, treeRoceEfficiency,
       treeEfaEfficiency, treeEthernetEfficiency, treeNetworkLevel;
   double llBandwidth = 0, ll128Bandwidth = 0;
@@ -110,8 +111,11 @@ template <> struct MappingTraits<YamlCostParams> {
     io.mapRequired("efa_efficiency", p.efaEfficiency);
     io.mapRequired("ethernet_efficiency", p.ethernetEfficiency);
     io.mapRequired("nvls_efficiency", p.nvlsEfficiency);
+    // Optional: files written before these terms existed keep the defaults
+    // (or, for NVLink5's NVLS, nvls_efficiency: then one figure served both
+    // generations).
+    io.mapOptional("nvls_nvlink5_efficiency", p.nvlsNVLink5Efficiency);
     io.mapRequired("tree_efficiency", p.treeEfficiency);
-    // Optional: files written before these terms existed keep the defaults.
     io.mapOptional("tree_infiniband_efficiency", p.treeInfinibandEfficiency);
     io.mapOptional("tree_roce_efficiency", p.treeRoceEfficiency);
     io.mapOptional("tree_efa_efficiency", p.treeEfaEfficiency);
@@ -146,7 +150,9 @@ const CostParams &mlir::comm::getPriorCostParams() {
     p.pcieEfficiency = 0.85;
     p.c2cEfficiency = 0.9;
     p.networkEfficiency = {0.9, 0.85, 0.8, 0.8};
-    p.nvlsEfficiency = 0.8;
+    // NCCL's NVLS efficiencies (nvlsEfficiency in src/graph/tuning.cc):
+    // Hopper (NVLink4) and Blackwell (NVLink5).
+    p.nvlsEfficiency = {0.85, 0.74};
     p.treeEfficiency = 0.9;
     p.treeNetworkEfficiency = {0.9, 0.9, 0.9, 0.9};
     // NCCL's tree latency across machines (hwLat[NET][TREE][SIMPLE]).
@@ -178,7 +184,7 @@ const CostParams &mlir::comm::getDefaultCostParams() {
     p.networkEfficiency[static_cast<unsigned>(NetworkKind::InfiniBand)] =
         0.957569;
     p.networkEfficiency[static_cast<unsigned>(NetworkKind::EFA)] = 0.67493;
-    p.nvlsEfficiency = 0.690842;
+    p.nvlsEfficiency = {0.690842, 0.690842}; // NVLink4, NVLink5
     p.treeEfficiency = 0.760227;
     p.llBandwidth = 0.213203;
     p.ll128Bandwidth = 0.667591;
@@ -205,7 +211,8 @@ void mlir::comm::printCostParams(const CostParams &params,
   y.roceEfficiency = params.networkEfficiency[1];
   y.efaEfficiency = params.networkEfficiency[2];
   y.ethernetEfficiency = params.networkEfficiency[3];
-  y.nvlsEfficiency = params.nvlsEfficiency;
+  y.nvlsEfficiency = params.nvlsEfficiency[0];
+  y.nvlsNVLink5Efficiency = params.nvlsEfficiency[1];
   y.treeEfficiency = params.treeEfficiency;
   y.treeInfinibandEfficiency = params.treeNetworkEfficiency[0];
   y.treeRoceEfficiency = params.treeNetworkEfficiency[1];
@@ -332,7 +339,8 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
   p.c2cEfficiency = y.c2cEfficiency;
   p.networkEfficiency = {y.infinibandEfficiency, y.roceEfficiency,
                          y.efaEfficiency, y.ethernetEfficiency};
-  p.nvlsEfficiency = y.nvlsEfficiency;
+  p.nvlsEfficiency = {y.nvlsEfficiency,
+                      y.nvlsNVLink5Efficiency.value_or(y.nvlsEfficiency)};
   p.treeEfficiency = y.treeEfficiency;
   std::array<std::optional<double>, 4> trees = {
       y.treeInfinibandEfficiency, y.treeRoceEfficiency, y.treeEfaEfficiency,
@@ -380,7 +388,8 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
        {std::pair<double, StringRef>{p.nvlinkEfficiency, "nvlink_efficiency"},
         {p.pcieEfficiency, "pcie_efficiency"},
         {p.c2cEfficiency, "c2c_efficiency"},
-        {p.nvlsEfficiency, "nvls_efficiency"},
+        {p.nvlsEfficiency[0], "nvls_efficiency"},
+        {p.nvlsEfficiency[1], "nvls_nvlink5_efficiency"},
         {p.treeEfficiency, "tree_efficiency"},
         {p.llBandwidth, "ll_bandwidth"},
         {p.ll128Bandwidth, "ll128_bandwidth"},
