@@ -184,8 +184,16 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
         const Link &link = machine.getLink(linkIndex);
         const Device &peer = machine.getDevice(peerIndex);
         if (link.kind == LinkKind::NVLink) {
-          if (peer.kind == DeviceKind::NVSwitch && peer.reductionCapable)
+          if (peer.kind == DeviceKind::NVSwitch && peer.reductionCapable) {
             onReducingSwitch = true;
+            // An NVSwitch of unknown generation has NVLS, so NVLink4 at
+            // least.
+            unsigned generation = std::max(peer.generation, 4u);
+            shape.nvlsGeneration =
+                shape.nvlsGeneration
+                    ? std::min(shape.nvlsGeneration, generation)
+                    : generation;
+          }
           nvlinkRaw += link.bandwidthGBps;
           nvlink += link.bandwidthGBps * getLinkEfficiency(link);
         } else if (link.kind == LinkKind::PCIe || link.kind == LinkKind::C2C) {
@@ -334,6 +342,8 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   }
 
   std::lock_guard<std::mutex> lock(cacheMutex);
+  if (!shape.nvls)
+    shape.nvlsGeneration = 0;
   shapeCache[key] = shape;
   return shape;
 }
@@ -612,7 +622,8 @@ CostModel::predictWith(const CollectiveRequest &request,
     case Algorithm::nvls: {
       if (!shape.nvls || protocol != Protocol::simple)
         return std::nullopt;
-      double nvlsBw = shape.injectRawGBps * P.nvlsEfficiency;
+      double nvlsBw =
+          shape.injectRawGBps * P.getNvlsEfficiency(shape.nvlsGeneration);
       b.latency("base latency", P.nvlsLatencyUs, "NVLink SHARP launch");
       double intraUs = S / (nvlsBw * 1e3);
       double netUs = 0;
@@ -725,7 +736,8 @@ CostModel::predictWith(const CollectiveRequest &request,
     case Algorithm::nvls: {
       if (!shape.nvls || multiNode || protocol != Protocol::simple)
         return std::nullopt;
-      double bw = shape.injectRawGBps * P.nvlsEfficiency;
+      double bw =
+          shape.injectRawGBps * P.getNvlsEfficiency(shape.nvlsGeneration);
       b.latency("base latency", P.nvlsLatencyUs, "NVLink SHARP launch");
       b.bandwidth("bandwidth", (n - 1) / n * S, bw,
                   "multicast / in-switch reduction at " + formatBandwidth(bw));

@@ -288,7 +288,8 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
     break;
   }
   case Algorithm::nvls: {
-    double nvlsBw = shape.injectRawGBps * P.nvlsEfficiency;
+    double nvlsBw =
+        shape.injectRawGBps * P.getNvlsEfficiency(shape.nvlsGeneration);
     PhaseSpec phase{"nvls", prediction.latencyUs, {}};
     double toSwitch =
         request.kind == CollectiveKind::AllReduce ? S : (n - 1) / n * S;

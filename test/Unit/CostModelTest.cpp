@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -157,7 +158,7 @@ TEST(CostModel, NvlsTreeAcrossMachines) {
   double netGBps = 8 * 48.0 * eff *
                    params.treeNetworkEfficiency[static_cast<unsigned>(
                        NetworkKind::InfiniBand)];
-  double intraUs = bytes / (18 * 20.6 * params.nvlsEfficiency * 1e3);
+  double intraUs = bytes / (18 * 20.6 * params.getNvlsEfficiency(4) * 1e3);
   double netUs = 2.0 * 7 / 8 * bytes / (netGBps * 1e3);
   EXPECT_NEAR(p->bandwidthUs, std::max(netUs, intraUs), 1e-6 * p->bandwidthUs);
 }
@@ -224,6 +225,32 @@ TEST(CostModel, NvlsNeedsAReducingSwitch) {
   ASSERT_FALSE(static_cast<bool>(none));
   EXPECT_NE(llvm::toString(none.takeError()).find("no algorithm applies"),
             std::string::npos);
+}
+
+/// NVLS's efficiency follows the NVSwitch's NVLink generation: an H100's
+/// (NVLink4) and a B200's (NVLink5) in-switch all_reduce move the buffer at
+/// their own fraction of the GPU's NVLinks, each from its own parameter.
+TEST(CostModel, NvlsEfficiencyByNVLinkGeneration) {
+  CostParams params = getDefaultCostParams();
+  params.nvlsEfficiency = {0.8, 0.5};
+  const uint64_t bytes = uint64_t(1) << 32;
+  for (auto [name, generation, linkGBps, efficiency] :
+       {std::tuple<const char *, unsigned, double, double>{"dgx-h100", 4,
+                                                           18 * 20.6, 0.8},
+        {"dgx-b200", 5, 18 * 40.1, 0.5}}) {
+    auto topology = preset(name);
+    CostModel model(*topology, params);
+    SmallVector<int64_t, 8> ranks = {0, 1, 2, 3, 4, 5, 6, 7};
+    EXPECT_EQ(model.getGroupShape(ranks).nvlsGeneration, generation) << name;
+    auto p = model.predict(allReduce(8, bytes, Algorithm::nvls));
+    ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+    EXPECT_NEAR(p->bandwidthUs, bytes / (linkGBps * efficiency * 1e3),
+                1e-6 * p->bandwidthUs)
+        << name;
+  }
+  EXPECT_EQ(params.getNvlsEfficiency(4), 0.8);
+  EXPECT_EQ(params.getNvlsEfficiency(5), 0.5);
+  EXPECT_EQ(params.getNvlsEfficiency(6), 0.5);
 }
 
 /// No prediction beats the physical lower bound, for any collective, size,
@@ -295,6 +322,18 @@ TEST(CostModel, ParamsRoundTrip) {
   auto older = parseCostParams(old, "old.yaml");
   ASSERT_TRUE(static_cast<bool>(older)) << llvm::toString(older.takeError());
   EXPECT_EQ(older->treeNetworkLevelUs, a.treeNetworkLevelUs);
+  EXPECT_NEAR(a.nvlsEfficiency[1], b.nvlsEfficiency[1], 1e-5);
+  // One written before NVLS had an efficiency per NVLink generation meant
+  // its one figure for both.
+  std::string single;
+  for (StringRef line : llvm::split(text, '\n'))
+    if (!line.starts_with("nvls_nvlink5_efficiency"))
+      single += line.str() + "\n";
+  auto oneNvls = parseCostParams(single, "single.yaml");
+  ASSERT_TRUE(static_cast<bool>(oneNvls))
+      << llvm::toString(oneNvls.takeError());
+  EXPECT_EQ(oneNvls->nvlsEfficiency[1], oneNvls->nvlsEfficiency[0]);
+  EXPECT_NEAR(oneNvls->nvlsEfficiency[0], a.nvlsEfficiency[0], 1e-5);
   auto bad = parseCostParams("nvlink_efficiency: 2\n", "bad.yaml");
   EXPECT_FALSE(static_cast<bool>(bad));
   llvm::consumeError(bad.takeError());

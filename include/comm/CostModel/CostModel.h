@@ -46,8 +46,12 @@ struct CostParams {
   std::array<double, 4> networkEfficiency = {0.95, 0.9, 0.7,
                                              0.8}; // by NetworkKind
   /// NVLink SHARP: fraction of the GPU's NVLink bandwidth per direction an
-  /// in-switch all-reduce sustains.
-  double nvlsEfficiency = 0.74;
+  /// in-switch all-reduce sustains, by the NVSwitch's NVLink generation:
+  /// NVLink4 (H100, H200) and NVLink5 (B200 and later). The switch's
+  /// reduction rate grew less than the links did, so NVLink5 reaches less of
+  /// its links; NCCL models the same split (nvlsEfficiency by compute
+  /// capability in src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell).
+  std::array<double, 2> nvlsEfficiency = {0.85, 0.74};
   /// Extra bandwidth loss of a tree (broadcast and reduce).
   double treeEfficiency = 0.9;
   /// The fraction of a machine's usable network bandwidth all_reduce's
@@ -84,6 +88,12 @@ struct CostParams {
   /// preset); unset: getDefaultHostProfile(). A parameters file holds one
   /// as `host_profile` (comm-bench-algorithms --profile --write-params).
   std::shared_ptr<const HostProfile> hostProfile;
+
+  /// The NVLS efficiency of an NVSwitch of NVLink generation `generation`
+  /// (generations before NVLink4 have no NVLS; they get NVLink4's).
+  double getNvlsEfficiency(unsigned generation) const {
+    return nvlsEfficiency[generation >= 5 ? 1 : 0];
+  }
 
   /// The fraction of Simple's bandwidth `protocol` sustains.
   double getProtocolBandwidth(Protocol protocol) const {
@@ -254,6 +264,9 @@ struct GroupShape {
   /// Whether every node's GPUs of the group share a reduction-capable
   /// NVSwitch.
   bool nvls = false;
+  /// The lowest NVLink generation of those NVSwitches (what NVLS's
+  /// efficiency depends on); 0 without NVLS.
+  unsigned nvlsGeneration = 0;
   /// Network bandwidth a node can use for the group (its NICs within
   /// reach of the group's GPUs), capped by fabric oversubscription.
   double nodeNetworkGBps = 0;

@@ -1,8 +1,7 @@
 // A program that states the error its results may take (on the function):
-// comm-compile --topology plans it: comm-fuse buckets the two sums,
-// comm-reduce-precision sends the bucket as bf16 (the bound fits and it
-// pays), and the max stays f32 (a narrower type would change which value
-// wins).
+// comm-compile --topology plans it: comm-reduce-precision sends the large
+// sum as bf16 (the bound fits and it pays), and the max stays f32 (a
+// narrower type would change which value wins).
 module attributes {comm.topology = "dgx-h100", comm.world_size = 4 : i64} {
   func.func @grads(%g: tensor<4194304xf32>, %s: tensor<64xf32>, %m: tensor<4096xf32>)
       -> (tensor<4194304xf32>, tensor<64xf32>, tensor<4096xf32>)
