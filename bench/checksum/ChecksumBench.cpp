@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "commrt.h"
+#include "../RuntimeBench.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,38 +22,8 @@
 #include <mpi.h>
 #include <vector>
 
-namespace {
-
-commrt_context *start(const char *debug) {
-  if (debug)
-    setenv("COMMRT_DEBUG", debug, 1);
-  else
-    unsetenv("COMMRT_DEBUG");
-  commrt_options opts;
-  commrt_options_default(&opts);
-  opts.backend = COMMRT_BACKEND_MPI;
-  commrt_context *ctx = nullptr;
-  if (commrt_init(nullptr, nullptr, &opts, &ctx) != COMMRT_SUCCESS) {
-    std::fprintf(stderr, "commrt_init: %s\n", commrt_last_error());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  return ctx;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-bool ok(commrt_status s) {
-  if (s == COMMRT_SUCCESS)
-    return true;
-  std::fprintf(stderr, "%s\n", commrt_last_error());
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  return false;
-}
-
-} // namespace
+using comm_bench::median;
+using comm_bench::ok;
 
 int main(int argc, char **argv) {
   // MPI is ours, so both contexts can live side by side.
@@ -62,7 +32,9 @@ int main(int argc, char **argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  commrt_context *ctxs[2] = {start(nullptr), start("checksum")};
+  commrt_context *ctxs[2] = {
+      comm_bench::startMpiContext("COMMRT_DEBUG", nullptr),
+      comm_bench::startMpiContext("COMMRT_DEBUG", "checksum")};
   std::vector<int64_t> world(static_cast<size_t>(size));
   for (int i = 0; i < size; ++i)
     world[static_cast<size_t>(i)] = i;

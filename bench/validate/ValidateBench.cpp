@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "commrt.h"
+#include "../RuntimeBench.h"
 
 #include <algorithm>
 #include <chrono>
@@ -30,30 +30,8 @@
 
 namespace {
 
-commrt_context *start(const char *validate) {
-  setenv("COMMRT_VALIDATE", validate, 1);
-  commrt_options opts;
-  commrt_options_default(&opts);
-  opts.backend = COMMRT_BACKEND_MPI;
-  commrt_context *ctx = nullptr;
-  if (commrt_init(nullptr, nullptr, &opts, &ctx) != COMMRT_SUCCESS) {
-    std::fprintf(stderr, "commrt_init: %s\n", commrt_last_error());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  return ctx;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-void ok(commrt_status s) {
-  if (s == COMMRT_SUCCESS)
-    return;
-  std::fprintf(stderr, "%s\n", commrt_last_error());
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
+using comm_bench::median;
+using comm_bench::ok;
 
 struct Case {
   const char *op;
@@ -79,7 +57,9 @@ int main(int argc, char **argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  commrt_context *ctxs[2] = {start("0"), start("1")};
+  commrt_context *ctxs[2] = {
+      comm_bench::startMpiContext("COMMRT_VALIDATE", "0"),
+      comm_bench::startMpiContext("COMMRT_VALIDATE", "1")};
   std::vector<int64_t> world(static_cast<size_t>(size));
   for (int i = 0; i < size; ++i)
     world[static_cast<size_t>(i)] = i;

@@ -333,27 +333,12 @@ private:
             static_cast<unsigned long long>(want)));
       return COMMRT_SUCCESS;
     }
-    case OpKind::AllGather: {
-      commrt_comm *comm = args.comm;
-      std::string bad;
-      for (size_t j = 0; j < comm->ranks.size(); ++j) {
-        uint64_t got =
-            checksum(static_cast<const char *>(args.recv) + j * block, block);
-        if (got == received[j])
-          continue;
-        bad += format("%sthe chunk of rank %d has checksum %016llx here, but "
-                      "rank %d sent data with checksum %016llx",
-                      bad.empty() ? "" : "; ", comm->ranks[j],
-                      static_cast<unsigned long long>(got), comm->ranks[j],
-                      static_cast<unsigned long long>(received[j]));
-      }
-      if (!bad.empty())
-        return corrupted(format("on rank %d, ", ctx->rank) + bad);
-      return COMMRT_SUCCESS;
-    }
+    case OpKind::AllGather:
     case OpKind::AllToAll: {
       // Block j of the result came from position j, which sent the
       // checksum of what it sent here.
+      const char *what = args.kind == OpKind::AllGather ? "the chunk of rank"
+                                                        : "the block from rank";
       commrt_comm *comm = args.comm;
       std::string bad;
       for (size_t j = 0; j < comm->ranks.size(); ++j) {
@@ -361,9 +346,9 @@ private:
             checksum(static_cast<const char *>(args.recv) + j * block, block);
         if (got == received[j])
           continue;
-        bad += format("%sthe block from rank %d has checksum %016llx here, "
-                      "but rank %d sent data with checksum %016llx",
-                      bad.empty() ? "" : "; ", comm->ranks[j],
+        bad += format("%s%s %d has checksum %016llx here, but rank %d sent "
+                      "data with checksum %016llx",
+                      bad.empty() ? "" : "; ", what, comm->ranks[j],
                       static_cast<unsigned long long>(got), comm->ranks[j],
                       static_cast<unsigned long long>(received[j]));
       }
