@@ -1170,9 +1170,33 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
   for (int64_t k = 0; k < args->num_outputs; ++k) {
     const comm_tensor &t = args->outputs[k];
     void *view = hostView(t, static_cast<size_t>(args->num_inputs + k));
-    if (allF32 && t.dtype == COMMRT_F32) {
-      // The same values on typed pointers, without a switch per element
-      // (the stand-in's own work must stay well inside its time_us).
+    bool rowwise = args->rowwise && t.rows > 0;
+    if (allF32 && t.dtype == COMMRT_F32 && !rowwise) {
+      // The same values as below, input by input: element g of the whole
+      // output reads element g modulo each input's size, walked with a
+      // wrapping index rather than a division per element (the stand-in's
+      // own work must stay well inside its time_us). The sums run in the
+      // same order, in double, so the values are the same bits.
+      auto *out = static_cast<float *>(view);
+      std::vector<double> sum(static_cast<size_t>(t.count),
+                              static_cast<double>(k + 1));
+      for (int64_t j = 0; j < args->num_inputs; ++j) {
+        const comm_tensor &in = args->inputs[j];
+        if (in.count <= 0)
+          continue;
+        const auto *from =
+            static_cast<const float *>(ins[static_cast<size_t>(j)]);
+        int64_t at = (args->part * t.count) % in.count;
+        for (int64_t i = 0; i < t.count; ++i) {
+          sum[static_cast<size_t>(i)] += from[at];
+          if (++at == in.count)
+            at = 0;
+        }
+      }
+      for (int64_t i = 0; i < t.count; ++i)
+        out[i] = static_cast<float>(sum[static_cast<size_t>(i)]);
+    } else if (allF32 && t.dtype == COMMRT_F32) {
+      // The same values on typed pointers, without a switch per element.
       auto *out = static_cast<float *>(view);
       for (int64_t i = 0; i < t.count; ++i) {
         double value = static_cast<double>(k + 1);
