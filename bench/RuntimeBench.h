@@ -4,9 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// What comm-bench-checksum and comm-bench-validate share: a commrt context
-// on the mpi backend started with one environment variable set (or unset),
-// the median of a sample, and aborting the job on a failed call.
+// What comm-bench-checksum and comm-bench-validate share: two commrt
+// contexts on the mpi backend side by side, one with a mode off and one
+// with it on (an environment variable read at commrt_init), each with a
+// communicator over the world; the median of a sample; and aborting the
+// job on a failed call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +56,39 @@ inline void ok(commrt_status s) {
   std::fprintf(stderr, "%s\n", commrt_last_error());
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
+
+/// MPI (initialized here, so both contexts can live side by side) and the
+/// two contexts, mode off ([0]) and on ([1]), each with a world
+/// communicator; all torn down when it goes out of scope.
+struct OffOnContexts {
+  int rank = 0, size = 1;
+  commrt_context *ctxs[2] = {nullptr, nullptr};
+  commrt_comm *comms[2] = {nullptr, nullptr};
+
+  OffOnContexts(int *argc, char ***argv, const char *variable, const char *off,
+                const char *on) {
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ctxs[0] = startMpiContext(variable, off);
+    ctxs[1] = startMpiContext(variable, on);
+    std::vector<int64_t> world(static_cast<size_t>(size));
+    for (int i = 0; i < size; ++i)
+      world[static_cast<size_t>(i)] = i;
+    for (int m = 0; m < 2; ++m)
+      ok(commrt_comm_create(ctxs[m], world.data(), size, size, &comms[m]));
+  }
+  ~OffOnContexts() {
+    for (int m = 0; m < 2; ++m) {
+      commrt_comm_destroy(comms[m]);
+      commrt_finalize(ctxs[m]);
+    }
+    MPI_Finalize();
+  }
+  OffOnContexts(const OffOnContexts &) = delete;
+  OffOnContexts &operator=(const OffOnContexts &) = delete;
+};
 
 } // namespace comm_bench
 

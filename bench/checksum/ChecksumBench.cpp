@@ -26,21 +26,11 @@ using comm_bench::median;
 using comm_bench::ok;
 
 int main(int argc, char **argv) {
-  // MPI is ours, so both contexts can live side by side.
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  commrt_context *ctxs[2] = {
-      comm_bench::startMpiContext("COMMRT_DEBUG", nullptr),
-      comm_bench::startMpiContext("COMMRT_DEBUG", "checksum")};
-  std::vector<int64_t> world(static_cast<size_t>(size));
-  for (int i = 0; i < size; ++i)
-    world[static_cast<size_t>(i)] = i;
-  commrt_comm *comms[2];
-  for (int m = 0; m < 2; ++m)
-    ok(commrt_comm_create(ctxs[m], world.data(), size, size, &comms[m]));
+  comm_bench::OffOnContexts run(&argc, &argv, "COMMRT_DEBUG", nullptr,
+                                "checksum");
+  int rank = run.rank;
+  commrt_context *const *ctxs = run.ctxs;
+  commrt_comm *const *comms = run.comms;
 
   if (rank == 0)
     std::printf("%-10s %8s %14s %14s %7s\n", "op", "size", "off (us)",
@@ -90,10 +80,5 @@ int main(int argc, char **argv) {
                     bytes >= (1 << 20) ? "MiB" : "KiB", off, on, on / off);
     }
   }
-  for (int m = 0; m < 2; ++m) {
-    commrt_comm_destroy(comms[m]);
-    commrt_finalize(ctxs[m]);
-  }
-  MPI_Finalize();
   return 0;
 }

@@ -51,21 +51,10 @@ void printSize(char *out, size_t n, int64_t bytes) {
 } // namespace
 
 int main(int argc, char **argv) {
-  // MPI is ours, so both contexts can live side by side.
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  commrt_context *ctxs[2] = {
-      comm_bench::startMpiContext("COMMRT_VALIDATE", "0"),
-      comm_bench::startMpiContext("COMMRT_VALIDATE", "1")};
-  std::vector<int64_t> world(static_cast<size_t>(size));
-  for (int i = 0; i < size; ++i)
-    world[static_cast<size_t>(i)] = i;
-  commrt_comm *comms[2];
-  for (int m = 0; m < 2; ++m)
-    ok(commrt_comm_create(ctxs[m], world.data(), size, size, &comms[m]));
+  comm_bench::OffOnContexts run(&argc, &argv, "COMMRT_VALIDATE", "0", "1");
+  int rank = run.rank;
+  commrt_context *const *ctxs = run.ctxs;
+  commrt_comm *const *comms = run.comms;
 
   const Case cases[] = {
       {"all_reduce", 8},
@@ -140,10 +129,5 @@ int main(int argc, char **argv) {
                   c.bytes ? sizeText : "-", off, on, on / off);
     std::fflush(stdout);
   }
-  for (int m = 0; m < 2; ++m) {
-    commrt_comm_destroy(comms[m]);
-    commrt_finalize(ctxs[m]);
-  }
-  MPI_Finalize();
   return 0;
 }
