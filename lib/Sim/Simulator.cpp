@@ -382,9 +382,10 @@ private:
   std::map<std::tuple<int64_t, int64_t, int64_t, unsigned>, uint64_t>
       p2pKeys;
   /// Processes on a CPU (the host preset) have no engine that moves data
-  /// while they compute: MPI progresses a nonblocking transfer only inside
-  /// MPI calls (Open MPI without a progress thread), so a transfer started
-  /// before compute begins at the rank's next communication call.
+  /// on its own: MPI progresses a nonblocking transfer only inside MPI
+  /// calls (Open MPI without a progress thread), so a transfer started
+  /// begins at the rank's next communication call or compute (whose
+  /// stand-in polls while it waits, comm_compute_args.progress).
   bool progressInCallsOnly;
 };
 } // namespace
@@ -683,6 +684,11 @@ void Simulation::advanceRank(uint64_t rank) {
     const Instr &instr = program.instrs[mainList[state.pc]];
     switch (instr.kind) {
     case InstrKind::Compute:
+      // The runtime's compute stand-in drives the transfers started before
+      // it while it waits (comm_compute_args.progress), so on a machine
+      // whose transfers progress only inside communication calls they
+      // begin now and overlap the compute.
+      flushDeferred(rank);
       traceEvent(rank, 0, instr.name, "compute", state.clock,
                  state.clock + instr.durationUs);
       state.clock += instr.durationUs;

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <initializer_list>
 #include <map>
@@ -73,6 +74,12 @@ typedef struct comm_compute_args {
   /// Nonzero when the op is `rowwise`: each output row reads only the same
   /// row of the inputs with as many rows as the output.
   int64_t rowwise;
+  /// Drives the transfers started before this compute (comm.start) without
+  /// waiting for them; returns nonzero while any is still in flight. On a
+  /// polled backend (mpi) a transfer moves only when asked: an
+  /// implementation on a CPU rank calls it between pieces of its work so
+  /// that the transfers overlap it, as the stand-in does while it waits.
+  int32_t (*progress)(commrt_context *ctx);
 } comm_compute_args;
 typedef void (*comm_compute_fn)(const comm_compute_args *);
 }
@@ -114,12 +121,25 @@ struct Pairs {
   int64_t size() const { return static_cast<int64_t>(flat.size() / 2); }
 };
 
-/// One started operation of an Async and the bytes it writes.
+/// Bytes [lo, hi).
+struct Range {
+  const char *lo = nullptr, *hi = nullptr;
+};
+
+/// One started operation of an Async and the bytes it writes; or a local
+/// operation of the async body deferred until the transfers it reads have
+/// ended (no request; `finish` runs it).
 struct Pending {
   commrt_request *request = nullptr;
   const char *lo = nullptr, *hi = nullptr;
-  /// Runs after the request completes (convert back, transpose, free).
+  /// More bytes it writes (the pieces of a deferred unpack).
+  std::vector<Range> alsoWrites;
+  /// The bytes a deferred operation reads.
+  std::vector<Range> reads;
+  /// Runs after the request completes (convert back, transpose, free), or
+  /// runs the deferred operation.
   std::function<void()> finish;
+  bool live() const { return request || finish; }
 };
 
 /// The transfers of one comm.start.
@@ -136,6 +156,12 @@ struct State {
   std::map<int64_t, commrt_stream *> streams;
   /// Sends started by blocking comm.send ops, not yet completed.
   std::vector<Pending> sends;
+  /// The comm.starts of the running entry point not yet waited for, so
+  /// that a compute stand-in can drive their transfers (progress()).
+  std::vector<Async *> started;
+  /// An error raised while a user's compute called
+  /// comm_compute_args.progress, raised again at the next comm.wait.
+  std::exception_ptr progressError;
   /// Freed allocations, by (space, bytes), for reuse.
   std::map<std::pair<int, int64_t>, std::vector<void *>> pool;
   int64_t pooledBytes = 0;
@@ -319,13 +345,19 @@ inline commrt_comm *comm(commrt_context *ctx, const Ranks &ranks,
 
 inline bool overlaps(const Pending &p, const void *ptr, size_t bytes) {
   const char *lo = static_cast<const char *>(ptr);
-  return lo < p.hi && p.lo < lo + bytes;
+  if (lo < p.hi && p.lo < lo + bytes)
+    return true;
+  for (const Range &r : p.alsoWrites)
+    if (lo < r.hi && r.lo < lo + bytes)
+      return true;
+  return false;
 }
 
 inline void complete(Pending &p, const char *loc, const char *op) {
-  commrt_request *req = p.request;
-  p.request = nullptr;
-  check(commrt_wait(req), loc, op);
+  if (commrt_request *req = p.request) {
+    p.request = nullptr;
+    check(commrt_wait(req), loc, op);
+  }
   if (p.finish) {
     std::function<void()> finish = std::move(p.finish);
     p.finish = nullptr;
@@ -339,9 +371,56 @@ inline void waitFor(Async *async, const void *ptr, size_t bytes,
                     const char *loc) {
   if (!async)
     return;
-  for (Pending &p : async->pending)
-    if ((p.request || p.finish) && overlaps(p, ptr, bytes))
-      complete(p, loc, "comm.wait");
+  // By index: completing a deferred operation waits for what it reads.
+  for (size_t i = 0; i < async->pending.size(); ++i)
+    if (async->pending[i].live() && overlaps(async->pending[i], ptr, bytes))
+      complete(async->pending[i], loc, "comm.wait");
+}
+
+/// Whether a transfer (or deferred operation) among the first `end`
+/// started by `async` still writes any of `reads`.
+inline bool writesAny(const Async *async, size_t end,
+                      const std::vector<Range> &reads) {
+  for (size_t i = 0; i < end && i < async->pending.size(); ++i)
+    for (const Range &r : reads)
+      if (async->pending[i].live() &&
+          overlaps(async->pending[i], r.lo, static_cast<size_t>(r.hi - r.lo)))
+        return true;
+  return false;
+}
+
+/// Inside a comm.start, a local operation (unpack, copy, ...) that reads
+/// what a transfer of the same body still writes runs once that transfer
+/// has ended (at the comm.wait, when an op reads what it writes, or when
+/// progress() finds its inputs done), not now: running it now would wait
+/// for the transfer here, and the body's transfers would not overlap what
+/// follows the comm.start. Returns whether `run` was deferred; it then
+/// runs with its reads complete. (comm-bufferize gives every result a
+/// buffer of its own, so no later operation overwrites what a deferred
+/// one reads.)
+inline bool defer(Async *async, std::vector<Range> reads,
+                  std::vector<Range> writes, std::function<void()> run,
+                  const char *loc) {
+  if (!async || writes.empty() ||
+      !writesAny(async, async->pending.size(), reads))
+    return false;
+  Pending p;
+  p.lo = writes.front().lo;
+  p.hi = writes.front().hi;
+  p.alsoWrites.assign(writes.begin() + 1, writes.end());
+  p.reads = reads;
+  p.finish = [async, reads, run, loc]() {
+    for (const Range &r : reads)
+      waitFor(async, r.lo, static_cast<size_t>(r.hi - r.lo), loc);
+    run();
+  };
+  async->pending.push_back(std::move(p));
+  return true;
+}
+
+inline Range range(const void *ptr, size_t bytes) {
+  const char *lo = static_cast<const char *>(ptr);
+  return Range{lo, lo + bytes};
 }
 
 /// Records a started operation, or completes it at once outside a
@@ -365,14 +444,27 @@ inline void issued(Async *async, commrt_request *req, const void *target,
 inline Async *start() {
   Async *async = new Async();
   async->ctx = current();
+  state(async->ctx).started.push_back(async);
   return async;
+}
+
+inline void raiseProgressError(commrt_context *ctx) {
+  State &st = state(ctx);
+  if (std::exception_ptr error = st.progressError) {
+    st.progressError = nullptr;
+    std::rethrow_exception(error);
+  }
 }
 
 inline void wait(Async *async, const char *loc) {
   std::unique_ptr<Async> owned(async);
-  for (Pending &p : async->pending)
-    if (p.request || p.finish)
-      complete(p, loc, "comm.wait");
+  std::vector<Async *> &started = state(async->ctx).started;
+  started.erase(std::remove(started.begin(), started.end(), async),
+                started.end());
+  raiseProgressError(async->ctx);
+  for (size_t i = 0; i < async->pending.size(); ++i)
+    if (async->pending[i].live())
+      complete(async->pending[i], loc, "comm.wait");
 }
 
 inline void drainSends(commrt_context *ctx, const char *loc) {
@@ -385,9 +477,51 @@ inline void drainSends(commrt_context *ctx, const char *loc) {
     complete(p, loc, "comm.send");
 }
 
+/// Advances the started transfers of the running entry point (its
+/// comm.starts and blocking sends): a polled backend moves data only when
+/// asked. A transfer of a comm.start that has ended is completed, and a
+/// deferred operation whose inputs are done runs. Returns whether any is
+/// still in flight. A failed transfer is left in its request, for the
+/// comm.wait that completes it to report.
+inline bool progress(commrt_context *ctx) {
+  State &st = state(ctx);
+  bool inFlight = false;
+  auto poll = [&](const Pending &p) {
+    int done = 1;
+    if (commrt_test(p.request, &done) != COMMRT_SUCCESS)
+      return false;
+    inFlight |= !done;
+    return done != 0;
+  };
+  for (Async *async : st.started)
+    for (size_t i = 0; i < async->pending.size(); ++i) {
+      Pending &p = async->pending[i];
+      if (p.request ? poll(p) : p.finish && !writesAny(async, i, p.reads))
+        complete(async->pending[i], "<progress>", "comm.wait");
+    }
+  for (const Pending &p : st.sends)
+    if (p.request)
+      poll(p);
+  return inFlight;
+}
+
+/// comm_compute_args.progress: no exception crosses into the caller's C
+/// code; an error is raised again at the next comm.wait.
+inline int32_t progressHook(commrt_context *ctx) {
+  if (!ctx)
+    return 0;
+  try {
+    return progress(ctx) ? 1 : 0;
+  } catch (...) {
+    state(ctx).progressError = std::current_exception();
+    return 0;
+  }
+}
+
 /// Called when a generated function returns: completes its sends and
 /// synchronizes the streams it used.
 inline void finish(commrt_context *ctx, const char *loc) {
+  raiseProgressError(ctx);
   drainSends(ctx, loc);
   for (auto &[index, s] : state(ctx).streams)
     check(commrt_stream_synchronize(s), loc, "commrt_stream_synchronize");
@@ -842,11 +976,17 @@ inline void copy(Async *async, void *dst, commrt_memory_space dstSpace,
                  const void *src, commrt_memory_space srcSpace, int64_t count,
                  commrt_dtype dtype, int64_t streamIndex, const char *loc) {
   commrt_context *ctx = current();
-  waitFor(async, src, bytesOf(count, dtype), loc);
-  commrt_stream *s = stream(ctx, streamIndex, loc);
-  check(commrt_copy(ctx, dst, dstSpace, src, srcSpace,
-                    static_cast<int64_t>(bytesOf(count, dtype)), s),
-        loc, "comm.copy");
+  size_t bytes = bytesOf(count, dtype);
+  auto run = [=]() {
+    commrt_stream *s = stream(ctx, streamIndex, loc);
+    check(commrt_copy(ctx, dst, dstSpace, src, srcSpace,
+                      static_cast<int64_t>(bytes), s),
+          loc, "comm.copy");
+  };
+  if (defer(async, {range(src, bytes)}, {range(dst, bytes)}, run, loc))
+    return;
+  waitFor(async, src, bytes, loc);
+  run();
 }
 
 /// comm.buffer.scale: target = source * factor.
@@ -855,13 +995,18 @@ inline void scale(Async *async, void *target, const void *source, int64_t count,
                   const char *loc) {
   commrt_context *ctx = current();
   size_t bytes = bytesOf(count, dtype);
+  auto run = [=]() {
+    if (target != source)
+      check(commrt_copy(ctx, target, space, source, space,
+                        static_cast<int64_t>(bytes), nullptr),
+            loc, "comm.buffer.scale");
+    check(commrt_scale(target, count, dtype, factor, space, nullptr), loc,
+          "comm.buffer.scale");
+  };
+  if (defer(async, {range(source, bytes)}, {range(target, bytes)}, run, loc))
+    return;
   waitFor(async, source, bytes, loc);
-  if (target != source)
-    check(commrt_copy(ctx, target, space, source, space,
-                      static_cast<int64_t>(bytes), nullptr),
-          loc, "comm.buffer.scale");
-  check(commrt_scale(target, count, dtype, factor, space, nullptr), loc,
-        "comm.buffer.scale");
+  run();
 }
 
 /// comm.buffer.rotate: on the rank at position p of its group, chunk j of
@@ -886,25 +1031,33 @@ inline void rotate(Async *async, const Ranks &ranks, const void *src, void *dst,
                    int64_t inverse, commrt_memory_space space,
                    const char *loc) {
   commrt_context *ctx = current();
-  State &st = state(ctx);
   size_t bytes = bytesOf(count, dtype);
-  waitFor(async, src, bytes, loc);
-  int64_t n = ranks.groupSize, first = 0;
-  for (size_t i = 0; i < ranks.ranks.size(); ++i)
-    if (ranks.ranks[i] == st.rank) {
-      int64_t position = static_cast<int64_t>(i) % n;
-      first = ((inverse ? -position : position) + shift % n) % n;
-      if (first < 0)
-        first += n;
-    }
-  size_t head = bytes / static_cast<size_t>(n) * static_cast<size_t>(first);
-  check(commrt_copy(ctx, dst, space, static_cast<const char *>(src) + head,
-                    space, static_cast<int64_t>(bytes - head), nullptr),
-        loc, "comm.rotate");
-  if (head)
-    check(commrt_copy(ctx, static_cast<char *>(dst) + (bytes - head), space,
-                      src, space, static_cast<int64_t>(head), nullptr),
+  // `ranks` is a call site's static (COMMGEN_RANKS): a deferred run may
+  // hold it.
+  const Ranks *group = &ranks;
+  auto run = [=]() {
+    State &st = state(ctx);
+    int64_t n = group->groupSize, first = 0;
+    for (size_t i = 0; i < group->ranks.size(); ++i)
+      if (group->ranks[i] == st.rank) {
+        int64_t position = static_cast<int64_t>(i) % n;
+        first = ((inverse ? -position : position) + shift % n) % n;
+        if (first < 0)
+          first += n;
+      }
+    size_t head = bytes / static_cast<size_t>(n) * static_cast<size_t>(first);
+    check(commrt_copy(ctx, dst, space, static_cast<const char *>(src) + head,
+                      space, static_cast<int64_t>(bytes - head), nullptr),
           loc, "comm.rotate");
+    if (head)
+      check(commrt_copy(ctx, static_cast<char *>(dst) + (bytes - head), space,
+                        src, space, static_cast<int64_t>(head), nullptr),
+            loc, "comm.rotate");
+  };
+  if (defer(async, {range(src, bytes)}, {range(dst, bytes)}, run, loc))
+    return;
+  waitFor(async, src, bytes, loc);
+  run();
 }
 
 inline commrt_piece piece(const void *data, int64_t count, int64_t offset,
@@ -961,33 +1114,53 @@ inline bool copyPieces(void *buffer, commrt_dtype bufferType,
   return true;
 }
 
+/// The bytes of each piece.
+inline std::vector<Range> ranges(const std::vector<commrt_piece> &list) {
+  std::vector<Range> out;
+  for (const commrt_piece &p : list)
+    out.push_back(range(p.data, bytesOf(p.count, p.dtype)));
+  return out;
+}
+
 template <typename... Pieces>
 void pack(Async *async, void *buffer, commrt_dtype bufferType,
           int64_t bufferCount, commrt_memory_space space, const char *loc,
           Pieces... pieces) {
-  const commrt_piece list[] = {pieces...};
+  std::vector<commrt_piece> list{pieces...};
+  auto run = [=]() {
+    if (copyPieces(buffer, bufferType, bufferCount, space, list.data(),
+                   list.size(), /*isPack=*/true))
+      return;
+    check(commrt_pack(buffer, bufferType, bufferCount, list.data(),
+                      static_cast<int64_t>(list.size()), space, nullptr),
+          loc, "comm.pack");
+  };
+  if (defer(async, ranges(list),
+            {range(buffer, bytesOf(bufferCount, bufferType))}, run, loc))
+    return;
   for (const commrt_piece &p : list)
     waitFor(async, p.data, bytesOf(p.count, p.dtype), loc);
-  if (copyPieces(buffer, bufferType, bufferCount, space, list,
-                 sizeof...(Pieces), /*isPack=*/true))
-    return;
-  check(commrt_pack(buffer, bufferType, bufferCount, list,
-                    static_cast<int64_t>(sizeof...(Pieces)), space, nullptr),
-        loc, "comm.pack");
+  run();
 }
 
 template <typename... Pieces>
 void unpack(Async *async, const void *buffer, commrt_dtype bufferType,
             int64_t bufferCount, commrt_memory_space space, const char *loc,
             Pieces... pieces) {
-  waitFor(async, buffer, bytesOf(bufferCount, bufferType), loc);
-  const commrt_piece list[] = {pieces...};
-  if (copyPieces(const_cast<void *>(buffer), bufferType, bufferCount, space,
-                 list, sizeof...(Pieces), /*isPack=*/false))
+  std::vector<commrt_piece> list{pieces...};
+  size_t bytes = bytesOf(bufferCount, bufferType);
+  auto run = [=]() {
+    if (copyPieces(const_cast<void *>(buffer), bufferType, bufferCount, space,
+                   list.data(), list.size(), /*isPack=*/false))
+      return;
+    check(commrt_unpack(buffer, bufferType, bufferCount, list.data(),
+                        static_cast<int64_t>(list.size()), space, nullptr),
+          loc, "comm.unpack");
+  };
+  if (defer(async, {range(buffer, bytes)}, ranges(list), run, loc))
     return;
-  check(commrt_unpack(buffer, bufferType, bufferCount, list,
-                      static_cast<int64_t>(sizeof...(Pieces)), space, nullptr),
-        loc, "comm.unpack");
+  waitFor(async, buffer, bytes, loc);
+  run();
 }
 
 /// target = lhs (op) rhs, element-wise (f16/bf16 accumulate in f32).
@@ -997,17 +1170,23 @@ inline void combine(Async *async, void *target, const void *lhs,
                     const char *loc) {
   commrt_context *ctx = current();
   size_t bytes = bytesOf(count, dtype);
+  auto run = [=]() {
+    const void *other = rhs;
+    if (target == rhs && target != lhs)
+      other = lhs;
+    else if (target != lhs)
+      check(commrt_copy(ctx, target, space, lhs, space,
+                        static_cast<int64_t>(bytes), nullptr),
+            loc, "comm.buffer.combine");
+    check(commrt_reduce_local(target, other, count, dtype, op, space, nullptr),
+          loc, "comm.buffer.combine");
+  };
+  if (defer(async, {range(lhs, bytes), range(rhs, bytes)},
+            {range(target, bytes)}, run, loc))
+    return;
   waitFor(async, lhs, bytes, loc);
   waitFor(async, rhs, bytes, loc);
-  const void *other = rhs;
-  if (target == rhs && target != lhs)
-    other = lhs;
-  else if (target != lhs)
-    check(commrt_copy(ctx, target, space, lhs, space,
-                      static_cast<int64_t>(bytes), nullptr),
-          loc, "comm.buffer.combine");
-  check(commrt_reduce_local(target, other, count, dtype, op, space, nullptr),
-        loc, "comm.buffer.combine");
+  run();
 }
 
 inline comm_tensor tensor(void *data, int64_t count, int64_t rows,
@@ -1025,9 +1204,10 @@ inline comm_tensor tensor(void *data, int64_t count, int64_t rows,
 /// for the op's `time_us` (so that overlap can be measured), then writes
 /// output k element i = (sum over inputs j of input j element g mod its
 /// count) + k + 1, converted to the output's type, where g = i + part *
-/// (the output's count) is the element's place in the whole output.
-/// Deterministic, so that a planned program can be checked against the
-/// unplanned one.
+/// (the output's count) is the element's place in the whole output (added
+/// in double; in float, from k + 1 and input by input, where inputs and
+/// output are all f32). Deterministic, so that a planned program can be
+/// checked against the unplanned one.
 void defaultCompute(const comm_compute_args *args, double timeUs,
                     const char *loc);
 
@@ -1050,6 +1230,7 @@ void compute(Async *async, const char *name, comm_compute_fn fn, double timeUs,
   args.part = part;
   args.parts = parts;
   args.rowwise = rowwise;
+  args.progress = progressHook;
   if (fn)
     fn(&args);
   else
@@ -1171,15 +1352,24 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
     const comm_tensor &t = args->outputs[k];
     void *view = hostView(t, static_cast<size_t>(args->num_inputs + k));
     bool rowwise = args->rowwise && t.rows > 0;
-    if (allF32 && t.dtype == COMMRT_F32 && !rowwise) {
-      // The same values as below, input by input: element g of the whole
-      // output reads element g modulo each input's size, walked with a
-      // wrapping index rather than a division per element (the stand-in's
-      // own work must stay well inside its time_us). The sums run in the
-      // same order, in double, so the values are the same bits.
+    bool aliased = false;
+    for (int64_t j = 0; j < args->num_inputs; ++j) {
+      const char *lo = static_cast<const char *>(ins[static_cast<size_t>(j)]);
+      const char *out = static_cast<const char *>(view);
+      aliased |=
+          lo < out + bytesOf(t.count, t.dtype) &&
+          out < lo + bytesOf(args->inputs[j].count, args->inputs[j].dtype);
+    }
+    if (allF32 && t.dtype == COMMRT_F32 && !rowwise && !aliased) {
+      // Input by input, in float, straight into the output: element g of
+      // the whole output reads element g modulo each input's size, walked
+      // as runs of consecutive elements added by a vectorized kernel. The
+      // stand-in's own work must stay well inside its time_us (on an
+      // oversubscribed machine it takes the cores the transfers need); the
+      // whole op and each of its parts add in the same order, so they give
+      // the same bits.
       auto *out = static_cast<float *>(view);
-      std::vector<double> sum(static_cast<size_t>(t.count),
-                              static_cast<double>(k + 1));
+      std::fill(out, out + t.count, static_cast<float>(k + 1));
       for (int64_t j = 0; j < args->num_inputs; ++j) {
         const comm_tensor &in = args->inputs[j];
         if (in.count <= 0)
@@ -1187,14 +1377,17 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
         const auto *from =
             static_cast<const float *>(ins[static_cast<size_t>(j)]);
         int64_t at = (args->part * t.count) % in.count;
-        for (int64_t i = 0; i < t.count; ++i) {
-          sum[static_cast<size_t>(i)] += from[at];
-          if (++at == in.count)
-            at = 0;
+        for (int64_t i = 0; i < t.count;) {
+          int64_t run = std::min(t.count - i, in.count - at);
+          // The runtime's vectorized kernel (this header is compiled at
+          // the user's -O level).
+          check(commrt_reduce_local(out + i, from + at, run, COMMRT_F32,
+                                    COMMRT_SUM, COMMRT_HOST, nullptr),
+                loc, "comm.compute");
+          i += run;
+          at = 0;
         }
       }
-      for (int64_t i = 0; i < t.count; ++i)
-        out[i] = static_cast<float>(sum[static_cast<size_t>(i)]);
     } else if (allF32 && t.dtype == COMMRT_F32) {
       // The same values on typed pointers, without a switch per element.
       auto *out = static_cast<float *>(view);
@@ -1226,16 +1419,22 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
                         nullptr),
             loc, "comm.compute");
   }
-  // The stand-in sleeps rather than spins: compute runs on the device (or,
-  // for a CPU rank, is a placeholder), and a spinning rank would take the
-  // core from the other ranks of an oversubscribed machine. The last 50 us
-  // spin, so that short stand-ins keep their length.
+  // The stand-in waits rather than computes: compute runs on the device
+  // (or, for a CPU rank, is a placeholder), and the host thread is free
+  // meanwhile. It spends that time as a host runtime waiting for its
+  // device does: driving the transfers already started (a polled backend,
+  // such as MPI, moves data only when asked), yielding the core between
+  // polls to the other ranks of an oversubscribed machine. Once nothing is
+  // in flight it sleeps rather than spins; the last 50 us (a sleep's usual
+  // overshoot) poll, yielding, so that short stand-ins keep their length.
   auto until = begin + std::chrono::duration<double, std::micro>(timeUs);
   auto wake = until - std::chrono::microseconds(50);
+  while (std::chrono::steady_clock::now() < wake && progress(args->ctx))
+    std::this_thread::yield();
   if (std::chrono::steady_clock::now() < wake)
     std::this_thread::sleep_until(wake);
-  while (std::chrono::steady_clock::now() < until) {
-  }
+  while (std::chrono::steady_clock::now() < until)
+    std::this_thread::yield();
 }
 
 /// The body of a generated C entry point: runs `body`, completes the
@@ -1253,6 +1452,11 @@ int32_t entry(commrt_context *ctx, const char *name, Body body) {
       throw Error(COMMRT_ERROR_INVALID_ARGUMENT,
                   std::string(name) + ": the commrt_context is NULL");
     Scope scope(ctx);
+    // A comm.start an error skipped the wait of is not polled again.
+    struct Forget {
+      commrt_context *ctx;
+      ~Forget() { state(ctx).started.clear(); }
+    } forget{ctx};
     body();
     finish(ctx, name);
     return COMMRT_SUCCESS;
