@@ -24,11 +24,14 @@ using namespace mlir;
 using namespace mlir::comm;
 namespace cl = llvm::cl;
 
-static cl::opt<unsigned> nodes("nodes", cl::init(2048),
+static cl::OptionCategory benchOptions("comm-bench-sim options");
+static cl::opt<unsigned> nodes("nodes", cl::cat(benchOptions), cl::init(2048),
                                cl::desc("machines of the large all_reduce"));
-static cl::opt<unsigned> collectives("collectives", cl::init(10000),
+static cl::opt<unsigned> collectives("collectives", cl::cat(benchOptions),
+                                     cl::init(10000),
                                      cl::desc("collectives of the program"));
-static cl::opt<unsigned> runs("runs", cl::init(3), cl::desc("runs per case"));
+static cl::opt<unsigned> runs("runs", cl::cat(benchOptions), cl::init(3),
+                              cl::desc("runs per case"));
 
 static double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -69,6 +72,7 @@ static double timeSimulation(MLIRContext &context, StringRef source,
 }
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(benchOptions);
   cl::ParseCommandLineOptions(argc, argv, "simulator scale benchmarks\n");
   DialectRegistry registry;
   registerAllDialects(registry);

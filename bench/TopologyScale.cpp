@@ -21,13 +21,16 @@
 using namespace mlir::comm;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> preset("preset", cl::init("dgx-h100"),
+static cl::OptionCategory benchOptions("comm-bench-topology options");
+static cl::opt<std::string> preset("preset", cl::cat(benchOptions),
+                                   cl::init("dgx-h100"),
                                    cl::desc("machine preset"));
-static cl::opt<unsigned> nodes("nodes", cl::init(2048),
+static cl::opt<unsigned> nodes("nodes", cl::cat(benchOptions), cl::init(2048),
                                cl::desc("machines in the cluster"));
-static cl::opt<unsigned> queries("queries", cl::init(1000000),
+static cl::opt<unsigned> queries("queries", cl::cat(benchOptions),
+                                 cl::init(1000000),
                                  cl::desc("path queries per round"));
-static cl::opt<unsigned> rounds("rounds", cl::init(5),
+static cl::opt<unsigned> rounds("rounds", cl::cat(benchOptions), cl::init(5),
                                 cl::desc("query rounds (median reported)"));
 
 static double seconds(std::chrono::steady_clock::time_point since) {
@@ -37,6 +40,7 @@ static double seconds(std::chrono::steady_clock::time_point since) {
 }
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(benchOptions);
   cl::ParseCommandLineOptions(argc, argv, "topology scale benchmark\n");
   auto start = std::chrono::steady_clock::now();
   auto topology =

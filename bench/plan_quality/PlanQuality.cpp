@@ -39,21 +39,22 @@ namespace cl = llvm::cl;
 #define COMM_PLAN_WORKLOADS ""
 #endif
 
+static cl::OptionCategory benchOptions("comm-bench-plan options");
 static cl::opt<std::string>
-    workloadDir("workloads",
+    workloadDir("workloads", cl::cat(benchOptions),
                 cl::desc("directory with one sub-directory per topology, "
                          "each holding the workloads as <name>.mlir "
                          "(default: what the build generated)"),
                 cl::init(COMM_PLAN_WORKLOADS));
 static cl::list<std::string>
-    topologies("topologies", cl::CommaSeparated,
+    topologies("topologies", cl::cat(benchOptions), cl::CommaSeparated,
                cl::desc("topologies to plan for (default dgx-h100, "
                         "dgx-h100x4, pcie-4gpu)"));
 static cl::list<std::string>
-    only("only", cl::CommaSeparated,
+    only("only", cl::cat(benchOptions), cl::CommaSeparated,
          cl::desc("workloads to run (default dp, fsdp, tp, moe, decode)"));
 static cl::opt<int64_t> memoryBudget(
-    "memory-budget", cl::init(-1),
+    "memory-budget", cl::cat(benchOptions), cl::init(-1),
     cl::desc("bytes in flight per rank for every strategy's schedule "
              "(default: 4 GiB for fsdp, whose all-gathers allocate the "
              "parameters of the layers in flight, about five layers' "
@@ -66,9 +67,9 @@ static int64_t getMemoryBudget(StringRef workload) {
     return memoryBudget;
   return workload == "fsdp" ? int64_t(4) << 30 : 0;
 }
-static cl::opt<unsigned> runs("runs", cl::init(3),
+static cl::opt<unsigned> runs("runs", cl::cat(benchOptions), cl::init(3),
                               cl::desc("runs per compile-time measurement"));
-static cl::opt<bool> skipCompileTime("skip-compile-time",
+static cl::opt<bool> skipCompileTime("skip-compile-time", cl::cat(benchOptions),
                                      cl::desc("only the plan quality table"));
 
 static double seconds(std::chrono::steady_clock::time_point since) {
@@ -191,6 +192,7 @@ static int benchCompileTime(MLIRContext &context) {
 }
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(benchOptions);
   cl::ParseCommandLineOptions(
       argc, argv,
       "comm-bench-plan: comm's plans against naive, PyTorch DDP, Horovod and "
