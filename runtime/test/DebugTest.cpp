@@ -20,17 +20,10 @@ using namespace test;
 int main(int argc, char **argv) {
   // The mode is read at commrt_init.
   setenv("COMMRT_DEBUG", "desync", 1);
-  int64_t size = 0;
   commrt_error_policy onError = COMMRT_ON_ERROR_RETURN;
-  commrt_context *ctx = initMpiTest(&argc, &argv, 30000, &size, &onError);
+  commrt_context *ctx = initMpiTestOn(4, &argc, &argv, 30000, &onError);
   if (!ctx)
     return 1;
-  if (size != 4) {
-    std::fprintf(stderr, "run this test with 4 ranks (got %lld)\n",
-                 static_cast<long long>(size));
-    commrt_finalize(ctx);
-    return 1;
-  }
   CHECK(commrt_debug_desync(ctx) == 1);
   int64_t all[] = {0, 1, 2, 3};
   commrt_comm *comm = nullptr;

@@ -218,6 +218,22 @@ initMpiTest(int *argc, char ***argv, int64_t timeoutMs, int64_t *worldSize,
   return ctx;
 }
 
+/// initMpiTest for a test written for `ranks` ranks: nullptr, after saying
+/// so, on another world size.
+inline commrt_context *
+initMpiTestOn(int64_t ranks, int *argc, char ***argv, int64_t timeoutMs,
+              const commrt_error_policy *onError = nullptr) {
+  int64_t size = 0;
+  commrt_context *ctx = initMpiTest(argc, argv, timeoutMs, &size, onError);
+  if (ctx && size != ranks) {
+    std::fprintf(stderr, "run this test with %lld ranks (got %lld)\n",
+                 static_cast<long long>(ranks), static_cast<long long>(size));
+    commrt_finalize(ctx);
+    return nullptr;
+  }
+  return ctx;
+}
+
 } // namespace test
 
 #define CHECK(cond) ::test::report((cond), __FILE__, __LINE__, #cond)
