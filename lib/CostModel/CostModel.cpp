@@ -137,6 +137,159 @@ CostModel::getDirectBandwidth(const GroupShape &shape,
   return {bw * protocolFactor, bottleneck};
 }
 
+/// The flows of the exchange algorithms over `ranks`, as the simulator's
+/// phases lay them out: every ordered pair (direct), the root's (a direct
+/// broadcast), and each level of recursive halving / doubling.
+struct ExchangePatterns {
+  using Pairs = SmallVector<std::pair<int64_t, int64_t>>;
+  Pairs allPairs, fromRoot;
+  SmallVector<Pairs> levels;
+};
+
+static ExchangePatterns getExchangePatterns(ArrayRef<int64_t> ranks) {
+  ExchangePatterns patterns;
+  size_t count = ranks.size();
+  for (size_t i = 0; i < count; ++i)
+    for (size_t j = 0; j < count; ++j)
+      if (i != j)
+        patterns.allPairs.push_back({ranks[i], ranks[j]});
+  patterns.fromRoot.assign(patterns.allPairs.begin(),
+                           patterns.allPairs.begin() + (count - 1));
+  unsigned levels = 0;
+  while ((size_t(1) << levels) < count)
+    ++levels;
+  for (unsigned level = 0; level < levels; ++level) {
+    size_t distance = size_t(1) << (levels - 1 - level);
+    ExchangePatterns::Pairs pairs;
+    for (size_t i = 0; i < count; ++i)
+      if ((i ^ distance) < count)
+        pairs.push_back({ranks[i], ranks[i ^ distance]});
+    patterns.levels.push_back(std::move(pairs));
+  }
+  return patterns;
+}
+
+/// The paths of a ring through `locals` (local GPU indices of `node`, in
+/// index order), hop after hop.
+static SmallVector<Path, 8> getRingHops(const Topology &topology, uint64_t node,
+                                        ArrayRef<unsigned> locals) {
+  unsigned perNodeGPUs = topology.getGPUsPerNode();
+  SmallVector<Path, 8> hops;
+  for (unsigned i = 0; i < locals.size(); ++i)
+    hops.push_back(topology.getPath(
+        topology.getGPU(node * perNodeGPUs + locals[i]),
+        topology.getGPU(node * perNodeGPUs + locals[(i + 1) % locals.size()])));
+  return hops;
+}
+
+/// Directed link (2 x link + reverse) -> how many hops of the group's
+/// intra-node rings cross it.
+static llvm::DenseMap<uint64_t, unsigned>
+getRingLinkUses(const Topology &topology, ArrayRef<int64_t> ranks) {
+  unsigned perNodeGPUs = topology.getGPUsPerNode();
+  std::map<uint64_t, SmallVector<unsigned, 8>> byNode;
+  for (int64_t rank : ranks)
+    byNode[rank / perNodeGPUs].push_back(rank % perNodeGPUs);
+  llvm::DenseMap<uint64_t, unsigned> uses;
+  for (auto &[node, locals] : byNode) {
+    llvm::sort(locals);
+    if (locals.size() < 2)
+      continue;
+    for (const Path &hop : getRingHops(topology, node, locals))
+      for (const PathHop &h : hop.hops)
+        ++uses[2 * h.link + h.reverse];
+  }
+  return uses;
+}
+
+SmallVector<GroupShape, 2>
+CostModel::getConcurrentShapes(ArrayRef<SmallVector<int64_t, 8>> groups) const {
+  SmallVector<GroupShape, 2> shapes;
+  for (const auto &group : groups) {
+    shapes.push_back(getGroupShape(group));
+    if (groups.size() > 64)
+      return shapes; // replica groups of a cluster repeat the same few shapes
+  }
+  if (groups.size() < 2)
+    return shapes;
+  SmallVector<llvm::DenseMap<uint64_t, unsigned>, 2> own;
+  llvm::DenseMap<uint64_t, unsigned> all;
+  for (const auto &group : groups) {
+    own.push_back(getRingLinkUses(topology, group));
+    for (auto [link, count] : own.back())
+      all[link] += count;
+  }
+  // The exchanges (direct, halving_doubling): each pattern of every group
+  // at once, each flow at its share of the busiest link it crosses.
+  SmallVector<ExchangePatterns, 2> patterns;
+  for (const auto &group : groups)
+    if (group.size() >= 2 && group.size() <= 128)
+      patterns.push_back(getExchangePatterns(group));
+  if (patterns.size() == groups.size()) {
+    auto shared = [&](auto pairsOf, auto update) {
+      llvm::DenseMap<uint64_t, unsigned> flows;
+      for (const ExchangePatterns &p : patterns)
+        for (auto [src, dst] : pairsOf(p))
+          for (const PathHop &hop : topology.getGPUPath(src, dst).hops)
+            ++flows[2 * hop.link + hop.reverse];
+      for (size_t g = 0; g < groups.size(); ++g) {
+        double rate = kInf;
+        for (auto [src, dst] : pairsOf(patterns[g]))
+          for (const PathHop &hop : topology.getGPUPath(src, dst).hops)
+            rate =
+                std::min(rate, topology.getLink(hop.link).props->bandwidthGBps /
+                                   flows.lookup(2 * hop.link + hop.reverse));
+        update(shapes[g], rate);
+      }
+    };
+    auto lower = [](double &rate, double shared) {
+      if (shared < rate)
+        rate = shared;
+    };
+    shared([](const ExchangePatterns &p) { return ArrayRef(p.allPairs); },
+           [&](GroupShape &shape, double rate) {
+             lower(shape.allPairsFlowGBps, rate);
+           });
+    shared([](const ExchangePatterns &p) { return ArrayRef(p.fromRoot); },
+           [&](GroupShape &shape, double rate) {
+             lower(shape.fromRootFlowGBps, rate);
+           });
+    for (size_t level = 0; level < patterns.front().levels.size(); ++level)
+      shared(
+          [&](const ExchangePatterns &p) {
+            return level < p.levels.size()
+                       ? ArrayRef(p.levels[level])
+                       : ArrayRef<std::pair<int64_t, int64_t>>();
+          },
+          [&](GroupShape &shape, double rate) {
+            if (level < shape.halvingLevelFlowGBps.size())
+              lower(shape.halvingLevelFlowGBps[level], rate);
+          });
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (auto [key, count] : own[g]) {
+      unsigned total = all.lookup(key);
+      if (total == count)
+        continue; // no other group crosses it
+      LinkRef link = topology.getLink(key / 2);
+      double raw = link.props->bandwidthGBps / total;
+      double eff = raw * getLinkEfficiency(*link.props);
+      GroupShape &shape = shapes[g];
+      if (eff < shape.ringGBps) {
+        shape.ringGBps = eff;
+        shape.intraClass = classOf(link.props->kind);
+        shape.ringBottleneck =
+            describeLinkRef(topology, key / 2) +
+            llvm::formatv(" shared by {0} ring hops of the op's {1} groups",
+                          total, groups.size())
+                .str();
+      }
+      shape.ringRawGBps = std::min(shape.ringRawGBps, raw);
+    }
+  }
+  return shapes;
+}
+
 GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   std::string key;
   {
@@ -212,12 +365,7 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
     if (locals.size() < 2)
       continue;
     // A ring through the local GPUs in index order.
-    SmallVector<Path, 8> hops;
-    for (unsigned i = 0; i < locals.size(); ++i)
-      hops.push_back(
-          topology.getPath(topology.getGPU(node * perNodeGPUs + locals[i]),
-                           topology.getGPU(node * perNodeGPUs +
-                                           locals[(i + 1) % locals.size()])));
+    SmallVector<Path, 8> hops = getRingHops(topology, node, locals);
     llvm::DenseMap<uint64_t, unsigned> uses;
     for (const Path &hop : hops)
       for (const PathHop &h : hop.hops)
@@ -318,27 +466,11 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   if (std::isinf(shape.injectGBps))
     shape.injectGBps = shape.injectRawGBps = shape.ringGBps;
   if (ranks.size() >= 2 && ranks.size() <= 128) {
-    // The patterns of the direct and halving/doubling algorithms, as the
-    // simulator's phases lay them out.
-    size_t count = ranks.size();
-    SmallVector<std::pair<int64_t, int64_t>> pairs;
-    for (size_t i = 0; i < count; ++i)
-      for (size_t j = 0; j < count; ++j)
-        if (i != j)
-          pairs.push_back({ranks[i], ranks[j]});
-    shape.allPairsFlowGBps = getFlowRate(pairs);
-    shape.fromRootFlowGBps = getFlowRate(ArrayRef(pairs).take_front(count - 1));
-    unsigned levels = 0;
-    while ((size_t(1) << levels) < count)
-      ++levels;
-    for (unsigned level = 0; level < levels; ++level) {
-      size_t distance = size_t(1) << (levels - 1 - level);
-      pairs.clear();
-      for (size_t i = 0; i < count; ++i)
-        if ((i ^ distance) < count)
-          pairs.push_back({ranks[i], ranks[i ^ distance]});
-      shape.halvingLevelFlowGBps.push_back(getFlowRate(pairs));
-    }
+    ExchangePatterns patterns = getExchangePatterns(ranks);
+    shape.allPairsFlowGBps = getFlowRate(patterns.allPairs);
+    shape.fromRootFlowGBps = getFlowRate(patterns.fromRoot);
+    for (const auto &level : patterns.levels)
+      shape.halvingLevelFlowGBps.push_back(getFlowRate(level));
   }
 
   std::lock_guard<std::mutex> lock(cacheMutex);
@@ -1261,12 +1393,7 @@ CostModel::predictAll(const CollectiveRequest &request) const {
         request.algorithm
             ? SmallVector<Algorithm>{*request.algorithm}
             : SmallVector<Algorithm>(getSearchedAlgorithms(request));
-    SmallVector<GroupShape, 2> shapes;
-    for (const auto &group : request.groups) {
-      shapes.push_back(getGroupShape(group));
-      if (request.groups.size() > 64)
-        break; // replica groups of a cluster repeat the same few shapes
-    }
+    SmallVector<GroupShape, 2> shapes = getConcurrentShapes(request.groups);
     for (Algorithm algorithm : algorithms)
       for (Protocol protocol : protocols) {
         if (request.protocol && *request.protocol != protocol)

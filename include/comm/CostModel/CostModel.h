@@ -324,6 +324,13 @@ public:
   /// The shape of a group (cached).
   GroupShape getGroupShape(ArrayRef<int64_t> ranks) const;
 
+  /// The shapes of groups that run at once (the replica groups of one op):
+  /// each group's, with the intra-node links that several groups' rings
+  /// cross divided among all of them (a group's own shape assumes it runs
+  /// alone).
+  SmallVector<GroupShape, 2>
+  getConcurrentShapes(ArrayRef<SmallVector<int64_t, 8>> groups) const;
+
   /// Multi-line explanation of a prediction.
   static void explain(const Prediction &prediction, llvm::raw_ostream &os);
 
