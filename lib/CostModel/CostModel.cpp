@@ -212,6 +212,20 @@ CostModel::getConcurrentShapes(ArrayRef<SmallVector<int64_t, 8>> groups) const {
   }
   if (groups.size() < 2)
     return shapes;
+  std::string key;
+  {
+    llvm::raw_string_ostream os(key);
+    for (const auto &group : groups) {
+      llvm::interleave(group, os, ",");
+      os << ";";
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    auto it = concurrentCache.find(key);
+    if (it != concurrentCache.end())
+      return it->second;
+  }
   SmallVector<llvm::DenseMap<uint64_t, unsigned>, 2> own;
   llvm::DenseMap<uint64_t, unsigned> all;
   for (const auto &group : groups) {
@@ -287,6 +301,8 @@ CostModel::getConcurrentShapes(ArrayRef<SmallVector<int64_t, 8>> groups) const {
       shape.ringRawGBps = std::min(shape.ringRawGBps, raw);
     }
   }
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  concurrentCache[key] = shapes;
   return shapes;
 }
 

@@ -362,6 +362,8 @@ private:
   CostParams params;
   mutable std::mutex cacheMutex;
   mutable llvm::StringMap<GroupShape> shapeCache;
+  /// getConcurrentShapes by the groups (an op repeated per layer shares).
+  mutable llvm::StringMap<SmallVector<GroupShape, 2>> concurrentCache;
 };
 
 } // namespace comm
