@@ -99,21 +99,31 @@ static std::string describeLinkRef(const Topology &topology, LinkId id) {
          formatBandwidth(link.props->bandwidthGBps) + ")";
 }
 
-double
-CostModel::getFlowRate(ArrayRef<std::pair<int64_t, int64_t>> pairs) const {
-  llvm::DenseMap<uint64_t, unsigned> flowsOnLink;
+/// Adds each of `pairs`' flows to the directed links (2 x link + reverse)
+/// its path crosses.
+static void countFlows(const Topology &topology,
+                       ArrayRef<std::pair<int64_t, int64_t>> pairs,
+                       llvm::DenseMap<uint64_t, unsigned> &flowsOnLink) {
+  for (auto [src, dst] : pairs)
+    for (const PathHop &hop : topology.getGPUPath(src, dst).hops)
+      ++flowsOnLink[2 * hop.link + hop.reverse];
+}
+
+double CostModel::getFlowRate(
+    ArrayRef<std::pair<int64_t, int64_t>> pairs,
+    const llvm::DenseMap<uint64_t, unsigned> *allFlows) const {
   double rate = kInf;
   for (auto [src, dst] : pairs) {
     Path path = topology.getGPUPath(src, dst);
     if (!path.isConnected())
       return 0;
     rate = std::min(rate, getPathBandwidth(path));
-    for (const PathHop &hop : path.hops)
-      ++flowsOnLink[2 * hop.link + hop.reverse];
   }
+  llvm::DenseMap<uint64_t, unsigned> flowsOnLink;
+  countFlows(topology, pairs, flowsOnLink);
   for (auto [directed, flows] : flowsOnLink)
     rate = std::min(rate, topology.getLink(directed / 2).props->bandwidthGBps /
-                              flows);
+                              (allFlows ? allFlows->lookup(directed) : flows));
   return std::isinf(rate) ? 0 : rate;
 }
 
@@ -243,18 +253,9 @@ CostModel::getConcurrentShapes(ArrayRef<SmallVector<int64_t, 8>> groups) const {
     auto shared = [&](auto pairsOf, auto update) {
       llvm::DenseMap<uint64_t, unsigned> flows;
       for (const ExchangePatterns &p : patterns)
-        for (auto [src, dst] : pairsOf(p))
-          for (const PathHop &hop : topology.getGPUPath(src, dst).hops)
-            ++flows[2 * hop.link + hop.reverse];
-      for (size_t g = 0; g < groups.size(); ++g) {
-        double rate = kInf;
-        for (auto [src, dst] : pairsOf(patterns[g]))
-          for (const PathHop &hop : topology.getGPUPath(src, dst).hops)
-            rate =
-                std::min(rate, topology.getLink(hop.link).props->bandwidthGBps /
-                                   flows.lookup(2 * hop.link + hop.reverse));
-        update(shapes[g], rate);
-      }
+        countFlows(topology, pairsOf(p), flows);
+      for (size_t g = 0; g < groups.size(); ++g)
+        update(shapes[g], getFlowRate(pairsOf(patterns[g]), &flows));
     };
     auto lower = [](double &rate, double shared) {
       if (shared < rate)

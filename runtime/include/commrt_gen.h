@@ -126,6 +126,13 @@ struct Range {
   const char *lo = nullptr, *hi = nullptr;
 };
 
+inline Range range(const void *ptr, size_t bytes) {
+  const char *lo = static_cast<const char *>(ptr);
+  return Range{lo, lo + bytes};
+}
+
+inline bool intersects(Range a, Range b) { return a.lo < b.hi && b.lo < a.hi; }
+
 /// One started operation of an Async and the bytes it writes; or a local
 /// operation of the async body deferred until the transfers it reads have
 /// ended (no request; `finish` runs it).
@@ -344,11 +351,11 @@ inline commrt_comm *comm(commrt_context *ctx, const Ranks &ranks,
 }
 
 inline bool overlaps(const Pending &p, const void *ptr, size_t bytes) {
-  const char *lo = static_cast<const char *>(ptr);
-  if (lo < p.hi && p.lo < lo + bytes)
+  Range bytesRange = range(ptr, bytes);
+  if (intersects(bytesRange, Range{p.lo, p.hi}))
     return true;
   for (const Range &r : p.alsoWrites)
-    if (lo < r.hi && r.lo < lo + bytes)
+    if (intersects(bytesRange, r))
       return true;
   return false;
 }
@@ -389,38 +396,34 @@ inline bool writesAny(const Async *async, size_t end,
   return false;
 }
 
-/// Inside a comm.start, a local operation (unpack, copy, ...) that reads
-/// what a transfer of the same body still writes runs once that transfer
-/// has ended (at the comm.wait, when an op reads what it writes, or when
-/// progress() finds its inputs done), not now: running it now would wait
-/// for the transfer here, and the body's transfers would not overlap what
-/// follows the comm.start. Returns whether `run` was deferred; it then
-/// runs with its reads complete. (comm-bufferize gives every result a
-/// buffer of its own, so no later operation overwrites what a deferred
-/// one reads.)
-inline bool defer(Async *async, std::vector<Range> reads,
-                  std::vector<Range> writes, std::function<void()> run,
-                  const char *loc) {
-  if (!async || writes.empty() ||
-      !writesAny(async, async->pending.size(), reads))
-    return false;
-  Pending p;
-  p.lo = writes.front().lo;
-  p.hi = writes.front().hi;
-  p.alsoWrites.assign(writes.begin() + 1, writes.end());
-  p.reads = reads;
-  p.finish = [async, reads, run, loc]() {
+/// Runs a local operation (unpack, copy, ...) that reads `reads` and
+/// writes `writes`. Inside a comm.start, one that reads what a transfer of
+/// the same body still writes runs once that transfer has ended (at the
+/// comm.wait, when an op reads what it writes, or when progress() finds its
+/// inputs done), not now: running it now would wait for the transfer here,
+/// and the body's transfers would not overlap what follows the comm.start.
+/// Otherwise it runs now, after the operations of the body it reads.
+/// (comm-bufferize gives every result a buffer of its own, so no later
+/// operation overwrites what a deferred one reads.)
+inline void runLocal(Async *async, std::vector<Range> reads,
+                     std::vector<Range> writes, std::function<void()> run,
+                     const char *loc) {
+  if (!async)
+    return run();
+  auto readsThenRun = [async, reads, run, loc]() {
     for (const Range &r : reads)
       waitFor(async, r.lo, static_cast<size_t>(r.hi - r.lo), loc);
     run();
   };
+  if (writes.empty() || !writesAny(async, async->pending.size(), reads))
+    return readsThenRun();
+  Pending p;
+  p.lo = writes.front().lo;
+  p.hi = writes.front().hi;
+  p.alsoWrites.assign(writes.begin() + 1, writes.end());
+  p.reads = std::move(reads);
+  p.finish = std::move(readsThenRun);
   async->pending.push_back(std::move(p));
-  return true;
-}
-
-inline Range range(const void *ptr, size_t bytes) {
-  const char *lo = static_cast<const char *>(ptr);
-  return Range{lo, lo + bytes};
 }
 
 /// Records a started operation, or completes it at once outside a
@@ -497,7 +500,7 @@ inline bool progress(commrt_context *ctx) {
     for (size_t i = 0; i < async->pending.size(); ++i) {
       Pending &p = async->pending[i];
       if (p.request ? poll(p) : p.finish && !writesAny(async, i, p.reads))
-        complete(async->pending[i], "<progress>", "comm.wait");
+        complete(p, "<progress>", "comm.wait");
     }
   for (const Pending &p : st.sends)
     if (p.request)
@@ -983,10 +986,7 @@ inline void copy(Async *async, void *dst, commrt_memory_space dstSpace,
                       static_cast<int64_t>(bytes), s),
           loc, "comm.copy");
   };
-  if (defer(async, {range(src, bytes)}, {range(dst, bytes)}, run, loc))
-    return;
-  waitFor(async, src, bytes, loc);
-  run();
+  runLocal(async, {range(src, bytes)}, {range(dst, bytes)}, run, loc);
 }
 
 /// comm.buffer.scale: target = source * factor.
@@ -1003,10 +1003,7 @@ inline void scale(Async *async, void *target, const void *source, int64_t count,
     check(commrt_scale(target, count, dtype, factor, space, nullptr), loc,
           "comm.buffer.scale");
   };
-  if (defer(async, {range(source, bytes)}, {range(target, bytes)}, run, loc))
-    return;
-  waitFor(async, source, bytes, loc);
-  run();
+  runLocal(async, {range(source, bytes)}, {range(target, bytes)}, run, loc);
 }
 
 /// comm.buffer.rotate: on the rank at position p of its group, chunk j of
@@ -1054,10 +1051,7 @@ inline void rotate(Async *async, const Ranks &ranks, const void *src, void *dst,
                         src, space, static_cast<int64_t>(head), nullptr),
             loc, "comm.rotate");
   };
-  if (defer(async, {range(src, bytes)}, {range(dst, bytes)}, run, loc))
-    return;
-  waitFor(async, src, bytes, loc);
-  run();
+  runLocal(async, {range(src, bytes)}, {range(dst, bytes)}, run, loc);
 }
 
 inline commrt_piece piece(const void *data, int64_t count, int64_t offset,
@@ -1135,12 +1129,8 @@ void pack(Async *async, void *buffer, commrt_dtype bufferType,
                       static_cast<int64_t>(list.size()), space, nullptr),
           loc, "comm.pack");
   };
-  if (defer(async, ranges(list),
-            {range(buffer, bytesOf(bufferCount, bufferType))}, run, loc))
-    return;
-  for (const commrt_piece &p : list)
-    waitFor(async, p.data, bytesOf(p.count, p.dtype), loc);
-  run();
+  runLocal(async, ranges(list),
+           {range(buffer, bytesOf(bufferCount, bufferType))}, run, loc);
 }
 
 template <typename... Pieces>
@@ -1157,10 +1147,7 @@ void unpack(Async *async, const void *buffer, commrt_dtype bufferType,
                         static_cast<int64_t>(list.size()), space, nullptr),
           loc, "comm.unpack");
   };
-  if (defer(async, {range(buffer, bytes)}, ranges(list), run, loc))
-    return;
-  waitFor(async, buffer, bytes, loc);
-  run();
+  runLocal(async, {range(buffer, bytes)}, ranges(list), run, loc);
 }
 
 /// target = lhs (op) rhs, element-wise (f16/bf16 accumulate in f32).
@@ -1181,12 +1168,8 @@ inline void combine(Async *async, void *target, const void *lhs,
     check(commrt_reduce_local(target, other, count, dtype, op, space, nullptr),
           loc, "comm.buffer.combine");
   };
-  if (defer(async, {range(lhs, bytes), range(rhs, bytes)},
-            {range(target, bytes)}, run, loc))
-    return;
-  waitFor(async, lhs, bytes, loc);
-  waitFor(async, rhs, bytes, loc);
-  run();
+  runLocal(async, {range(lhs, bytes), range(rhs, bytes)},
+           {range(target, bytes)}, run, loc);
 }
 
 inline comm_tensor tensor(void *data, int64_t count, int64_t rows,
@@ -1353,13 +1336,11 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
     void *view = hostView(t, static_cast<size_t>(args->num_inputs + k));
     bool rowwise = args->rowwise && t.rows > 0;
     bool aliased = false;
-    for (int64_t j = 0; j < args->num_inputs; ++j) {
-      const char *lo = static_cast<const char *>(ins[static_cast<size_t>(j)]);
-      const char *out = static_cast<const char *>(view);
-      aliased |=
-          lo < out + bytesOf(t.count, t.dtype) &&
-          out < lo + bytesOf(args->inputs[j].count, args->inputs[j].dtype);
-    }
+    for (int64_t j = 0; j < args->num_inputs; ++j)
+      aliased |= intersects(
+          range(view, bytesOf(t.count, t.dtype)),
+          range(ins[static_cast<size_t>(j)],
+                bytesOf(args->inputs[j].count, args->inputs[j].dtype)));
     if (allF32 && t.dtype == COMMRT_F32 && !rowwise && !aliased) {
       // Input by input, in float, straight into the output: element g of
       // the whole output reads element g modulo each input's size, walked
@@ -1426,7 +1407,8 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
   // such as MPI, moves data only when asked), yielding the core between
   // polls to the other ranks of an oversubscribed machine. Once nothing is
   // in flight it sleeps rather than spins; the last 50 us (a sleep's usual
-  // overshoot) poll, yielding, so that short stand-ins keep their length.
+  // overshoot) it yields in a loop, so that short stand-ins keep their
+  // length.
   auto until = begin + std::chrono::duration<double, std::micro>(timeUs);
   auto wake = until - std::chrono::microseconds(50);
   while (std::chrono::steady_clock::now() < wake && progress(args->ctx))

@@ -344,8 +344,12 @@ private:
   getDirectBandwidth(const GroupShape &shape, double protocolFactor) const;
   /// The rate of each of `pairs`' flows running at once: at most its
   /// path's bandwidth, each link's raw bandwidth split among the flows
-  /// that cross it (0 if a pair is not connected).
-  double getFlowRate(ArrayRef<std::pair<int64_t, int64_t>> pairs) const;
+  /// that cross it (0 if a pair is not connected). With `allFlows` (flows
+  /// per directed link, `pairs`' own among them), a link is split among
+  /// those instead: flows of other groups running at the same time.
+  double getFlowRate(
+      ArrayRef<std::pair<int64_t, int64_t>> pairs,
+      const llvm::DenseMap<uint64_t, unsigned> *allFlows = nullptr) const;
   std::optional<Prediction> predictWith(const CollectiveRequest &request,
                                         const GroupShape &shape,
                                         Algorithm algorithm,
