@@ -4,7 +4,9 @@
 // cut have crossed it at the cut's raw bandwidth (no efficiencies applied),
 // nor before data has travelled the longest path once. The cuts considered:
 // one GPU's own link into the machine (its injection bandwidth), one node's
-// NICs, and for point-to-point transfers the path itself.
+// NICs, the link every path into one CPU's GPUs crosses (a PCIe
+// machine's socket interconnect), and for point-to-point transfers the
+// path itself.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,35 +19,50 @@
 using namespace mlir;
 using namespace mlir::comm;
 
-std::pair<double, std::string>
-CostModel::getLowerBound(const CollectiveRequest &request,
+SmallVector<BoundTerm, 4>
+CostModel::getBoundTerms(const CollectiveRequest &request,
                          const GroupShape &shape) const {
   const double S = request.bytes;
   const double n = shape.ranks, N = shape.nodes, g = shape.perNode;
-  double best = 0;
-  std::string why = "latency of the longest path";
-  auto cut = [&](double bytes, double gbps, const std::string &what) {
+  SmallVector<BoundTerm, 4> terms;
+  auto cut = [&](StringRef resource, double bytes, double gbps,
+                 const std::string &what) {
     if (bytes <= 0 || !(gbps > 0) || std::isinf(gbps))
       return;
-    double us = bytes / (gbps * 1e3);
-    if (us > best) {
-      best = us;
-      why = what;
-    }
+    terms.push_back({resource.str(), bytes / (gbps * 1e3), what});
   };
   auto gpuCut = [&](double bytes, StringRef what) {
-    cut(bytes, shape.injectRawGBps,
+    cut("gpu", bytes, shape.injectRawGBps,
         llvm::formatv("{0} through a GPU's {1}", what,
                       formatBandwidth(shape.injectRawGBps))
             .str());
   };
   auto nodeCut = [&](double bytes, StringRef what) {
     if (N > 1)
-      cut(bytes, shape.nodeNetworkRawGBps,
+      cut("node", bytes, shape.nodeNetworkRawGBps,
           llvm::formatv("{0} through a node's NICs ({1})", what,
                         formatBandwidth(shape.nodeNetworkRawGBps))
               .str());
   };
+  // What must enter the group's GPUs of one CPU from the others': `a` of
+  // the n ranks are inside; `hasRoot`: the root is one of them.
+  auto socketCuts = [&](auto bytesInto) {
+    int64_t root = request.groups.empty() || request.root < 0 ||
+                           static_cast<size_t>(request.root) >=
+                               request.groups.front().size()
+                       ? -1
+                       : request.groups.front()[request.root];
+    for (const GroupShape::SocketCut &side : shape.socketCuts) {
+      double a = side.ranks.size();
+      bool hasRoot = llvm::is_contained(side.ranks, root);
+      auto [bytes, what] = bytesInto(a, hasRoot);
+      cut("cpu" + std::to_string(side.cpu), bytes, side.rawGBps,
+          llvm::formatv("{0} into the GPUs of {1} across {2}", what,
+                        topology.getDeviceName(side.cpu), side.link)
+              .str());
+    }
+  };
+  using Into = std::pair<double, const char *>;
 
   switch (request.kind) {
   case CollectiveKind::AllReduce:
@@ -55,22 +72,43 @@ CostModel::getLowerBound(const CollectiveRequest &request,
       gpuCut(shape.nvls ? S : 2 * (n - 1) / n * S,
              shape.nvls ? "the buffer in and out" : "2(n-1)/n of the buffer");
       nodeCut(2 * (N - 1) / N * S, "2(N-1)/N of the buffer");
+      // The other side's sum of every element.
+      socketCuts([&](double, bool) { return Into{S, "the buffer"}; });
     }
     break;
   case CollectiveKind::ReduceScatter:
   case CollectiveKind::AllGather:
     gpuCut((n - 1) / n * S, "(n-1)/n of the buffer");
     nodeCut((N - 1) / N * S, "(N-1)/N of the buffer");
+    // A reduce_scatter's side needs its a/n of the others' sums; an
+    // all_gather's side the others' (n-a)/n.
+    if (request.kind == CollectiveKind::ReduceScatter)
+      socketCuts([&](double a, bool) {
+        return Into{a / n * S, "a/n of the buffer"};
+      });
+    else
+      socketCuts([&](double a, bool) {
+        return Into{(n - a) / n * S, "(n-a)/n of the buffer"};
+      });
     break;
   case CollectiveKind::AllToAll:
     gpuCut((n - 1) / n * S, "(n-1)/n of the buffer");
     nodeCut(g * (n - g) / n * S, "the node's traffic to other nodes");
+    socketCuts([&](double a, bool) {
+      return Into{a * (n - a) / n * S, "the others' blocks for the side"};
+    });
     break;
   case CollectiveKind::Broadcast:
   case CollectiveKind::Reduce:
     if (n > 1) {
       gpuCut(S, "the buffer");
       nodeCut(S, "the buffer");
+      // A broadcast's buffer enters every side without the root; a
+      // reduce's partial sum enters the root's.
+      bool broadcast = request.kind == CollectiveKind::Broadcast;
+      socketCuts([&](double, bool hasRoot) {
+        return Into{hasRoot != broadcast ? S : 0, "the buffer"};
+      });
     }
     break;
   case CollectiveKind::Permute:
@@ -78,7 +116,8 @@ CostModel::getLowerBound(const CollectiveRequest &request,
     for (auto [src, dst] : request.pairs) {
       Path path = topology.getGPUPath(src, dst);
       if (path.kind != PathKind::Local && path.isConnected())
-        cut(S, path.bandwidthGBps,
+        cut(("path" + Twine(src) + ">" + Twine(dst)).str(), S,
+            path.bandwidthGBps,
             "the buffer along " + topology.getDeviceName(path.src) + " -> " +
                 topology.getDeviceName(path.dst) + " at " +
                 formatBandwidth(path.bandwidthGBps));
@@ -89,7 +128,7 @@ CostModel::getLowerBound(const CollectiveRequest &request,
     const Device &device = topology.getDevice(gpu);
     if (request.copySource == MemorySpace::hbm &&
         request.copyTarget == MemorySpace::hbm) {
-      cut(2 * S, device.memoryGBps, "reading and writing HBM");
+      cut("hbm", 2 * S, device.memoryGBps, "reading and writing HBM");
     } else {
       for (unsigned cpu :
            topology.getNode().getDevicesOfKind(DeviceKind::CPU)) {
@@ -98,7 +137,8 @@ CostModel::getLowerBound(const CollectiveRequest &request,
         // The CPU of the GPU's own socket.
         if (path.isConnected() &&
             topology.getNode().getDevice(cpu).numa == device.numa)
-          cut(S, path.bandwidthGBps,
+          cut(request.copySource == MemorySpace::hbm ? "to-host" : "from-host",
+              S, path.bandwidthGBps,
               "the buffer over the GPU's link to its CPU (" +
                   formatBandwidth(path.bandwidthGBps) + ")");
       }
@@ -108,6 +148,19 @@ CostModel::getLowerBound(const CollectiveRequest &request,
   case CollectiveKind::Barrier:
     break;
   }
+  return terms;
+}
+
+std::pair<double, std::string>
+CostModel::getLowerBound(const CollectiveRequest &request,
+                         const GroupShape &shape) const {
+  double best = 0;
+  std::string why = "latency of the longest path";
+  for (const BoundTerm &term : getBoundTerms(request, shape))
+    if (term.us > best) {
+      best = term.us;
+      why = term.why;
+    }
   double latency = shape.diameterUs;
   if (request.kind == CollectiveKind::Permute ||
       request.kind == CollectiveKind::SendRecv) {

@@ -307,6 +307,55 @@ CostModel::getConcurrentShapes(ArrayRef<SmallVector<int64_t, 8>> groups) const {
   return shapes;
 }
 
+/// The socket cuts of a group inside one machine (GroupShape::socketCuts).
+static SmallVector<GroupShape::SocketCut, 2>
+getSocketCuts(const Topology &topology, ArrayRef<int64_t> ranks) {
+  std::map<DeviceId, SmallVector<int64_t, 8>> sides;
+  for (int64_t rank : ranks) {
+    std::optional<DeviceId> cpu = topology.getHostCPU(topology.getGPU(rank));
+    if (!cpu)
+      return {};
+    sides[*cpu].push_back(rank);
+  }
+  SmallVector<GroupShape::SocketCut, 2> cuts;
+  if (sides.size() < 2)
+    return cuts;
+  for (auto &[cpu, inside] : sides) {
+    // The directed links every path from outside into the side crosses.
+    std::optional<SmallVector<PathHop, 8>> common;
+    for (int64_t src : ranks) {
+      if (llvm::is_contained(inside, src))
+        continue;
+      for (int64_t dst : inside) {
+        Path path = topology.getGPUPath(src, dst);
+        if (!path.isConnected())
+          return {};
+        if (!common) {
+          common = path.hops;
+          continue;
+        }
+        llvm::erase_if(*common, [&](const PathHop &hop) {
+          return !llvm::is_contained(path.hops, hop);
+        });
+      }
+    }
+    if (!common || common->empty())
+      continue;
+    const PathHop *slowest = nullptr;
+    for (const PathHop &hop : *common)
+      if (!slowest || topology.getLink(hop.link).props->bandwidthGBps <
+                          topology.getLink(slowest->link).props->bandwidthGBps)
+        slowest = &hop;
+    GroupShape::SocketCut cut;
+    cut.ranks = inside;
+    cut.cpu = cpu;
+    cut.rawGBps = topology.getLink(slowest->link).props->bandwidthGBps;
+    cut.link = describeLinkRef(topology, slowest->link);
+    cuts.push_back(std::move(cut));
+  }
+  return cuts;
+}
+
 GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   std::string key;
   {
@@ -482,6 +531,8 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   }
   if (std::isinf(shape.injectGBps))
     shape.injectGBps = shape.injectRawGBps = shape.ringGBps;
+  if (shape.nodes == 1 && ranks.size() >= 2 && ranks.size() <= 128)
+    shape.socketCuts = getSocketCuts(topology, ranks);
   if (ranks.size() >= 2 && ranks.size() <= 128) {
     ExchangePatterns patterns = getExchangePatterns(ranks);
     shape.allPairsFlowGBps = getFlowRate(patterns.allPairs);

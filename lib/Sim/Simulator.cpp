@@ -957,8 +957,12 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
     SmallVector<std::pair<int64_t, int64_t>> pairs;
     uint64_t bytes = 0;
   };
-  std::map<std::pair<std::string, uint64_t>, std::pair<double, std::string>>
-      bounds;
+  struct Bound {
+    double us = 0;
+    std::string why;
+    SmallVector<BoundTerm, 4> terms;
+  };
+  std::map<std::pair<std::string, uint64_t>, Bound> bounds;
   std::vector<double> compute(worldSize, 0);
   for (const Instr &instr : program.instrs)
     if (instr.kind == InstrKind::Compute && isa<ComputeOp>(instr.op))
@@ -1015,6 +1019,9 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
     double transfers = 0;
     std::string why;
     double largest = 0;
+    // Each cut's terms over the rank's transfers: they cross it whatever
+    // the streams.
+    std::map<std::string, std::pair<double, std::string>> throughCut;
     for (auto &[key, entry] : classes) {
       if (entry.group.size() < 2 &&
           entry.request->kind != CollectiveKind::Copy && entry.pairs.empty())
@@ -1032,10 +1039,19 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
           request.groups.push_back(entry.group);
           shape = model.getGroupShape(entry.group);
         }
-        cached->second = model.getLowerBound(request, shape);
+        std::tie(cached->second.us, cached->second.why) =
+            model.getLowerBound(request, shape);
+        cached->second.terms = model.getBoundTerms(request, shape);
       }
-      auto [us, what] = cached->second;
+      double us = cached->second.us;
+      const std::string &what = cached->second.why;
       transfers += us;
+      for (const BoundTerm &term : cached->second.terms) {
+        auto &[sum, example] = throughCut[term.resource];
+        sum += term.us;
+        if (example.empty())
+          example = term.why;
+      }
       if (us > largest) {
         largest = us;
         why = what;
@@ -1043,6 +1059,12 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
     }
     if (transfers > result.transferBoundUs)
       result.transferBoundUs = transfers;
+    for (auto &[resource, entry] : throughCut)
+      if (entry.first > result.cutBoundUs) {
+        result.cutBoundUs = entry.first;
+        result.cutBoundWhy = "rank " + std::to_string(rank) + "'s transfers (" +
+                             entry.second + ")";
+      }
     double bound = std::max(compute[rank], transfers);
     if (bound > result.lowerBoundUs) {
       result.lowerBoundUs = bound;

@@ -102,6 +102,8 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
         {"lower_bound_us", result->lowerBoundUs},
         {"transfer_bound_us", result->transferBoundUs},
         {"lower_bound_why", result->lowerBoundWhy},
+        {"cut_bound_us", result->cutBoundUs},
+        {"cut_bound_why", result->cutBoundWhy},
         {"comm_bytes", static_cast<int64_t>(std::llround(result->commBytes))},
         {"ranks", static_cast<int64_t>(result->ranks)},
         {"collectives", static_cast<int64_t>(result->collectives)},
@@ -128,6 +130,10 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
                             ? result->stepTimeUs / result->lowerBoundUs
                             : 1.0,
                         result->lowerBoundWhy);
+    if (result->cutBoundUs > 0)
+      os << llvm::formatv("  busiest cut        {0,12:F2} us (any streams and "
+                          "algorithms: {1})\n",
+                          result->cutBoundUs, result->cutBoundWhy);
     os << llvm::formatv("  bytes on links     {0,12:F0}\n", result->commBytes);
     os << llvm::formatv("  collectives        {0,12} ({1} flows)\n",
                         result->collectives, result->flows);

@@ -288,6 +288,31 @@ struct GroupShape {
   /// the simulator orders them: level k pairs ranks 2^(L-1-k) apart (L
   /// levels) and moves 1/2^(k+1) of the buffer. Empty where not computed.
   SmallVector<double, 8> halvingLevelFlowGBps;
+  /// Groups inside one machine whose GPUs hang off different CPUs: for the
+  /// group's GPUs of each CPU (a side), the slowest link that every path
+  /// from the group's other GPUs into the side crosses (on a PCIe machine
+  /// the CPUs' interconnect). Whatever must reach the side crosses it, on
+  /// any stream and by any algorithm. Empty where the paths into a side
+  /// share no link (NVLink through an NVSwitch) or the group is on one CPU.
+  struct SocketCut {
+    SmallVector<int64_t, 8> ranks; ///< the side's ranks, in group order
+    DeviceId cpu = 0;
+    double rawGBps = 0;
+    std::string link; ///< the link, described
+  };
+  SmallVector<SocketCut, 2> socketCuts;
+};
+
+/// One cut of a collective's lower bound: the time the bytes that must
+/// cross it take at its raw bandwidth. `resource` names what the cut is,
+/// so that the terms of several transfers through one cut add up: "gpu"
+/// (a rank's own link), "node" (its machine's NICs), "cpu<id>" (the
+/// socket cut into that CPU's GPUs), "path<src>><dst>" (a point-to-point
+/// path), "hbm", "to-host" and "from-host" (a rank's copies).
+struct BoundTerm {
+  std::string resource;
+  double us = 0;
+  std::string why;
 };
 
 class CostModel {
@@ -317,9 +342,13 @@ public:
   /// link's efficiency (a path between machines at the network's).
   double getPathBandwidth(const Path &path) const;
 
-  /// The physical lower bound of `request` (time in us) and what sets it.
+  /// The physical lower bound of `request` (time in us) and what sets it:
+  /// its largest cut term plus the latency of its longest path.
   std::pair<double, std::string> getLowerBound(const CollectiveRequest &request,
                                                const GroupShape &shape) const;
+  /// Every cut term of that bound (no latency), in no particular order.
+  SmallVector<BoundTerm, 4> getBoundTerms(const CollectiveRequest &request,
+                                          const GroupShape &shape) const;
 
   /// The shape of a group (cached).
   GroupShape getGroupShape(ArrayRef<int64_t> ranks) const;

@@ -66,6 +66,14 @@ struct SimResult {
   /// The transfer part of the bound, and what sets the bound.
   double transferBoundUs = 0;
   std::string lowerBoundWhy;
+  /// A bound on the transfers for any number of streams and any algorithm:
+  /// the most time one cut (a rank's link, its machine's NICs, a socket's
+  /// interconnect) needs for all the bytes that must cross it, summed over
+  /// the rank's transfers at raw bandwidth, latency left out. The step
+  /// takes at least this long, so no plan's exposed communication falls
+  /// below cutBoundUs - computeUs.
+  double cutBoundUs = 0;
+  std::string cutBoundWhy;
   std::vector<LinkUse> links; ///< most used first
   std::vector<TraceEvent> events;
   std::vector<LinkInterval> linkIntervals;
