@@ -126,10 +126,14 @@ static Outcome planAndSimulate(MLIRContext &context, ModuleOp original,
 /// A data-parallel backward of `layers` layers with `perLayer` gradients
 /// each, all-reduced after the backward: about (perLayer + 1) * layers
 /// ops, for timing comm-plan.
-static std::string makeScaleModule(unsigned layers, unsigned perLayer) {
+static std::string makeScaleModule(unsigned layers, unsigned perLayer,
+                                   unsigned ranks) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "module attributes {comm.world_size = 8 : i64} {\n"
+  std::string group;
+  for (unsigned r = 0; r < ranks; ++r)
+    group += (r ? ", " : "") + std::to_string(r);
+  os << "module attributes {comm.world_size = " << ranks << " : i64} {\n"
      << "func.func @f(%x: tensor<1024xf32>) -> tensor<1024xf32> {\n";
   std::string types;
   for (unsigned g = 0; g < perLayer; ++g)
@@ -145,21 +149,24 @@ static std::string makeScaleModule(unsigned layers, unsigned perLayer) {
   for (unsigned l = 0; l < layers; ++l)
     for (unsigned g = 0; g < perLayer; ++g)
       os << "  %r" << l << "_" << g << " = comm.all_reduce avg %l" << l << "#"
-         << g + 1 << " over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<"
-         << 1024 * (1 + g % 7) << "xf32>\n";
+         << g + 1 << " over [[" << group << "]] : tensor<" << 1024 * (1 + g % 7)
+         << "xf32>\n";
   os << "  return " << previous << " : tensor<1024xf32>\n}\n}\n";
   return text;
 }
 
-static int benchCompileTime(MLIRContext &context) {
-  llvm::outs() << "\n# comm-plan compile time (topology dgx-h100, strategy "
-                  "comm), median of "
-               << runs << " runs\n";
+/// comm-plan's time on modules of about 10,000 and 100,000 ops for one
+/// topology: dgx-h100 (nothing to split), pcie-4gpu (comm-plan-hierarchical
+/// plans and simulates three copies).
+static int benchCompileTime(MLIRContext &context, StringRef topology,
+                            unsigned ranks) {
+  llvm::outs() << "\n# comm-plan compile time (topology " << topology
+               << ", strategy comm), median of " << runs << " runs\n";
   llvm::outs() << llvm::formatv("{0,10} {1,10} {2,12}\n", "ops", "seconds",
                                 "us per op");
   std::vector<std::pair<double, double>> points;
   for (unsigned layers : {770u, 7700u}) {
-    std::string source = makeScaleModule(layers, 12);
+    std::string source = makeScaleModule(layers, 12, ranks);
     OwningOpRef<ModuleOp> module =
         parseSourceString<ModuleOp>(source, &context);
     if (!module) {
@@ -173,7 +180,7 @@ static int benchCompileTime(MLIRContext &context) {
       OwningOpRef<ModuleOp> copy = module->clone();
       PassManager pm(&context);
       PlanningPipelineOptions options;
-      options.topology = "dgx-h100";
+      options.topology = topology.str();
       buildPlanningPipeline(pm, options);
       auto start = std::chrono::steady_clock::now();
       if (failed(pm.run(*copy)))
@@ -379,5 +386,7 @@ int main(int argc, char **argv) {
     return 1;
   if (skipCompileTime)
     return 0;
-  return benchCompileTime(context);
+  if (int failed = benchCompileTime(context, "dgx-h100", 8))
+    return failed;
+  return benchCompileTime(context, "pcie-4gpu", 4);
 }

@@ -356,7 +356,15 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
       reduce_scatter inside each machine (over NVLink), an all_reduce across
       machines among the ranks with the same place on their machine (one
       per rail), and an all_gather inside each machine: the traffic that
-      crosses the network shrinks by the ranks per machine.
+      crosses the network shrinks by the ranks per machine. A group inside
+      one machine whose GPUs hang off different CPUs, where every path into
+      one CPU's GPUs crosses one link (a PCIe machine's socket link; the
+      cost model's socket cut), is split the same way by CPU: on
+      `pcie-4gpu` the all_reduce across the sockets carries half the
+      buffer, and the socket link S instead of a ring's 1.5 S. With
+      `hierarchical-if-faster`, only where the cost model predicts the
+      three parts faster than the whole. comm-plan decides by simulating
+      the planned step instead (docs/Planning.md).
     - `to-p2p`: a collective becomes its explicit ring schedule of
       `comm.send`, `comm.recv` and element-wise combines, one chunk per rank
       of the group: `n - 1` steps of reduce-scatter and `n - 1` of
@@ -413,8 +421,13 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
     Option<"splitAllReduce", "split-all-reduce", "bool", /*default=*/"false",
            "Split every all_reduce into a reduce_scatter and an all_gather">,
     Option<"hierarchical", "hierarchical", "bool", /*default=*/"false",
-           "Split every all_reduce across machines into reduce_scatter "
-           "inside the machines, all_reduce across them, all_gather inside">,
+           "Split every all_reduce across machines (or across the CPU "
+           "sockets of one PCIe machine) into reduce_scatter inside each, "
+           "all_reduce across them, all_gather inside">,
+    Option<"hierarchicalIfFaster", "hierarchical-if-faster", "bool",
+           /*default=*/"false",
+           "With hierarchical: split only the all_reduces the cost model "
+           "predicts faster in three parts than whole">,
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
            "Topology that says which machine each rank is on, for "
            "hierarchical (overrides the comm.topology module attribute)">,

@@ -62,6 +62,23 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
     return;
   }
   pm.addPass(createCommFuse(getFuseOptions(options)));
+  // Only comm's planner splits all_reduces across a slow cut by itself (it
+  // keeps the split that simulates fastest); a baseline splits them only
+  // when told to (hierarchical=faster or always), to see what that gives.
+  StringRef hierarchical = options.hierarchical;
+  if (options.strategy == Strategy::comm ||
+      (hierarchical != "auto" && hierarchical != "never"))
+    pm.addPass(createHierarchicalSearch(options));
+  buildPlanningTail(pm, options);
+  if (options.verify) {
+    CommVerifyScheduleOptions verify;
+    verify.backend = options.backend;
+    pm.addPass(createCommVerifySchedule(verify));
+  }
+}
+
+void mlir::comm::buildPlanningTail(OpPassManager &pm,
+                                   const PlanningPipelineOptions &options) {
   // What the backend cannot run becomes sends and receives, before the
   // rest of planning sees the program.
   CommDecomposeOptions decompose;
@@ -108,11 +125,6 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   schedule.explain = options.explain;
   pm.addPass(createCommSchedule(schedule));
   pm.addPass(createCanonicalizerPass());
-  if (options.verify) {
-    CommVerifyScheduleOptions verify;
-    verify.backend = options.backend;
-    pm.addPass(createCommVerifySchedule(verify));
-  }
 }
 
 void mlir::comm::buildLoweringPipeline(OpPassManager &pm,

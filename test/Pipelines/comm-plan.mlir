@@ -12,7 +12,8 @@
 // PIPELINE: builtin.module(
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
 // PIPELINE-NEXT: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 max-tensors=0 mode=cost threshold-bytes=268435456 topology=dgx-h100},
-// PIPELINE-NEXT: comm-decompose{backend=nccl explain=false hierarchical=false split-all-reduce=false to-p2p=unsupported topology=},
+// PIPELINE-NEXT: comm-plan-hierarchical{mode=auto},
+// PIPELINE-NEXT: comm-decompose{backend=nccl explain=false hierarchical=false hierarchical-if-faster=false split-all-reduce=false to-p2p=unsupported topology=},
 // PIPELINE-NEXT: comm-pipeline{backend=nccl chunks=0 cost-params= explain=false max-chunks=8 topology=dgx-h100},
 // PIPELINE-NEXT: comm-reduce-precision{allow-f16=false backend=nccl cost-params= explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
 // PIPELINE-NEXT: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 cost-params= explain=false protocol= topology=dgx-h100},

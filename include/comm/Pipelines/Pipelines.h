@@ -53,6 +53,15 @@ struct PlanningPipelineOptions
       llvm::cl::desc("error the results may take where no comm.max_rel_error "
                      "says, so that data may travel narrower (0: none)"),
       llvm::cl::init(0.0)};
+  PassOptions::Option<std::string> hierarchical{
+      *this, "hierarchical",
+      llvm::cl::desc(
+          "strategy=comm: which all_reduces become reduce_scatter inside "
+          "each machine (or CPU socket of a PCIe machine), all_reduce "
+          "across, all_gather inside: auto (simulate the planned step with "
+          "none, with those the model predicts faster and with every one, "
+          "keep the fastest), never, faster, always"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> verify{
       *this, "verify",
       llvm::cl::desc("end with comm-verify-schedule: every rank's sends "
@@ -79,6 +88,16 @@ struct LoweringPipelineOptions
 void buildPlanningPipeline(OpPassManager &pm,
                            const PlanningPipelineOptions &options);
 
+/// What planning runs after comm-fuse and the hierarchical split: the
+/// decomposition the backend needs, then (strategy=comm) comm-pipeline,
+/// comm-reduce-precision and comm-select-algorithm, then comm-route,
+/// comm-schedule and the canonicalizer. The hierarchical search plans each
+/// of its variants with it.
+void buildPlanningTail(OpPassManager &pm,
+                       const PlanningPipelineOptions &options);
+/// The pass that applies `options.hierarchical` (comm-plan-hierarchical).
+std::unique_ptr<Pass>
+createHierarchicalSearch(const PlanningPipelineOptions &options);
 /// comm-bufferize, buffer-results-to-out-params, convert-comm-to-emitc.
 void buildLoweringPipeline(OpPassManager &pm,
                            const LoweringPipelineOptions &options);

@@ -155,3 +155,31 @@ func.func @ended_waits_early(%w: tensor<64xf32>) -> (tensor<1024xf32>, tensor<64
 // RUN: not comm-opt %s --comm-schedule="streams=2" --comm-verify-schedule -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=CROSSED
 // RUN: comm-opt %s --comm-schedule="streams=2" --comm-verify-schedule=backend=mpi -split-input-file -o /dev/null
 // CROSSED: error: crossed collective order: this collective (stream 1) and another one over shared ranks (stream 0) are in flight at once
+
+// -----
+
+// A hierarchical all_reduce's parts, each the only reader of the one
+// before, travel in one comm.start, one after the other on one stream: a
+// wait between them would stop the compute until the first part ends.
+// CHECK-LABEL: func.func @chain
+// CHECK: comm.compute "g"
+// CHECK-NEXT: %[[T:.*]] = comm.start {
+// CHECK-NEXT: comm.reduce_scatter
+// CHECK-NEXT: comm.all_reduce
+// CHECK-NEXT: comm.all_gather
+// CHECK-NEXT: comm.yield
+// CHECK: comm.compute "other"
+// CHECK-NEXT: comm.wait %[[T]]
+// STREAMS-LABEL: func.func @chain
+// STREAMS: comm.reduce_scatter {{.*}} plan <stream = 0>
+// STREAMS-NEXT: comm.all_reduce {{.*}} plan <stream = 0>
+// STREAMS-NEXT: comm.all_gather {{.*}} plan <stream = 0>
+func.func @chain(%w: tensor<64xf32>) -> tensor<1024xf32> {
+  %g = comm.compute "g"(%w) time_us 10.0 : (tensor<64xf32>) -> tensor<1024xf32>
+  // expected-remark @+1 {{comm-schedule: started after 'comm.compute'}}
+  %rs = comm.reduce_scatter sum %g over [[0, 1], [2, 3]] dim 0 : tensor<1024xf32> -> tensor<512xf32>
+  %ar = comm.all_reduce sum %rs over [[0, 2], [1, 3]] : tensor<512xf32>
+  %ag = comm.all_gather %ar over [[0, 1], [2, 3]] dim 0 : tensor<512xf32> -> tensor<1024xf32>
+  comm.compute "other"(%w) time_us 1000.0 : (tensor<64xf32>) -> ()
+  return %ag : tensor<1024xf32>
+}

@@ -13,6 +13,7 @@
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommAlgorithms.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Dialect/Comm/Transforms/Hierarchical.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -261,10 +262,6 @@ private:
   std::string whyNotP2P(Operation *op);
   LogicalResult writeP2P(Operation *op, int64_t tag);
   void split(AllReduceOp op);
-  /// Why `op` cannot be split by machine, or "" after splitting it (with a
-  /// remark comparing the model's times under explain).
-  std::string splitByMachine(AllReduceOp op, const Topology &topology,
-                             const CostModel &model);
 };
 } // namespace
 
@@ -473,63 +470,125 @@ void DecomposePass::split(AllReduceOp op) {
   op.erase();
 }
 
-/// The model's time for `op` on the pass's backend, or -1.
-static double predictUs(Operation *op, const CostModel &model,
-                        Backend backend) {
-  std::optional<CollectiveRequest> request = getCollectiveRequest(op);
-  if (!request)
-    return -1;
-  return predictTimeUs(*request, model, backend, /*native=*/true).value_or(-1);
-}
-
-std::string DecomposePass::splitByMachine(AllReduceOp op,
-                                          const Topology &topology,
-                                          const CostModel &model) {
+std::optional<HierarchicalSplit>
+mlir::comm::getHierarchicalSplit(AllReduceOp op, const Topology &topology,
+                                 const CostModel &model, std::string &why) {
   ReplicaGroupsAttr groups = op.getGroups();
-  SmallVector<SmallVector<int64_t>> intra, inter;
+  HierarchicalSplit split;
   int64_t perMachine = -1, machines = -1;
+  bool bySocket = false;
+  auto fail = [&](std::string reason) -> std::optional<HierarchicalSplit> {
+    why = std::move(reason);
+    return std::nullopt;
+  };
   for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
     // The group's ranks by machine, in the group's order.
     std::map<uint64_t, SmallVector<int64_t>> byMachine;
     for (int64_t rank : groups.getGroup(g)) {
       if (rank < 0 || static_cast<uint64_t>(rank) >= topology.getNumGPUs())
-        return "names rank " + std::to_string(rank) +
-               ", which the topology does not have";
+        return fail("names rank " + std::to_string(rank) +
+                    ", which the topology does not have");
       byMachine[topology.getNodeIndex(topology.getGPU(rank))].push_back(rank);
+    }
+    // A group inside one machine whose paths into each CPU's GPUs share a
+    // link (a PCIe machine's socket link) is split by CPU instead.
+    if (byMachine.size() == 1) {
+      GroupShape shape = model.getGroupShape(groups.getGroup(g));
+      // Every rank has a CPU when the shape has socket cuts.
+      std::map<DeviceId, SmallVector<int64_t>> bySide;
+      if (!shape.socketCuts.empty())
+        for (int64_t rank : groups.getGroup(g))
+          bySide[*topology.getHostCPU(topology.getGPU(rank))].push_back(rank);
+      if (bySide.size() > 1 && shape.socketCuts.size() == bySide.size()) {
+        if (g > 0 && !bySocket)
+          return fail("has groups split by machine and by CPU");
+        byMachine.clear();
+        for (auto &[cpu, ranks] : bySide)
+          byMachine[cpu] = ranks;
+        bySocket = true;
+      } else if (bySocket) {
+        return fail("has groups split by machine and by CPU");
+      }
     }
     for (auto &[machine, ranks] : byMachine) {
       if (perMachine < 0)
         perMachine = ranks.size();
       if (static_cast<int64_t>(ranks.size()) != perMachine)
-        return "has a different number of ranks on each machine";
-      intra.push_back(ranks);
+        return fail(bySocket
+                        ? "has a different number of ranks on each CPU"
+                        : "has a different number of ranks on each machine");
+      split.inside.push_back(ranks);
     }
     if (machines < 0)
       machines = byMachine.size();
     if (static_cast<int64_t>(byMachine.size()) != machines)
-      return "has groups on different numbers of machines";
+      return fail("has groups on different numbers of machines");
     for (int64_t j = 0; j < perMachine; ++j) {
       SmallVector<int64_t> rail;
       for (auto &[machine, ranks] : byMachine)
         rail.push_back(ranks[j]);
-      inter.push_back(rail);
+      split.across.push_back(rail);
     }
   }
   if (machines < 2)
-    return "stays inside one machine";
+    return fail("stays inside one machine, where no link joins its CPUs' "
+                "GPUs alone");
   if (perMachine < 2)
-    return "has one rank per machine";
+    return fail(bySocket ? "has one rank per CPU" : "has one rank per machine");
+  split.domains = machines;
+  split.perDomain = perMachine;
+  split.bySocket = bySocket;
+  return split;
+}
 
+std::pair<double, double>
+mlir::comm::predictHierarchicalSplit(AllReduceOp op,
+                                     const HierarchicalSplit &split,
+                                     const CostModel &model, Backend backend) {
+  std::optional<CollectiveRequest> whole = getCollectiveRequest(op);
+  if (!whole)
+    return {-1, -1};
+  auto predict = [&](const CollectiveRequest &request) {
+    return predictTimeUs(request, model, backend, /*native=*/true).value_or(-1);
+  };
+  auto withGroups = [&](CollectiveKind kind,
+                        ArrayRef<SmallVector<int64_t>> groups, uint64_t bytes) {
+    CollectiveRequest request = *whole;
+    request.kind = kind;
+    request.algorithm.reset();
+    request.protocol.reset();
+    request.groups.clear();
+    for (const auto &group : groups)
+      request.groups.emplace_back(group.begin(), group.end());
+    request.bytes = bytes;
+    return request;
+  };
+  // The buffer padded to whole shards, as the split writes it.
+  uint64_t unit = whole->elementBytes * split.perDomain;
+  uint64_t padded = (whole->bytes + unit - 1) / unit * unit;
+  double parts[] = {
+      predict(withGroups(CollectiveKind::ReduceScatter, split.inside, padded)),
+      predict(withGroups(CollectiveKind::AllReduce, split.across,
+                         padded / split.perDomain)),
+      predict(withGroups(CollectiveKind::AllGather, split.inside, padded))};
+  double wholeUs = predict(*whole);
+  if (wholeUs < 0 || parts[0] < 0 || parts[1] < 0 || parts[2] < 0)
+    return {-1, -1};
+  return {wholeUs, parts[0] + parts[1] + parts[2]};
+}
+
+void mlir::comm::splitHierarchically(AllReduceOp op,
+                                     const HierarchicalSplit &split) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
   auto type = op.getType();
-  ReplicaGroupsAttr inside = ReplicaGroupsAttr::get(ctx, intra);
-  ReplicaGroupsAttr across = ReplicaGroupsAttr::get(ctx, inter);
+  ReplicaGroupsAttr inside = ReplicaGroupsAttr::get(ctx, split.inside);
+  ReplicaGroupsAttr across = ReplicaGroupsAttr::get(ctx, split.across);
   RingBuilder shapes(b, loc, inside, 0, nullptr);
-  Value input = shapes.divisible(op.getInput(), perMachine);
+  Value input = shapes.divisible(op.getInput(), split.perDomain);
   auto inputType = cast<RankedTensorType>(input.getType());
-  RankedTensorType shardType = getSliceType(inputType, perMachine);
+  RankedTensorType shardType = getSliceType(inputType, split.perDomain);
   PlanAttr plan = getPiecePlan(op.getPlanAttr());
   // An average of averages over equal counts is the average.
   auto scatter =
@@ -539,21 +598,51 @@ std::string DecomposePass::splitByMachine(AllReduceOp op,
                                     op.getKindAttr(), across, plan);
   auto gather = AllGatherOp::create(b, loc, inputType, reduce.getResult(),
                                     inside, b.getI64IntegerAttr(0), plan);
-  Value gathered = gather.getResult();
-  if (explain) {
-    double whole = predictUs(op, model, backend);
-    double parts[] = {predictUs(scatter, model, backend),
-                      predictUs(reduce, model, backend),
-                      predictUs(gather, model, backend)};
-    if (whole >= 0 && parts[0] >= 0 && parts[1] >= 0 && parts[2] >= 0)
-      op.emitRemark() << llvm::formatv(
-          "comm-decompose: split by machine ({0} machines of {1} ranks): "
-          "{2:F2} + {3:F2} + {4:F2} us predicted against {5:F2} us whole",
-          machines, perMachine, parts[0], parts[1], parts[2], whole);
-  }
-  op.replaceAllUsesWith(shapes.reshape(gathered, type));
+  op.replaceAllUsesWith(shapes.reshape(gather.getResult(), type));
   op.erase();
-  return "";
+}
+
+unsigned mlir::comm::splitAllReducesHierarchically(
+    ModuleOp module, const Topology &topology, const CostModel &model,
+    Backend backend, HierarchicalMode mode, bool explain, StringRef pass,
+    unsigned *kept) {
+  SmallVector<AllReduceOp> allReduces;
+  module.walk([&](AllReduceOp op) { allReduces.push_back(op); });
+  unsigned numSplit = 0;
+  for (AllReduceOp op : allReduces) {
+    std::string why;
+    std::optional<HierarchicalSplit> split =
+        getHierarchicalSplit(op, topology, model, why);
+    double whole = -1, parts = -1;
+    if (split && (explain || mode == HierarchicalMode::faster))
+      std::tie(whole, parts) =
+          predictHierarchicalSplit(op, *split, model, backend);
+    if (split && mode == HierarchicalMode::faster &&
+        !(parts >= 0 && parts < whole)) {
+      why = parts < 0 ? "cannot be timed by the cost model"
+                      : llvm::formatv("is predicted faster whole ({0:F2} us "
+                                      "against {1:F2} us split)",
+                                      whole, parts)
+                            .str();
+      split.reset();
+    }
+    if (!split || mode == HierarchicalMode::never) {
+      if (kept)
+        ++*kept;
+      if (explain && !why.empty())
+        op.emitRemark() << pass << ": kept whole: it " << why;
+      continue;
+    }
+    if (explain && whole >= 0)
+      op.emitRemark() << llvm::formatv(
+          "{5}: split by {0} ({1} {0}s of {2} ranks): {3:F2} us "
+          "predicted against {4:F2} us whole",
+          split->bySocket ? "CPU" : "machine", split->domains, split->perDomain,
+          parts, whole, pass);
+    splitHierarchically(op, *split);
+    ++numSplit;
+  }
+  return numSplit;
 }
 
 void DecomposePass::runOnOperation() {
@@ -578,19 +667,13 @@ void DecomposePass::runOnOperation() {
     if (failed(loaded) || failed(params))
       return signalPassFailure();
     CostModel model(**loaded, *params);
-    SmallVector<AllReduceOp> allReduces;
-    module.walk([&](AllReduceOp op) { allReduces.push_back(op); });
-    for (AllReduceOp op : allReduces) {
-      Location loc = op.getLoc();
-      std::string why = splitByMachine(op, **loaded, model);
-      if (why.empty()) {
-        ++numHierarchical;
-        continue;
-      }
-      ++numKept;
-      if (explain)
-        emitRemark(loc) << "comm-decompose: kept whole: it " << why;
-    }
+    unsigned kept = 0;
+    numHierarchical += splitAllReducesHierarchically(
+        module, **loaded, model, backend,
+        hierarchicalIfFaster ? HierarchicalMode::faster
+                             : HierarchicalMode::always,
+        explain, "comm-decompose", &kept);
+    numKept += kept;
   }
   if (splitAllReduce) {
     SmallVector<AllReduceOp> allReduces;

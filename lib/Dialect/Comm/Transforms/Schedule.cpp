@@ -32,10 +32,14 @@ using namespace mlir::comm;
 
 namespace {
 /// A collective with the pack that feeds it and the unpack that reads it,
-/// which move with it into one comm.start.
+/// which move with it into one comm.start; or a chain of collectives, each
+/// the only reader of the one before (a hierarchical all_reduce's
+/// reduce_scatter, all_reduce and all_gather), which run one after the
+/// other in one comm.start.
 struct Transfer {
   SmallVector<Operation *, 3> ops; ///< in program order
-  Operation *collective = nullptr;
+  Operation *collective = nullptr; ///< the first collective
+  SmallVector<Operation *, 1> collectives;
   /// The values the rest of the block uses.
   SmallVector<Value, 4> outputs;
   int64_t bytes = 0;
@@ -110,15 +114,27 @@ void SchedulePass::scheduleBlock(Block &block) {
     if (pack && pack->getBlock() == &block && pack->hasOneUse())
       t.ops.push_back(pack);
     t.ops.push_back(op);
-    Operation *tail = op;
-    if (op->getResult(0).hasOneUse())
-      if (auto unpack = dyn_cast<UnpackOp>(*op->getResult(0).user_begin());
-          unpack && unpack->getBlock() == &block) {
-        t.ops.push_back(unpack);
-        tail = unpack;
-      }
-    llvm::append_range(t.outputs, tail->getResults());
+    t.collectives.push_back(op);
     t.bytes = getPayload(op);
+    Operation *tail = op;
+    while (tail->getResult(0).hasOneUse()) {
+      Operation *user = *tail->getResult(0).user_begin();
+      if (user->getBlock() != &block)
+        break;
+      if (isSchedulable(user) && !transferOf.count(user)) {
+        t.ops.push_back(user);
+        t.collectives.push_back(user);
+        t.bytes = std::max(t.bytes, getPayload(user));
+        tail = user;
+        continue;
+      }
+      if (isa<UnpackOp>(user)) {
+        t.ops.push_back(user);
+        tail = user;
+      }
+      break;
+    }
+    llvm::append_range(t.outputs, tail->getResults());
     transfers.push_back(std::move(t));
     for (Operation *member : transfers.back().ops)
       transferOf[member] = transfers.size() - 1;
@@ -177,17 +193,18 @@ void SchedulePass::scheduleBlock(Block &block) {
         clock += getLocalTimeUs(op, model->getTopology()).value_or(0);
       clockAfter[p] = clock;
     }
-    for (auto [i, t] : llvm::enumerate(transfers)) {
-      std::optional<CollectiveRequest> request =
-          getCollectiveRequest(t.collective);
-      if (!request)
-        continue;
-      if (std::optional<double> us = predictTimeUs(
-              *request, *model, backend,
-              /*native=*/
-              !cast<CollectiveOpInterface>(t.collective).getPlanAttr()))
-        duration[i] = *us;
-    }
+    for (auto [i, t] : llvm::enumerate(transfers))
+      for (Operation *collective : t.collectives) {
+        std::optional<CollectiveRequest> request =
+            getCollectiveRequest(collective);
+        if (!request)
+          continue;
+        if (std::optional<double> us = predictTimeUs(
+                *request, *model, backend,
+                /*native=*/
+                !cast<CollectiveOpInterface>(collective).getPlanAttr()))
+          duration[i] += *us;
+      }
   }
   auto clockAt = [&](int64_t gap) { return gap < 0 ? 0.0 : clockAfter[gap]; };
   std::vector<double> endsAt(transfers.size(), 0);
@@ -334,13 +351,17 @@ void SchedulePass::scheduleBlock(Block &block) {
       YieldOp::create(inside, loc, t.outputs);
       builder.setInsertionPointAfter(start);
       if (streams > 1) {
-        auto collective = cast<CollectiveOpInterface>(t.collective);
-        PlanAttr plan = collective.getPlanAttr();
-        if (!plan || !plan.getStream())
-          collective.setPlanAttr(
-              getPlanWith(ctx, plan, [&](PlanFields &fields) {
-                fields.stream = static_cast<int64_t>(streamIndex++ % streams);
-              }));
+        // A chain's collectives share their stream.
+        int64_t stream = static_cast<int64_t>(streamIndex++ % streams);
+        for (Operation *op : t.collectives) {
+          auto collective = cast<CollectiveOpInterface>(op);
+          PlanAttr plan = collective.getPlanAttr();
+          if (!plan || !plan.getStream())
+            collective.setPlanAttr(
+                getPlanWith(ctx, plan, [&](PlanFields &fields) {
+                  fields.stream = stream;
+                }));
+        }
       }
       ++numOpsScheduled;
       if (explain)

@@ -1,0 +1,192 @@
+//===- HierarchicalSearch.cpp - split all_reduces where the step gains ----===//
+//
+// comm-plan-hierarchical: comm-plan's decision whether to split all_reduces
+// across a slow cut (Hierarchical.h). Whether a split pays depends on the
+// step, not on the op: its parts queue behind one another on the
+// communication stream and change what overlaps what, so an op predicted
+// faster split can lengthen the step and one predicted slower can shorten
+// it. With hierarchical=auto the pass plans the module three ways (no
+// split, the splits the model predicts faster, every split) with the rest
+// of the planning pipeline, simulates each planned step and applies the
+// fastest; the rest of the pipeline then plans the module as it planned
+// the winning copy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/Dialect/Comm/Transforms/Hierarchical.h"
+#include "comm/Pipelines/Pipelines.h"
+#include "comm/Sim/Simulator.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::comm;
+
+namespace {
+class HierarchicalSearchPass
+    : public PassWrapper<HierarchicalSearchPass, OperationPass<ModuleOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(HierarchicalSearchPass)
+
+  explicit HierarchicalSearchPass(const PlanningPipelineOptions &from) {
+    options.copyOptionValuesFrom(from);
+    mode = from.hierarchical;
+  }
+  HierarchicalSearchPass(const HierarchicalSearchPass &other)
+      : PassWrapper(other) {
+    options.copyOptionValuesFrom(other.options);
+  }
+
+  StringRef getArgument() const override { return "comm-plan-hierarchical"; }
+  StringRef getDescription() const override {
+    return "Split the all_reduces across a slow cut (by machine, or by CPU "
+           "socket of a PCIe machine) where the simulated step gains";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, tensor::TensorDialect>();
+    // The planning tail runs inside this pass on copies of the module.
+    getTail().getDependentDialects(registry);
+  }
+  void runOnOperation() override;
+
+private:
+  OpPassManager getTail() const {
+    PlanningPipelineOptions quiet;
+    quiet.copyOptionValuesFrom(options);
+    quiet.explain = false;
+    OpPassManager tail(ModuleOp::getOperationName());
+    buildPlanningTail(tail, quiet);
+    return tail;
+  }
+  /// The summed step of the module's public functions once `split` is
+  /// applied and the rest of planning has run, or std::nullopt where
+  /// planning or simulation fails.
+  std::optional<double> simulateVariant(HierarchicalMode split,
+                                        const Topology &topology,
+                                        const CostModel &model);
+
+  PlanningPipelineOptions options;
+  // Shown when the pipeline is printed.
+  Pass::Option<std::string> mode{*this, "mode",
+                                 llvm::cl::desc("auto, never, faster or "
+                                                "always (comm-plan's "
+                                                "hierarchical option)")};
+};
+} // namespace
+
+std::optional<double> HierarchicalSearchPass::simulateVariant(
+    HierarchicalMode split, const Topology &topology, const CostModel &model) {
+  ModuleOp module = getOperation();
+  // The copy lives in the module while it is planned (a pass may only run
+  // a pipeline on what it owns) and is erased after.
+  OpBuilder builder(module.getBody(), module.getBody()->end());
+  auto copy = cast<ModuleOp>(builder.clone(*module));
+  llvm::scope_exit erase([&] { copy->erase(); });
+  splitAllReducesHierarchically(copy, topology, model, options.backend, split,
+                                /*explain=*/false, "comm-plan");
+  OpPassManager tail = getTail();
+  if (failed(runPipeline(tail, copy)))
+    return std::nullopt;
+  double total = 0;
+  for (auto function : copy.getOps<func::FuncOp>()) {
+    if (function.isExternal() || !function.isPublic())
+      continue;
+    FailureOr<sim::SimResult> result = sim::simulateFunction(
+        function, topology, model, options.backend, /*traceRanks=*/0);
+    if (failed(result))
+      return std::nullopt;
+    total += result->stepTimeUs;
+  }
+  return total;
+}
+
+void HierarchicalSearchPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  StringRef name = options.hierarchical;
+  std::optional<HierarchicalMode> fixed;
+  if (name == "never")
+    fixed = HierarchicalMode::never;
+  else if (name == "faster")
+    fixed = HierarchicalMode::faster;
+  else if (name == "always")
+    fixed = HierarchicalMode::always;
+  else if (name != "auto") {
+    module.emitError() << "comm-plan: hierarchical='" << name
+                       << "' is not a mode: expected auto, never, faster or "
+                          "always";
+    return signalPassFailure();
+  }
+  if (fixed == HierarchicalMode::never)
+    return;
+  FailureOr<std::shared_ptr<const Topology>> topology =
+      getTopologyFor(module, options.topology);
+  if (failed(topology))
+    return signalPassFailure();
+  FailureOr<CostParams> params = getCostParamsFor(module, options.costParams);
+  if (failed(params))
+    return signalPassFailure();
+  CostModel model(**topology, *params);
+  if (fixed) {
+    splitAllReducesHierarchically(module, **topology, model, options.backend,
+                                  *fixed, options.explain, "comm-plan");
+    return;
+  }
+
+  // Nothing to decide where no all_reduce splits (a DGX: NVSwitch joins
+  // the sockets' GPUs).
+  unsigned candidates = 0;
+  module.walk([&](AllReduceOp op) {
+    std::string why;
+    if (getHierarchicalSplit(op, **topology, model, why))
+      ++candidates;
+  });
+  if (candidates == 0)
+    return;
+
+  std::optional<double> times[3];
+  const HierarchicalMode variants[] = {HierarchicalMode::never,
+                                       HierarchicalMode::faster,
+                                       HierarchicalMode::always};
+  {
+    // The copies' errors are the module's own, reported when the real
+    // pipeline plans it.
+    ScopedDiagnosticHandler quiet(&getContext(),
+                                  [](Diagnostic &) { return success(); });
+    for (auto [index, variant] : llvm::enumerate(variants))
+      times[index] = simulateVariant(variant, **topology, model);
+  }
+  unsigned best = 0;
+  for (unsigned index = 1; index < 3; ++index)
+    if (times[index] && (!times[best] || *times[index] < *times[best]))
+      best = index;
+  if (options.explain) {
+    auto show = [](std::optional<double> us) {
+      return us ? llvm::formatv("{0:F2} us", *us).str() : std::string("failed");
+    };
+    static const char *const names[] = {"none", "those predicted faster",
+                                        "every one"};
+    module.emitRemark() << llvm::formatv(
+        "comm-plan: {0} all_reduce(s) split across a slow cut; simulated "
+        "step with none split {1}, with those predicted faster {2}, with "
+        "every one {3}: splitting {4}",
+        candidates, show(times[0]), show(times[1]), show(times[2]),
+        names[best]);
+  }
+  if (best != 0)
+    splitAllReducesHierarchically(module, **topology, model, options.backend,
+                                  variants[best], options.explain, "comm-plan");
+}
+
+std::unique_ptr<Pass>
+mlir::comm::createHierarchicalSearch(const PlanningPipelineOptions &options) {
+  return std::make_unique<HierarchicalSearchPass>(options);
+}
