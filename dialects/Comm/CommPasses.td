@@ -361,10 +361,15 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
       one CPU's GPUs crosses one link (a PCIe machine's socket link; the
       cost model's socket cut), is split the same way by CPU: on
       `pcie-4gpu` the all_reduce across the sockets carries half the
-      buffer, and the socket link S instead of a ring's 1.5 S. With
+      buffer, and the socket link S instead of a ring's 1.5 S. An
+      all_gather along dimension 0 splits too: across first (only each
+      rank's own block crosses the cut), then inside, then its blocks are
+      put back in the group's order (`comm.unpack` and `comm.pack`); a
+      reduce_scatter along dimension 0 puts its blocks in that order, then
+      reduces inside (the cut carries sums), then across. With
       `hierarchical-if-faster`, only where the cost model predicts the
-      three parts faster than the whole. comm-plan decides by simulating
-      the planned step instead (docs/Planning.md).
+      parts faster than the whole. comm-plan decides by simulating the
+      planned step instead (docs/Planning.md).
     - `to-p2p`: a collective becomes its explicit ring schedule of
       `comm.send`, `comm.recv` and element-wise combines, one chunk per rank
       of the group: `n - 1` steps of reduce-scatter and `n - 1` of
@@ -423,7 +428,9 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
     Option<"hierarchical", "hierarchical", "bool", /*default=*/"false",
            "Split every all_reduce across machines (or across the CPU "
            "sockets of one PCIe machine) into reduce_scatter inside each, "
-           "all_reduce across them, all_gather inside">,
+           "all_reduce across them, all_gather inside; all_gathers and "
+           "reduce_scatters along dimension 0 into their parts across and "
+           "inside">,
     Option<"hierarchicalIfFaster", "hierarchical-if-faster", "bool",
            /*default=*/"false",
            "With hierarchical: split only the all_reduces the cost model "

@@ -1,7 +1,8 @@
 //===- HierarchicalSearch.cpp - split all_reduces where the step gains ----===//
 //
-// comm-plan-hierarchical: comm-plan's decision whether to split all_reduces
-// across a slow cut (Hierarchical.h). Whether a split pays depends on the
+// comm-plan-hierarchical: comm-plan's decision whether to split
+// all_reduces, all_gathers and reduce_scatters across a slow cut
+// (Hierarchical.h). Whether a split pays depends on the
 // step, not on the op: its parts queue behind one another on the
 // communication stream and change what overlaps what, so an op predicted
 // faster split can lengthen the step and one predicted slower can shorten
@@ -48,8 +49,9 @@ public:
 
   StringRef getArgument() const override { return "comm-plan-hierarchical"; }
   StringRef getDescription() const override {
-    return "Split the all_reduces across a slow cut (by machine, or by CPU "
-           "socket of a PCIe machine) where the simulated step gains";
+    return "Split all_reduces, all_gathers and reduce_scatters across a slow "
+           "cut (by machine, or by CPU socket of a PCIe machine) where the "
+           "simulated step gains";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<arith::ArithDialect, tensor::TensorDialect>();
@@ -91,8 +93,8 @@ std::optional<double> HierarchicalSearchPass::simulateVariant(
   OpBuilder builder(module.getBody(), module.getBody()->end());
   auto copy = cast<ModuleOp>(builder.clone(*module));
   llvm::scope_exit erase([&] { copy->erase(); });
-  splitAllReducesHierarchically(copy, topology, model, options.backend, split,
-                                /*explain=*/false, "comm-plan");
+  splitHierarchically(copy, topology, model, options.backend, split,
+                      /*explain=*/false, "comm-plan");
   OpPassManager tail = getTail();
   if (failed(runPipeline(tail, copy)))
     return std::nullopt;
@@ -136,17 +138,18 @@ void HierarchicalSearchPass::runOnOperation() {
     return signalPassFailure();
   CostModel model(**topology, *params);
   if (fixed) {
-    splitAllReducesHierarchically(module, **topology, model, options.backend,
-                                  *fixed, options.explain, "comm-plan");
+    splitHierarchically(module, **topology, model, options.backend, *fixed,
+                        options.explain, "comm-plan");
     return;
   }
 
-  // Nothing to decide where no all_reduce splits (a DGX: NVSwitch joins
-  // the sockets' GPUs).
+  // Nothing to decide where nothing splits (a DGX: NVSwitch joins the
+  // sockets' GPUs).
   unsigned candidates = 0;
-  module.walk([&](AllReduceOp op) {
+  module.walk([&](Operation *op) {
     std::string why;
-    if (getHierarchicalSplit(op, **topology, model, why))
+    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op) &&
+        getHierarchicalSplit(op, **topology, model, why))
       ++candidates;
   });
   if (candidates == 0)
@@ -175,15 +178,15 @@ void HierarchicalSearchPass::runOnOperation() {
     static const char *const names[] = {"none", "those predicted faster",
                                         "every one"};
     module.emitRemark() << llvm::formatv(
-        "comm-plan: {0} all_reduce(s) split across a slow cut; simulated "
+        "comm-plan: {0} collective(s) split across a slow cut; simulated "
         "step with none split {1}, with those predicted faster {2}, with "
         "every one {3}: splitting {4}",
         candidates, show(times[0]), show(times[1]), show(times[2]),
         names[best]);
   }
   if (best != 0)
-    splitAllReducesHierarchically(module, **topology, model, options.backend,
-                                  variants[best], options.explain, "comm-plan");
+    splitHierarchically(module, **topology, model, options.backend,
+                        variants[best], options.explain, "comm-plan");
 }
 
 std::unique_ptr<Pass>

@@ -19,9 +19,9 @@
 // RUN: comm-opt %s -split-input-file --comm-plan="topology=dgx-h100 explain" 2>&1 >/dev/null | FileCheck %s --check-prefix=DGXREMARK --allow-empty
 // RUN: comm-opt %s -split-input-file --comm-plan="topology=dgx-h100" | FileCheck %s --check-prefix=DGX
 
-// REMARK: remark: comm-plan: 3 all_reduce(s) split across a slow cut; simulated step with none split 21211.38 us, with those predicted faster 18426.03 us, with every one 18426.03 us: splitting those predicted faster
+// REMARK: remark: comm-plan: 3 collective(s) split across a slow cut; simulated step with none split 21211.38 us, with those predicted faster 18426.03 us, with every one 18426.03 us: splitting those predicted faster
 // REMARK-COUNT-3: remark: comm-plan: split by CPU (2 CPUs of 2 ranks): 5708.82 us predicted against 5986.78 us whole
-// REMARK: remark: comm-plan: 2 all_reduce(s) split across a slow cut; simulated step with none split 18129.52 us, with those predicted faster 19261.09 us, with every one 19261.09 us: splitting none
+// REMARK: remark: comm-plan: 2 collective(s) split across a slow cut; simulated step with none split 18129.52 us, with those predicted faster 19261.09 us, with every one 19261.09 us: splitting none
 // REMARK-NOT: split by CPU
 // PCIE-LABEL: func.func @backward
 // PCIE: comm.compute "layer2.backward"

@@ -470,21 +470,36 @@ void DecomposePass::split(AllReduceOp op) {
   op.erase();
 }
 
+/// The collectives a hierarchical split applies to: all_reduce, and
+/// all_gather and reduce_scatter along dimension 0 (whose blocks are
+/// contiguous).
+static bool isHierarchicalKind(Operation *op) {
+  if (auto gather = dyn_cast<AllGatherOp>(op))
+    return gather.getDim() == 0;
+  if (auto scatter = dyn_cast<ReduceScatterOp>(op))
+    return scatter.getDim() == 0;
+  return isa<AllReduceOp>(op);
+}
+
 std::optional<HierarchicalSplit>
-mlir::comm::getHierarchicalSplit(AllReduceOp op, const Topology &topology,
+mlir::comm::getHierarchicalSplit(Operation *op, const Topology &topology,
                                  const CostModel &model, std::string &why) {
-  ReplicaGroupsAttr groups = op.getGroups();
-  HierarchicalSplit split;
-  int64_t perMachine = -1, machines = -1;
-  bool bySocket = false;
   auto fail = [&](std::string reason) -> std::optional<HierarchicalSplit> {
     why = std::move(reason);
     return std::nullopt;
   };
+  if (!isHierarchicalKind(op))
+    return fail("is not an all_reduce, or an all_gather or reduce_scatter "
+                "along dimension 0");
+  ReplicaGroupsAttr groups = cast<CollectiveOpInterface>(op).getReplicaGroups();
+  HierarchicalSplit split;
+  int64_t perMachine = -1, machines = -1;
+  bool bySocket = false;
   for (int64_t g = 0; g < groups.getNumGroups(); ++g) {
+    ArrayRef<int64_t> group = groups.getGroup(g);
     // The group's ranks by machine, in the group's order.
     std::map<uint64_t, SmallVector<int64_t>> byMachine;
-    for (int64_t rank : groups.getGroup(g)) {
+    for (int64_t rank : group) {
       if (rank < 0 || static_cast<uint64_t>(rank) >= topology.getNumGPUs())
         return fail("names rank " + std::to_string(rank) +
                     ", which the topology does not have");
@@ -493,11 +508,11 @@ mlir::comm::getHierarchicalSplit(AllReduceOp op, const Topology &topology,
     // A group inside one machine whose paths into each CPU's GPUs share a
     // link (a PCIe machine's socket link) is split by CPU instead.
     if (byMachine.size() == 1) {
-      GroupShape shape = model.getGroupShape(groups.getGroup(g));
+      GroupShape shape = model.getGroupShape(group);
       // Every rank has a CPU when the shape has socket cuts.
       std::map<DeviceId, SmallVector<int64_t>> bySide;
       if (!shape.socketCuts.empty())
-        for (int64_t rank : groups.getGroup(g))
+        for (int64_t rank : group)
           bySide[*topology.getHostCPU(topology.getGPU(rank))].push_back(rank);
       if (bySide.size() > 1 && shape.socketCuts.size() == bySide.size()) {
         if (g > 0 && !bySocket)
@@ -523,12 +538,23 @@ mlir::comm::getHierarchicalSplit(AllReduceOp op, const Topology &topology,
       machines = byMachine.size();
     if (static_cast<int64_t>(byMachine.size()) != machines)
       return fail("has groups on different numbers of machines");
+    // Position j * domains + i of the buffer gathered across, then inside,
+    // holds the block of place j of domain i: where the group wants it.
+    SmallVector<int64_t> order;
     for (int64_t j = 0; j < perMachine; ++j) {
       SmallVector<int64_t> rail;
-      for (auto &[machine, ranks] : byMachine)
+      for (auto &[machine, ranks] : byMachine) {
         rail.push_back(ranks[j]);
+        order.push_back(llvm::find(group, ranks[j]) - group.begin());
+      }
       split.across.push_back(rail);
     }
+    if (g == 0)
+      split.blockOrder = order;
+    else if (split.blockOrder != order && !isa<AllReduceOp>(op))
+      return fail("has groups whose ranks lie on their " +
+                  std::string(bySocket ? "CPUs" : "machines") +
+                  " in different orders");
   }
   if (machines < 2)
     return fail("stays inside one machine, where no link joins its CPUs' "
@@ -542,7 +568,7 @@ mlir::comm::getHierarchicalSplit(AllReduceOp op, const Topology &topology,
 }
 
 std::pair<double, double>
-mlir::comm::predictHierarchicalSplit(AllReduceOp op,
+mlir::comm::predictHierarchicalSplit(Operation *op,
                                      const HierarchicalSplit &split,
                                      const CostModel &model, Backend backend) {
   std::optional<CollectiveRequest> whole = getCollectiveRequest(op);
@@ -551,8 +577,8 @@ mlir::comm::predictHierarchicalSplit(AllReduceOp op,
   auto predict = [&](const CollectiveRequest &request) {
     return predictTimeUs(request, model, backend, /*native=*/true).value_or(-1);
   };
-  auto withGroups = [&](CollectiveKind kind,
-                        ArrayRef<SmallVector<int64_t>> groups, uint64_t bytes) {
+  auto part = [&](CollectiveKind kind, ArrayRef<SmallVector<int64_t>> groups,
+                  uint64_t bytes) {
     CollectiveRequest request = *whole;
     request.kind = kind;
     request.algorithm.reset();
@@ -561,55 +587,130 @@ mlir::comm::predictHierarchicalSplit(AllReduceOp op,
     for (const auto &group : groups)
       request.groups.emplace_back(group.begin(), group.end());
     request.bytes = bytes;
-    return request;
+    return predict(request);
   };
-  // The buffer padded to whole shards, as the split writes it.
-  uint64_t unit = whole->elementBytes * split.perDomain;
-  uint64_t padded = (whole->bytes + unit - 1) / unit * unit;
-  double parts[] = {
-      predict(withGroups(CollectiveKind::ReduceScatter, split.inside, padded)),
-      predict(withGroups(CollectiveKind::AllReduce, split.across,
-                         padded / split.perDomain)),
-      predict(withGroups(CollectiveKind::AllGather, split.inside, padded))};
-  double wholeUs = predict(*whole);
-  if (wholeUs < 0 || parts[0] < 0 || parts[1] < 0 || parts[2] < 0)
+  // Sizes as nccl-tests counts them (CollectiveRequest::bytes): the
+  // all_reduce's buffer padded to whole shards; the gathered result; the
+  // scattered input.
+  uint64_t p = split.perDomain, d = split.domains;
+  SmallVector<double, 3> parts;
+  if (isa<AllReduceOp>(op)) {
+    uint64_t unit = whole->elementBytes * p;
+    uint64_t padded = (whole->bytes + unit - 1) / unit * unit;
+    parts = {part(CollectiveKind::ReduceScatter, split.inside, padded),
+             part(CollectiveKind::AllReduce, split.across, padded / p),
+             part(CollectiveKind::AllGather, split.inside, padded)};
+  } else if (isa<AllGatherOp>(op)) {
+    parts = {part(CollectiveKind::AllGather, split.across, whole->bytes / p),
+             part(CollectiveKind::AllGather, split.inside, whole->bytes)};
+  } else {
+    parts = {
+        part(CollectiveKind::ReduceScatter, split.inside, whole->bytes),
+        part(CollectiveKind::ReduceScatter, split.across, whole->bytes / p)};
+  }
+  (void)d;
+  double wholeUs = predict(*whole), sum = 0;
+  for (double us : parts) {
+    if (us < 0)
+      return {-1, -1};
+    sum += us;
+  }
+  if (wholeUs < 0)
     return {-1, -1};
-  return {wholeUs, parts[0] + parts[1] + parts[2]};
+  return {wholeUs, sum};
 }
 
-void mlir::comm::splitHierarchically(AllReduceOp op,
+/// `value`'s blocks along dimension 0 (one per position of a group of
+/// blocks.size()), placed so that block k lands at position `to[k]`.
+static Value permuteBlocks(OpBuilder &b, Location loc, RingBuilder &shapes,
+                           Value value, ArrayRef<int64_t> to) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t n = to.size(), elements = type.getNumElements();
+  Value flat = shapes.flatten(value, elements);
+  SmallVector<Value> blocks = shapes.split(flat);
+  SmallVector<int64_t> offsets;
+  for (int64_t k = 0; k < n; ++k)
+    offsets.push_back(to[k] * (elements / n));
+  Value placed = PackOp::create(b, loc, flat.getType(), blocks,
+                                b.getDenseI64ArrayAttr(offsets), nullptr);
+  return shapes.reshape(placed, type);
+}
+
+void mlir::comm::splitHierarchically(Operation *op,
                                      const HierarchicalSplit &split) {
   OpBuilder b(op);
-  Location loc = op.getLoc();
-  MLIRContext *ctx = op.getContext();
-  auto type = op.getType();
+  Location loc = op->getLoc();
+  MLIRContext *ctx = op->getContext();
   ReplicaGroupsAttr inside = ReplicaGroupsAttr::get(ctx, split.inside);
   ReplicaGroupsAttr across = ReplicaGroupsAttr::get(ctx, split.across);
-  RingBuilder shapes(b, loc, inside, 0, nullptr);
-  Value input = shapes.divisible(op.getInput(), split.perDomain);
-  auto inputType = cast<RankedTensorType>(input.getType());
-  RankedTensorType shardType = getSliceType(inputType, split.perDomain);
-  PlanAttr plan = getPiecePlan(op.getPlanAttr());
-  // An average of averages over equal counts is the average.
-  auto scatter =
-      ReduceScatterOp::create(b, loc, shardType, input, op.getKindAttr(),
-                              inside, b.getI64IntegerAttr(0), plan);
-  auto reduce = AllReduceOp::create(b, loc, shardType, scatter.getResult(),
-                                    op.getKindAttr(), across, plan);
-  auto gather = AllGatherOp::create(b, loc, inputType, reduce.getResult(),
-                                    inside, b.getI64IntegerAttr(0), plan);
-  op.replaceAllUsesWith(shapes.reshape(gather.getResult(), type));
-  op.erase();
+  auto collective = cast<CollectiveOpInterface>(op);
+  PlanAttr plan = getPiecePlan(collective.getPlanAttr());
+  IntegerAttr dim0 = b.getI64IntegerAttr(0);
+  Value result;
+  if (auto allReduce = dyn_cast<AllReduceOp>(op)) {
+    RingBuilder shapes(b, loc, inside, 0, nullptr);
+    Value input = shapes.divisible(allReduce.getInput(), split.perDomain);
+    auto inputType = cast<RankedTensorType>(input.getType());
+    RankedTensorType shardType = getSliceType(inputType, split.perDomain);
+    // An average of averages over equal counts is the average.
+    auto scatter = ReduceScatterOp::create(
+        b, loc, shardType, input, allReduce.getKindAttr(), inside, dim0, plan);
+    auto reduce = AllReduceOp::create(b, loc, shardType, scatter.getResult(),
+                                      allReduce.getKindAttr(), across, plan);
+    auto gather = AllGatherOp::create(b, loc, inputType, reduce.getResult(),
+                                      inside, dim0, plan);
+    result = shapes.reshape(gather.getResult(), allReduce.getType());
+  } else if (auto gather = dyn_cast<AllGatherOp>(op)) {
+    // Across first, so that only each rank's own block crosses the cut;
+    // the blocks then come in place-major order and are put in the group's.
+    RingBuilder shapes(b, loc, gather.getGroups(), 0, nullptr);
+    auto type = cast<RankedTensorType>(gather.getType());
+    auto inputType = cast<RankedTensorType>(gather.getInput().getType());
+    SmallVector<int64_t> acrossShape(inputType.getShape());
+    acrossShape[0] *= split.domains;
+    auto first = AllGatherOp::create(
+        b, loc, RankedTensorType::get(acrossShape, type.getElementType()),
+        gather.getInput(), across, dim0, plan);
+    auto second = AllGatherOp::create(b, loc, type, first.getResult(), inside,
+                                      dim0, plan);
+    result =
+        permuteBlocks(b, loc, shapes, second.getResult(), split.blockOrder);
+  } else {
+    // Inside first, so that the cut carries sums; the blocks go in
+    // place-major order first, so that each rank keeps its own.
+    auto scatter = cast<ReduceScatterOp>(op);
+    RingBuilder shapes(b, loc, scatter.getGroups(), 0, nullptr);
+    SmallVector<int64_t> from(split.blockOrder.size());
+    for (auto [position, block] : llvm::enumerate(split.blockOrder))
+      from[block] = position;
+    Value input = permuteBlocks(b, loc, shapes, scatter.getInput(), from);
+    auto type = cast<RankedTensorType>(scatter.getType());
+    SmallVector<int64_t> insideShape(type.getShape());
+    insideShape[0] *= split.domains;
+    auto first = ReduceScatterOp::create(
+        b, loc, RankedTensorType::get(insideShape, type.getElementType()),
+        input, scatter.getKindAttr(), inside, dim0, plan);
+    result = ReduceScatterOp::create(b, loc, type, first.getResult(),
+                                     scatter.getKindAttr(), across, dim0, plan)
+                 .getResult();
+  }
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
 }
 
-unsigned mlir::comm::splitAllReducesHierarchically(
-    ModuleOp module, const Topology &topology, const CostModel &model,
-    Backend backend, HierarchicalMode mode, bool explain, StringRef pass,
-    unsigned *kept) {
-  SmallVector<AllReduceOp> allReduces;
-  module.walk([&](AllReduceOp op) { allReduces.push_back(op); });
+unsigned mlir::comm::splitHierarchically(ModuleOp module,
+                                         const Topology &topology,
+                                         const CostModel &model,
+                                         Backend backend, HierarchicalMode mode,
+                                         bool explain, StringRef pass,
+                                         unsigned *kept) {
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op))
+      ops.push_back(op);
+  });
   unsigned numSplit = 0;
-  for (AllReduceOp op : allReduces) {
+  for (Operation *op : ops) {
     std::string why;
     std::optional<HierarchicalSplit> split =
         getHierarchicalSplit(op, topology, model, why);
@@ -630,11 +731,11 @@ unsigned mlir::comm::splitAllReducesHierarchically(
       if (kept)
         ++*kept;
       if (explain && !why.empty())
-        op.emitRemark() << pass << ": kept whole: it " << why;
+        op->emitRemark() << pass << ": kept whole: it " << why;
       continue;
     }
     if (explain && whole >= 0)
-      op.emitRemark() << llvm::formatv(
+      op->emitRemark() << llvm::formatv(
           "{5}: split by {0} ({1} {0}s of {2} ranks): {3:F2} us "
           "predicted against {4:F2} us whole",
           split->bySocket ? "CPU" : "machine", split->domains, split->perDomain,
@@ -668,11 +769,11 @@ void DecomposePass::runOnOperation() {
       return signalPassFailure();
     CostModel model(**loaded, *params);
     unsigned kept = 0;
-    numHierarchical += splitAllReducesHierarchically(
-        module, **loaded, model, backend,
-        hierarchicalIfFaster ? HierarchicalMode::faster
-                             : HierarchicalMode::always,
-        explain, "comm-decompose", &kept);
+    numHierarchical +=
+        splitHierarchically(module, **loaded, model, backend,
+                            hierarchicalIfFaster ? HierarchicalMode::faster
+                                                 : HierarchicalMode::always,
+                            explain, "comm-decompose", &kept);
     numKept += kept;
   }
   if (splitAllReduce) {

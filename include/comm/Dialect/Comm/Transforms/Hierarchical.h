@@ -1,11 +1,16 @@
 //===- Hierarchical.h - all_reduce split by machine or CPU ------*- C++ -*-===//
 //
-// A hierarchical all_reduce: a reduce_scatter among the ranks of each
-// machine (or, inside one PCIe machine, of each CPU socket), an all_reduce
-// across them among the ranks with the same place, and an all_gather back
-// inside. The traffic across the slow cut (the network, the sockets' link)
-// shrinks by the ranks on each side. comm-decompose applies it on request;
-// comm-plan decides by simulating the planned step.
+// A collective split across a slow cut (the network between machines, the
+// socket link of a PCIe machine), so that less crosses it:
+//  - all_reduce: a reduce_scatter among the ranks of each machine (or CPU
+//    socket), an all_reduce across among the ranks with the same place,
+//    an all_gather back inside;
+//  - all_gather (dimension 0): across first, then inside, then the blocks
+//    put in the group's order;
+//  - reduce_scatter (dimension 0): the blocks put in place-major order,
+//    then inside, then across.
+// comm-decompose applies it on request; comm-plan decides by simulating
+// the planned step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,46 +35,50 @@ struct HierarchicalSplit {
   int64_t domains = 0, perDomain = 0;
   /// Split by CPU inside one machine, not by machine.
   bool bySocket = false;
+  /// Position j * domains + i of a buffer gathered across and then inside
+  /// holds the block of place j of domain i: its position in the group
+  /// (the same for every group; all_gather and reduce_scatter).
+  SmallVector<int64_t> blockOrder;
 };
 
-/// The split of `op`: by machine where its groups span machines, by CPU
+/// The split of `op` (an all_reduce, or an all_gather or reduce_scatter
+/// along dimension 0): by machine where its groups span machines, by CPU
 /// where a group inside one machine reaches each CPU's GPUs across a link
 /// they share (GroupShape::socketCuts); std::nullopt with the reason in
-/// `why` where neither applies (one domain, one rank per domain, unequal
-/// domains).
-std::optional<HierarchicalSplit> getHierarchicalSplit(AllReduceOp op,
+/// `why` where neither applies (another kind, one domain, one rank per
+/// domain, unequal domains).
+std::optional<HierarchicalSplit> getHierarchicalSplit(Operation *op,
                                                       const Topology &topology,
                                                       const CostModel &model,
                                                       std::string &why);
 
-/// The model's time of `op` whole and of its three parts together, in us,
-/// on `backend`'s own algorithms; {-1, -1} where either cannot be timed.
+/// The model's time of `op` whole and of its parts together (the copies
+/// that reorder blocks left out), in us, on `backend`'s own algorithms;
+/// {-1, -1} where either cannot be timed.
 std::pair<double, double>
-predictHierarchicalSplit(AllReduceOp op, const HierarchicalSplit &split,
+predictHierarchicalSplit(Operation *op, const HierarchicalSplit &split,
                          const CostModel &model, Backend backend);
 
-/// Replaces `op` by its three parts (a buffer the domains do not divide is
-/// padded first, as comm-decompose's split-all-reduce does).
-void splitHierarchically(AllReduceOp op, const HierarchicalSplit &split);
+/// Replaces `op` by its parts (an all_reduce's buffer the domains do not
+/// divide is padded first, as comm-decompose's split-all-reduce does).
+void splitHierarchically(Operation *op, const HierarchicalSplit &split);
 
-/// Which all_reduces a module-wide split takes.
+/// Which collectives a module-wide split takes.
 enum class HierarchicalMode {
   never,
-  /// Those the model predicts faster in three parts than whole.
+  /// Those the model predicts faster in parts than whole.
   faster,
   /// Every one that splits.
   always,
 };
 
-/// Splits the all_reduces of `module` that `mode` takes; returns how many.
-/// `kept` counts the others; under `explain` every all_reduce gets a
-/// remark starting with `pass`.
-unsigned splitAllReducesHierarchically(ModuleOp module,
-                                       const Topology &topology,
-                                       const CostModel &model, Backend backend,
-                                       HierarchicalMode mode, bool explain,
-                                       StringRef pass,
-                                       unsigned *kept = nullptr);
+/// Splits the all_reduces, all_gathers and reduce_scatters of `module` that
+/// `mode` takes; returns how many. `kept` counts the others; under
+/// `explain` each gets a remark starting with `pass`.
+unsigned splitHierarchically(ModuleOp module, const Topology &topology,
+                             const CostModel &model, Backend backend,
+                             HierarchicalMode mode, bool explain,
+                             StringRef pass, unsigned *kept = nullptr);
 
 } // namespace comm
 } // namespace mlir
