@@ -82,6 +82,12 @@ private:
                                  llvm::cl::desc("auto, never, faster or "
                                                 "always (comm-plan's "
                                                 "hierarchical option)")};
+  Pass::Statistic numCandidates{this, "candidates",
+                                "Collectives a hierarchical split applies to"};
+  Pass::Statistic numSplit{this, "collectives-split",
+                           "Collectives split across a slow cut"};
+  Pass::Statistic numVariants{this, "variants-simulated",
+                              "Planned copies of the module simulated"};
 };
 } // namespace
 
@@ -138,8 +144,8 @@ void HierarchicalSearchPass::runOnOperation() {
     return signalPassFailure();
   CostModel model(**topology, *params);
   if (fixed) {
-    splitHierarchically(module, **topology, model, options.backend, *fixed,
-                        options.explain, "comm-plan");
+    numSplit += splitHierarchically(module, **topology, model, options.backend,
+                                    *fixed, options.explain, "comm-plan");
     return;
   }
 
@@ -152,6 +158,7 @@ void HierarchicalSearchPass::runOnOperation() {
         getHierarchicalSplit(op, **topology, model, why))
       ++candidates;
   });
+  numCandidates += candidates;
   if (candidates == 0)
     return;
 
@@ -164,8 +171,10 @@ void HierarchicalSearchPass::runOnOperation() {
     // pipeline plans it.
     ScopedDiagnosticHandler quiet(&getContext(),
                                   [](Diagnostic &) { return success(); });
-    for (auto [index, variant] : llvm::enumerate(variants))
+    for (auto [index, variant] : llvm::enumerate(variants)) {
       times[index] = simulateVariant(variant, **topology, model);
+      ++numVariants;
+    }
   }
   unsigned best = 0;
   for (unsigned index = 1; index < 3; ++index)
@@ -185,8 +194,9 @@ void HierarchicalSearchPass::runOnOperation() {
         names[best]);
   }
   if (best != 0)
-    splitHierarchically(module, **topology, model, options.backend,
-                        variants[best], options.explain, "comm-plan");
+    numSplit +=
+        splitHierarchically(module, **topology, model, options.backend,
+                            variants[best], options.explain, "comm-plan");
 }
 
 std::unique_ptr<Pass>
