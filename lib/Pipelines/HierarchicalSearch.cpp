@@ -149,8 +149,8 @@ void HierarchicalSearchPass::runOnOperation() {
     return;
   }
 
-  // Nothing to decide where nothing splits (a DGX: NVSwitch joins the
-  // sockets' GPUs).
+  // Nothing to decide where nothing splits (groups inside one DGX, whose
+  // sockets' GPUs NVSwitch joins).
   unsigned candidates = 0;
   module.walk([&](Operation *op) {
     std::string why;
