@@ -1,8 +1,10 @@
 //===- FuzzProgram.cpp - libFuzzer target for comm programs ----*- C++ -*-===//
 //
 // One input is one .mlir program: checked as comm-opt checks its input,
-// parsed, verified, planned for dgx-h100 (comm-plan), lowered for cpu-mpi
-// (comm-lower-to-emitc) and simulated; an input that holds StableHLO or
+// parsed, verified, simulated, planned for dgx-h100 and for two PCIe
+// machines (pcie-4gpux2, where comm-plan splits collectives by machine and
+// by CPU socket where the simulated step gains) and lowered for cpu-mpi
+// (comm-lower-to-emitc); an input that holds StableHLO or
 // shard ops goes through its importer first (convert-stablehlo-to-comm on
 // the unverified generic form, as comm-opt runs it; or sharding-propagation,
 // shard-partition and convert-shard-to-comm). Diagnostics are expected and
@@ -111,14 +113,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                         *fixture.model, comm::Backend::nccl,
                                         /*traceRanks=*/1);
 
-  // Plan, then lower what was planned.
-  PassManager pm(fixture.context.get());
-  comm::PlanningPipelineOptions planning;
-  planning.topology = "dgx-h100";
-  planning.backend = comm::Backend::mpi;
-  comm::buildPlanningPipeline(pm, planning);
-  comm::LoweringPipelineOptions lowering;
-  comm::buildLoweringPipeline(pm, lowering);
-  (void)pm.run(*module);
+  // Plan, then lower what was planned, for each machine.
+  for (StringRef topology : {"dgx-h100", "pcie-4gpux2"}) {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    PassManager pm(fixture.context.get());
+    comm::PlanningPipelineOptions planning;
+    planning.topology = topology.str();
+    planning.backend = comm::Backend::mpi;
+    comm::buildPlanningPipeline(pm, planning);
+    comm::LoweringPipelineOptions lowering;
+    comm::buildLoweringPipeline(pm, lowering);
+    (void)pm.run(*copy);
+  }
   return 0;
 }
