@@ -153,10 +153,12 @@ CostModel::getBoundTerms(const CollectiveRequest &request,
 
 std::pair<double, std::string>
 CostModel::getLowerBound(const CollectiveRequest &request,
-                         const GroupShape &shape) const {
+                         const GroupShape &shape,
+                         SmallVectorImpl<BoundTerm> *terms) const {
   double best = 0;
   std::string why = "latency of the longest path";
-  for (const BoundTerm &term : getBoundTerms(request, shape))
+  SmallVector<BoundTerm, 4> all = getBoundTerms(request, shape);
+  for (const BoundTerm &term : all)
     if (term.us > best) {
       best = term.us;
       why = term.why;
@@ -168,5 +170,7 @@ CostModel::getLowerBound(const CollectiveRequest &request,
     for (auto [src, dst] : request.pairs)
       latency = std::max(latency, topology.getGPUPath(src, dst).latencyUs);
   }
+  if (terms)
+    terms->assign(all.begin(), all.end());
   return {best + latency, why};
 }

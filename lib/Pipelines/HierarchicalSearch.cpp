@@ -154,7 +154,7 @@ void HierarchicalSearchPass::runOnOperation() {
   unsigned candidates = 0;
   module.walk([&](Operation *op) {
     std::string why;
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op) &&
+    if (isHierarchicalKind(op) &&
         getHierarchicalSplit(op, **topology, model, why))
       ++candidates;
   });

@@ -1040,8 +1040,7 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
           shape = model.getGroupShape(entry.group);
         }
         std::tie(cached->second.us, cached->second.why) =
-            model.getLowerBound(request, shape);
-        cached->second.terms = model.getBoundTerms(request, shape);
+            model.getLowerBound(request, shape, &cached->second.terms);
       }
       double us = cached->second.us;
       const std::string &what = cached->second.why;

@@ -343,9 +343,11 @@ public:
   double getPathBandwidth(const Path &path) const;
 
   /// The physical lower bound of `request` (time in us) and what sets it:
-  /// its largest cut term plus the latency of its longest path.
-  std::pair<double, std::string> getLowerBound(const CollectiveRequest &request,
-                                               const GroupShape &shape) const;
+  /// its largest cut term plus the latency of its longest path. `terms`,
+  /// when given, receives every cut term (getBoundTerms).
+  std::pair<double, std::string>
+  getLowerBound(const CollectiveRequest &request, const GroupShape &shape,
+                SmallVectorImpl<BoundTerm> *terms = nullptr) const;
   /// Every cut term of that bound (no latency), in no particular order.
   SmallVector<BoundTerm, 4> getBoundTerms(const CollectiveRequest &request,
                                           const GroupShape &shape) const;

@@ -470,10 +470,7 @@ void DecomposePass::split(AllReduceOp op) {
   op.erase();
 }
 
-/// The collectives a hierarchical split applies to: all_reduce, and
-/// all_gather and reduce_scatter along dimension 0 (whose blocks are
-/// contiguous).
-static bool isHierarchicalKind(Operation *op) {
+bool mlir::comm::isHierarchicalKind(Operation *op) {
   if (auto gather = dyn_cast<AllGatherOp>(op))
     return gather.getDim() == 0;
   if (auto scatter = dyn_cast<ReduceScatterOp>(op))
@@ -508,18 +505,18 @@ mlir::comm::getHierarchicalSplit(Operation *op, const Topology &topology,
     // A group inside one machine whose paths into each CPU's GPUs share a
     // link (a PCIe machine's socket link) is split by CPU instead.
     if (byMachine.size() == 1) {
+      // The shape's socket cuts list each CPU's ranks; they cover the
+      // group when every CPU's GPUs are reached across a shared link.
       GroupShape shape = model.getGroupShape(group);
-      // Every rank has a CPU when the shape has socket cuts.
-      std::map<DeviceId, SmallVector<int64_t>> bySide;
-      if (!shape.socketCuts.empty())
-        for (int64_t rank : group)
-          bySide[*topology.getHostCPU(topology.getGPU(rank))].push_back(rank);
-      if (bySide.size() > 1 && shape.socketCuts.size() == bySide.size()) {
+      size_t covered = 0;
+      for (const GroupShape::SocketCut &side : shape.socketCuts)
+        covered += side.ranks.size();
+      if (!shape.socketCuts.empty() && covered == group.size()) {
         if (g > 0 && !bySocket)
           return fail("has groups split by machine and by CPU");
         byMachine.clear();
-        for (auto &[cpu, ranks] : bySide)
-          byMachine[cpu] = ranks;
+        for (const GroupShape::SocketCut &side : shape.socketCuts)
+          byMachine[side.cpu].assign(side.ranks.begin(), side.ranks.end());
         bySocket = true;
       } else if (bySocket) {
         return fail("has groups split by machine and by CPU");
@@ -592,7 +589,7 @@ mlir::comm::predictHierarchicalSplit(Operation *op,
   // Sizes as nccl-tests counts them (CollectiveRequest::bytes): the
   // all_reduce's buffer padded to whole shards; the gathered result; the
   // scattered input.
-  uint64_t p = split.perDomain, d = split.domains;
+  uint64_t p = split.perDomain;
   SmallVector<double, 3> parts;
   if (isa<AllReduceOp>(op)) {
     uint64_t unit = whole->elementBytes * p;
@@ -608,7 +605,6 @@ mlir::comm::predictHierarchicalSplit(Operation *op,
         part(CollectiveKind::ReduceScatter, split.inside, whole->bytes),
         part(CollectiveKind::ReduceScatter, split.across, whole->bytes / p)};
   }
-  (void)d;
   double wholeUs = predict(*whole), sum = 0;
   for (double us : parts) {
     if (us < 0)

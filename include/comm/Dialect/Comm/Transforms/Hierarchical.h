@@ -41,6 +41,11 @@ struct HierarchicalSplit {
   SmallVector<int64_t> blockOrder;
 };
 
+/// Whether a hierarchical split applies to `op`'s kind: all_reduce, and
+/// all_gather and reduce_scatter along dimension 0 (whose blocks are
+/// contiguous).
+bool isHierarchicalKind(Operation *op);
+
 /// The split of `op` (an all_reduce, or an all_gather or reduce_scatter
 /// along dimension 0): by machine where its groups span machines, by CPU
 /// where a group inside one machine reaches each CPU's GPUs across a link
