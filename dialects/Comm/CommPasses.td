@@ -293,8 +293,12 @@ def CommSelectAlgorithm : Pass<"comm-select-algorithm", "::mlir::ModuleOp"> {
     model). A barrier takes no algorithm; an op the backend cannot run at
     all (a collective on verbs) is left for the lowering to reject.
 
-    Channels and chunk sizes are written only when forced: the cost model
-    does not predict their effect yet.
+    Channels are written only when forced. A chunk size is written when
+    forced, and for a `hierarchical` schedule the model chose: it runs its
+    chunks as a pipeline and the model picks how many (a hierarchical plan
+    written without `chunk_bytes` runs, and is predicted as, one chunk).
+    For the other schedules the model does not predict the chunk's effect
+    yet.
 
     With `explain`, each op gets a remark with the prediction: the chosen
     algorithm and protocol, the predicted time, the lower bound, what

@@ -38,6 +38,12 @@ static void applyPlan(CollectiveRequest &request, PlanAttr plan) {
   request.algorithm = plan.getAlgorithm();
   request.protocol = plan.getProtocol();
   request.route = plan.getRoute();
+  // A plan that names an algorithm without a chunk size runs one chunk per
+  // channel; otherwise the model may pick the chunk.
+  if (std::optional<int64_t> chunk = plan.getChunkBytes())
+    request.chunkBytes = static_cast<uint64_t>(*chunk);
+  else if (request.algorithm)
+    request.chunkBytes = 0;
   // A narrower wire precision moves proportionally fewer bytes.
   if (auto precision = dyn_cast_or_null<FloatType>(plan.getPrecision())) {
     unsigned wire = std::max(1u, precision.getWidth() / 8);

@@ -372,22 +372,64 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
       phases.push_back(std::move(inside));
       break;
     }
+    // Two levels, as the cost model times them: machines, or the CPU
+    // sockets of a group inside one machine.
     bool reduce = request.kind == CollectiveKind::AllReduce;
-    double intraBytes = (g - 1) / g * S;
-    double interBytes = (reduce ? 2 : 1) * (N - 1) / N * S / g;
-    double intraSteps = stepLatency(P, intra, protocol) * (g - 1);
+    bool bySocket = N <= 1;
+    if (bySocket && !shape.socketLevels)
+      return unsupported("the group is inside one machine and its GPUs are "
+                         "not spread evenly over several CPUs");
+    double D = bySocket ? shape.socketLevels->sockets : N;
+    double l = bySocket ? shape.socketLevels->perSocket : g;
+    LinkClass insideClass = bySocket ? shape.socketLevels->insideClass : intra;
+    LinkClass acrossClass =
+        bySocket ? shape.socketLevels->acrossClass : LinkClass::Network;
+    StringRef unit = bySocket ? "socket" : "node";
+    double intraBytes = (l - 1) / l * S;
+    double interBytes = (reduce ? 2 : 1) * (D - 1) / D * S / l;
     PhaseSpec first{
-        reduce ? "reduce_scatter (node)" : "intra-node",
-        P.baseLatencyUs[static_cast<unsigned>(Algorithm::hierarchical)]
-                       [static_cast<unsigned>(protocol)] +
-            intraSteps,
-        {}};
-    PhaseSpec across{"across nodes",
-                     stepLatency(P, LinkClass::Network, protocol) *
-                         (reduce ? 2 : 1) * (N - 1),
+        (reduce ? "reduce_scatter (" : "inside (") + unit.str() + ")", 0, {}};
+    PhaseSpec across{("across " + unit + "s").str(),
+                     stepLatency(P, acrossClass, protocol) * (reduce ? 2 : 1) *
+                         (D - 1),
                      {}};
-    PhaseSpec last{"all_gather (node)", intraSteps, {}};
+    PhaseSpec last{("all_gather (" + unit + ")").str(),
+                   reduce ? stepLatency(P, insideClass, protocol) * (l - 1) : 0,
+                   {}};
+    first.latencyUs =
+        std::max(0.0, prediction.latencyUs - across.latencyUs - last.latencyUs);
+    // Inside one machine each ring runs at the rate the model gives the
+    // level's rings (its share of the links they share, at the links'
+    // efficiency), so that the collective alone takes the predicted time;
+    // other traffic still shares the links.
+    auto capped = [&](std::vector<FlowSpec> &flows, size_t from, double gbps) {
+      for (size_t i = from; i < flows.size(); ++i)
+        flows[i].fixedCapGBps = gbps * factor;
+    };
     perGroup([&](ArrayRef<int64_t> group) {
+      if (bySocket) {
+        const GroupShape::SocketLevels &levels = *shape.socketLevels;
+        SmallVector<SmallVector<int64_t, 8>, 2> sockets =
+            getRanksBySocket(topology, group);
+        size_t firstFrom = first.flows.size(), lastFrom = last.flows.size(),
+               acrossFrom = across.flows.size();
+        for (const auto &ranks : sockets) {
+          addRing(topology, ranks, intraBytes, factor, first.flows);
+          if (reduce)
+            addRing(topology, ranks, intraBytes, factor, last.flows);
+        }
+        for (size_t local = 0; local < sockets.front().size(); ++local) {
+          SmallVector<int64_t, 8> ring;
+          for (const auto &ranks : sockets)
+            if (local < ranks.size())
+              ring.push_back(ranks[local]);
+          addRing(topology, ring, interBytes, factor, across.flows);
+        }
+        capped(first.flows, firstFrom, levels.insideGBps);
+        capped(last.flows, lastFrom, levels.insideGBps);
+        capped(across.flows, acrossFrom, levels.acrossGBps);
+        return;
+      }
       GroupLayout layout = layoutOf(topology, group);
       for (auto &[node, ranks] : layout.byNode) {
         addRing(topology, ranks, intraBytes, factor, first.flows);
@@ -396,6 +438,19 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
       }
       addRailRings(topology, group, interBytes, factor, across.flows);
     });
+    if (prediction.pipelineChunks > 1) {
+      // The chunks in flight at once: every level's flows share the links
+      // together, after the fill and the steps.
+      PhaseSpec pipelined{
+          llvm::formatv("pipelined ({0} chunks)", prediction.pipelineChunks)
+              .str(),
+          prediction.latencyUs + prediction.pipelineFillUs,
+          {}};
+      for (PhaseSpec *level : {&first, &across, &last})
+        llvm::append_range(pipelined.flows, level->flows);
+      phases.push_back(std::move(pipelined));
+      break;
+    }
     if (request.kind == CollectiveKind::AllGather)
       std::swap(first, across);
     phases.push_back(std::move(first));

@@ -26,6 +26,9 @@ namespace cuda {
 commrt_status deviceCount(int &count);
 /// cudaSetDevice.
 commrt_status setDevice(int device);
+/// The NUMA node of the CPU closest to \p device (cudaDevAttrHostNumaId),
+/// or -1 where the system reports none.
+int hostNumaNode(int device);
 
 commrt_status deviceMalloc(void **ptr, size_t bytes);
 commrt_status deviceFree(void *ptr);

@@ -85,6 +85,16 @@ commrt_status cuda::setDevice(int device) {
   return check("cudaSetDevice", cudaSetDevice(device));
 }
 
+int cuda::hostNumaNode(int device) {
+  int node = -1;
+  if (cudaDeviceGetAttribute(&node, cudaDevAttrHostNumaId, device) !=
+      cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return node;
+}
+
 commrt_status cuda::deviceMalloc(void **ptr, size_t bytes) {
   return check("cudaMalloc", cudaMalloc(ptr, bytes));
 }

@@ -168,6 +168,32 @@ commrt_status findNode(commrt_context *ctx) {
                       "commrt_init (finding the node)");
 }
 
+/// Sets ctx->socketId, the CPU socket (NUMA node) this rank's data lives
+/// next to, which a hierarchical schedule whose group is inside one node
+/// splits by: rank / COMMRT_SOCKET_SIZE when that is set (to try the split
+/// on one socket), else the NUMA node closest to the rank's GPU, else the
+/// NUMA node of the CPU the process runs on (where the MPI launcher bound
+/// it); 0 where none is known.
+commrt_status findSocket(commrt_context *ctx) {
+  int64_t socketSize = 0;
+  if (commrt_status s = envInt("COMMRT_SOCKET_SIZE", 1, socketSize))
+    return s;
+  if (socketSize > 0) {
+    ctx->socketId = static_cast<int>(ctx->rank / socketSize);
+    return COMMRT_SUCCESS;
+  }
+  int node = -1;
+#if COMMRT_HAVE_CUDA
+  if (ctx->cudaDevice >= 0)
+    node = cuda::hostNumaNode(ctx->cudaDevice);
+#endif
+  unsigned cpu = 0, numa = 0;
+  if (node < 0 && getcpu(&cpu, &numa) == 0)
+    node = static_cast<int>(numa);
+  ctx->socketId = node < 0 ? 0 : node;
+  return COMMRT_SUCCESS;
+}
+
 /// Frees \p comm unless an operation on it may still be pending.
 void freeComm(commrt_context *ctx, MPI_Comm &comm) {
   if (comm != MPI_COMM_NULL && !ctx->pendingMpi)
@@ -359,6 +385,10 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
   }
 
   probeCuda(ctx.get());
+  if (commrt_status s = findSocket(ctx.get())) {
+    teardown(ctx.get());
+    return s;
+  }
 
   commrt_backend kind = opts.backend;
   if (kind == COMMRT_BACKEND_AUTO) {

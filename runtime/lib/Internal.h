@@ -259,8 +259,9 @@ struct commrt_comm {
   /// Planned collectives started on this communicator (tags their
   /// transfers apart).
   uint32_t schedules = 0;
-  /// Node id of each position, gathered by the first hierarchical schedule.
-  std::vector<int> nodeOfPosition;
+  /// Node and socket ids of each position (2 per position), gathered by
+  /// the first hierarchical schedule.
+  std::vector<int> placeOfPosition;
   /// Operations checked by COMMRT_DEBUG=desync on this communicator.
   uint64_t debugSequence = 0;
   /// Operations posted on this communicator (see commrt_request::sequence).
@@ -352,6 +353,9 @@ struct commrt_context {
   /// Identifies this rank's node: the lowest world rank on it, or
   /// rank / COMMRT_NODE_SIZE when that is set.
   int nodeId = 0;
+  /// Identifies this rank's CPU socket within its node (its NUMA node), or
+  /// rank / COMMRT_SOCKET_SIZE when that is set.
+  int socketId = 0;
   /// More ranks on this node than cores this process may run on.
   bool oversubscribed = false;
   MPI_Comm world = MPI_COMM_NULL;    ///< Bootstrap and comm_create.

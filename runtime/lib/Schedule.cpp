@@ -23,8 +23,14 @@
 //    reuse a slot run one after the other on every rank, and MPI keeps the
 //    order of messages with equal tags);
 //  - on a stream-ordered backend (nccl) the steps of all chunks are
-//    enqueued at once, step by step, each step's transfers in one group,
-//    its local work after them on the same stream.
+//    enqueued at once as groups of transfers, each group's local work
+//    after it on the same stream; the chunks of a channel enter one group
+//    apart (chunk j's step s is in group s + j), a pipeline.
+//
+// A hierarchical schedule has two levels: inside each machine and across
+// machines, or, for a group inside one machine, inside each CPU socket and
+// across the sockets (a PCIe server's GPUs hang off two CPUs, and the link
+// between the CPUs is the slowest on the way).
 //
 // Each segment of a reduction is reduced by exactly one rank and then
 // copied to the others, so every rank ends with the same bits.
@@ -517,6 +523,8 @@ struct Plan {
   bool sendIsWork;    ///< No copy of the input is needed.
   int64_t blockElems; ///< reduce_scatter/all_gather: elements per block.
   /// hierarchical: members of each node, and this rank's node and index.
+  /// A `node` of the two levels is a machine, or, for a group inside one
+  /// machine, a CPU socket (startNodes).
   std::vector<std::vector<int>> nodes;
   int node = 0, local = 0;
 };
@@ -937,37 +945,58 @@ commrt_status ScheduleRequest::runLocal(const Local &l, char *temp) {
   return COMMRT_SUCCESS;
 }
 
-/// Fills p.nodes from the node of every position (gathered once per
-/// communicator); leaves it empty when the nodes do not hold equal numbers
-/// of members, or when there is one node or one member per node.
+/// Members of each distinct id of \p ids (positions in group order), ids
+/// in order of first appearance.
+std::vector<std::vector<int>> membersById(const std::vector<int> &ids) {
+  std::vector<int> seen;
+  std::vector<std::vector<int>> members;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    auto it = std::find(seen.begin(), seen.end(), ids[i]);
+    if (it == seen.end()) {
+      seen.push_back(ids[i]);
+      members.emplace_back();
+      it = seen.end() - 1;
+    }
+    members[static_cast<size_t>(it - seen.begin())].push_back(
+        static_cast<int>(i));
+  }
+  return members;
+}
+
+/// Fills p.nodes with the two levels' upper members: the machines of the
+/// group's positions, or, for a group inside one machine, their CPU
+/// sockets (gathered once per communicator). Leaves it empty when those
+/// hold unequal numbers of members, or when there is one of them or one
+/// member in each.
 commrt_status ScheduleRequest::startNodes() {
   commrt_comm *comm = args.comm;
-  bool first = comm->nodeOfPosition.empty();
+  bool first = comm->placeOfPosition.empty();
   if (first) {
-    std::vector<int> nodes(comm->ranks.size());
+    std::vector<int> places(2 * comm->ranks.size());
+    int mine[2] = {ctx->nodeId, ctx->socketId};
     MPI_Request req = MPI_REQUEST_NULL;
-    int err = MPI_Iallgather(&ctx->nodeId, 1, MPI_INT, nodes.data(), 1, MPI_INT,
+    int err = MPI_Iallgather(mine, 2, MPI_INT, places.data(), 2, MPI_INT,
                              comm->mpi, &req);
     if (err != MPI_SUCCESS)
       return setError(COMMRT_ERROR_BACKEND,
                       "commrt: " + mpiErrorString("MPI_Iallgather", err));
     if (commrt_status s =
-            waitMpi(ctx, &req, 1, "gathering the nodes of group " + comm->name))
+            waitMpi(ctx, &req, 1,
+                    "gathering the nodes and sockets of group " + comm->name))
       return s;
-    comm->nodeOfPosition = std::move(nodes);
+    comm->placeOfPosition = std::move(places);
   }
-  std::vector<int> ids;
-  std::vector<std::vector<int>> members;
-  for (size_t i = 0; i < comm->nodeOfPosition.size(); ++i) {
-    int id = comm->nodeOfPosition[i];
-    auto it = std::find(ids.begin(), ids.end(), id);
-    if (it == ids.end()) {
-      ids.push_back(id);
-      members.emplace_back();
-      it = ids.end() - 1;
-    }
-    members[static_cast<size_t>(it - ids.begin())].push_back(
-        static_cast<int>(i));
+  size_t n = comm->placeOfPosition.size() / 2;
+  std::vector<int> nodeIds(n), socketIds(n);
+  for (size_t i = 0; i < n; ++i) {
+    nodeIds[i] = comm->placeOfPosition[2 * i];
+    socketIds[i] = comm->placeOfPosition[2 * i + 1];
+  }
+  std::vector<std::vector<int>> members = membersById(nodeIds);
+  const char *level = "node";
+  if (members.size() == 1) {
+    members = membersById(socketIds);
+    level = "socket";
   }
   bool even = true;
   for (const std::vector<int> &m : members)
@@ -975,13 +1004,17 @@ commrt_status ScheduleRequest::startNodes() {
   if (!even || members.size() == 1 || members.front().size() == 1) {
     if (first)
       trace(ctx, 1,
-            "hierarchical %s on group %s: %zu node(s), %s; running "
+            "hierarchical %s on group %s: %zu %s(s), %s; running "
             "one level",
-            opName(args.kind), comm->name.c_str(), members.size(),
+            opName(args.kind), comm->name.c_str(), members.size(), level,
             even ? "nothing to split in two levels"
-                 : "nodes hold unequal numbers of members");
+                 : "they hold unequal numbers of members");
     return COMMRT_SUCCESS;
   }
+  if (first)
+    trace(ctx, 1, "hierarchical %s on group %s: %zu %ss of %zu",
+          opName(args.kind), comm->name.c_str(), members.size(), level,
+          members.front().size());
   for (size_t x = 0; x < members.size(); ++x)
     for (size_t y = 0; y < members[x].size(); ++y)
       if (members[x][y] == comm->position) {
@@ -1093,33 +1126,47 @@ commrt_status ScheduleRequest::start(const commrt_plan &plan) {
 commrt_status ScheduleRequest::enqueueAll() {
   std::vector<std::unique_ptr<Chunk>> chunks;
   std::vector<int64_t> tempOffsets;
+  std::vector<size_t> delay; ///< the chunk's index in its lane
   int64_t tempBytes = 0;
   for (Lane &lane : lanes)
-    while (lane.next < lane.end) {
+    for (size_t j = 0; lane.next < lane.end; ++j) {
       int64_t tempElems = 0;
       chunks.push_back(nextChunk(lane, tempElems));
+      delay.push_back(j);
       tempOffsets.push_back(tempBytes);
       tempBytes += (tempElems * static_cast<int64_t>(elt) + 255) / 256 * 256;
     }
   if (tempBytes)
     if (commrt_status s = takeDeviceTemp(static_cast<size_t>(tempBytes)))
       return s;
-  size_t steps = 0;
+  // Step s of a lane's chunk j goes into group s + j: the chunks of a lane
+  // enter the program one group apart (a pipeline), so that while one
+  // chunk crosses the slow level of a two-level schedule the next runs the
+  // fast one on other links. The lanes (channels) start together. Every
+  // rank builds the same chunks and steps, so every group holds the same
+  // transfers on both sides of each pair.
+  size_t groups = 0;
   for (size_t i = 0; i < chunks.size(); ++i) {
     chunks[i]->temp = static_cast<char *>(deviceTemp) + tempOffsets[i];
-    steps = std::max(steps, chunks[i]->steps.size());
+    groups = std::max(groups, delay[i] + chunks[i]->steps.size());
   }
   Backend &backend = *ctx->backend;
-  for (size_t s = 0; s < steps; ++s) {
+  auto stepOf = [&](size_t i, size_t group) -> const Step * {
+    if (group < delay[i] || group - delay[i] >= chunks[i]->steps.size())
+      return nullptr;
+    return &chunks[i]->steps[group - delay[i]];
+  };
+  for (size_t d = 0; d < groups; ++d) {
     std::vector<commrt_request *> started;
     ++ctx->groupDepth;
     commrt_status status = backend.groupStart();
-    for (auto &chunk : chunks) {
-      if (status || s >= chunk->steps.size())
+    for (size_t i = 0; i < chunks.size() && !status; ++i) {
+      const Step *step = stepOf(i, d);
+      if (!step)
         continue;
-      for (const Xfer &x : chunk->steps[s].xfers) {
+      for (const Xfer &x : step->xfers) {
         std::unique_ptr<commrt_request> req;
-        if ((status = post(x, chunk->temp, 0, req)))
+        if ((status = post(x, chunks[i]->temp, 0, req)))
           break;
         started.push_back(req.get());
         enqueued.push_back(std::move(req));
@@ -1130,10 +1177,10 @@ commrt_status ScheduleRequest::enqueueAll() {
     --ctx->groupDepth;
     if (status)
       return status;
-    for (auto &chunk : chunks)
-      if (s < chunk->steps.size())
-        for (const Local &l : chunk->steps[s].locals)
-          if (commrt_status st = runLocal(l, chunk->temp))
+    for (size_t i = 0; i < chunks.size(); ++i)
+      if (const Step *step = stepOf(i, d))
+        for (const Local &l : step->locals)
+          if (commrt_status st = runLocal(l, chunks[i]->temp))
             return st;
   }
   // Every use of the scratch is queued: free pooled scratch behind them

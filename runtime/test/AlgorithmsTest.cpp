@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Runs with any number of ranks (the suite uses 3, 4 and 5, and 4 with
-// COMMRT_NODE_SIZE=2 so that hierarchical schedules have two levels). For
+// COMMRT_NODE_SIZE=2 or COMMRT_SOCKET_SIZE=2 so that hierarchical schedules
+// have two levels, by machine or by CPU socket). For
 // several groups, dtypes, reductions, sizes and plans (algorithm, channels,
 // chunk size), every planned collective of commrt_collective_planned must
 // produce bit for bit what the backend's own collective produces on the

@@ -4,33 +4,44 @@
 // step: none split, those the cost model predicts faster split, every one
 // split.
 //
-// On pcie-4gpu a backward's three 32 MiB gradients split by CPU: the step
-// falls from 21.2 ms to 18.4 ms, and each gradient's three parts travel in
-// one comm.start. A tensor-parallel layer's all_reduces, split, would be
-// predicted faster one by one (5.7 against 6.0 ms each), but their parts
-// delay the cut computes behind them: the step grows from 18.1 to 19.3 ms,
-// so nothing is split. On dgx-h100 NVSwitch joins the sockets' GPUs:
-// nothing to decide, no remark.
+// On pcie-4gpu the collective itself splits by CPU socket: comm-select-
+// algorithm picks the runtime's hierarchical schedule, pipelined in chunks
+// (a 32 MiB gradient: 4.19 ms against 5.99 ms for the ring). A backward's
+// three 32 MiB gradients so planned take 16.08 ms; split in the IR instead
+// (reduce_scatter inside each CPU, all_reduce across, all_gather inside,
+// one after the other) 18.43 ms: nothing is split. A tensor-parallel
+// layer's all_reduces: 13.07 ms whole, 19.26 ms split. With
+// hierarchical=always the split is made, each gradient's three parts in
+// one comm.start. On dgx-h100 NVSwitch joins the sockets' GPUs: nothing to
+// decide, no remark.
 
 // RUN: comm-opt %s -split-input-file --comm-plan="topology=pcie-4gpu explain" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: comm-opt %s -split-input-file --comm-plan="topology=pcie-4gpu" | FileCheck %s --check-prefix=PCIE
+// RUN: comm-opt %s -split-input-file --comm-plan="topology=pcie-4gpu hierarchical=always" | FileCheck %s --check-prefix=ALWAYS
 // RUN: comm-opt %s -split-input-file --comm-plan="topology=pcie-4gpu hierarchical=never" | FileCheck %s --check-prefix=NEVER
 // RUN: comm-opt %s -split-input-file --comm-plan="topology=pcie-4gpu hierarchical=always strategy=ddp" | FileCheck %s --check-prefix=DDP
 // RUN: comm-opt %s -split-input-file --comm-plan="topology=dgx-h100 explain" 2>&1 >/dev/null | FileCheck %s --check-prefix=DGXREMARK --allow-empty
 // RUN: comm-opt %s -split-input-file --comm-plan="topology=dgx-h100" | FileCheck %s --check-prefix=DGX
 
-// REMARK: remark: comm-plan: 3 collective(s) split across a slow cut; simulated step with none split 21211.38 us, with those predicted faster 18426.03 us, with every one 18426.03 us: splitting those predicted faster
-// REMARK-COUNT-3: remark: comm-plan: split by CPU (2 CPUs of 2 ranks): 5708.82 us predicted against 5986.78 us whole
-// REMARK: remark: comm-plan: 2 collective(s) split across a slow cut; simulated step with none split 18129.52 us, with those predicted faster 19261.09 us, with every one 19261.09 us: splitting none
+// REMARK: remark: comm-plan: 3 collective(s) split across a slow cut; simulated step with none split 16076.71 us, with those predicted faster 18426.03 us, with every one 18426.03 us: splitting none
+// REMARK: remark: comm-select-algorithm: hierarchical/simple 4189.54 us on the nccl backend (bound 3356.74 us, 80% of it); limited by cpu0 - cpu1 (cpu_interconnect, 10.0 GB/s) shared by 2 ring hops of the op's 2 groups; next best ring/simple 5986.78 us
+// REMARK: remark: comm-plan: 2 collective(s) split across a slow cut; simulated step with none split 13070.16 us, with those predicted faster 19261.09 us, with every one 19261.09 us: splitting none
 // REMARK-NOT: split by CPU
 // PCIE-LABEL: func.func @backward
 // PCIE: comm.compute "layer2.backward"
 // PCIE-NEXT: comm.start {
-// PCIE-NEXT: comm.reduce_scatter avg %{{.*}} over {{\[\[}}0, 1], [2, 3]] dim 0
-// PCIE-NEXT: comm.all_reduce avg %{{.*}} over {{\[\[}}0, 2], [1, 3]]
-// PCIE-NEXT: comm.all_gather %{{.*}} over {{\[\[}}0, 1], [2, 3]] dim 0
-// PCIE-NEXT: comm.yield
+// PCIE-NEXT: comm.all_reduce avg %{{.*}} over {{\[\[}}0, 1, 2, 3]] plan <algorithm = hierarchical, protocol = simple, chunk_bytes = 1973792>
+// PCIE-NOT: comm.reduce_scatter
 // PCIE: comm.compute "layer1.backward"
+
+// ALWAYS-LABEL: func.func @backward
+// ALWAYS: comm.compute "layer2.backward"
+// ALWAYS-NEXT: comm.start {
+// ALWAYS-NEXT: comm.reduce_scatter avg %{{.*}} over {{\[\[}}0, 1], [2, 3]] dim 0
+// ALWAYS-NEXT: comm.all_reduce avg %{{.*}} over {{\[\[}}0, 2], [1, 3]]
+// ALWAYS-NEXT: comm.all_gather %{{.*}} over {{\[\[}}0, 1], [2, 3]] dim 0
+// ALWAYS-NEXT: comm.yield
+// ALWAYS: comm.compute "layer1.backward"
 
 // NEVER-LABEL: func.func @backward
 // NEVER-NOT: comm.reduce_scatter

@@ -154,6 +154,11 @@ struct CollectiveRequest {
   /// comm knows.
   std::optional<Backend> backend;
   bool native = false;
+  /// The plan's chunk_bytes: a hierarchical schedule runs its chunks as a
+  /// pipeline. Unset with `algorithm` fixed: one chunk (the runtime's
+  /// default); unset and searched: the model picks the chunk
+  /// (Prediction::chunkBytes).
+  std::optional<uint64_t> chunkBytes;
 };
 
 /// A named part of a predicted time.
@@ -184,6 +189,13 @@ struct Prediction {
   double busBandwidthGBps = 0;
   /// What limits the bandwidth part.
   std::string bottleneck;
+  /// A pipelined schedule (hierarchical): the chunks it runs, the chunk
+  /// size (0 where the request fixed none and one chunk runs), and the
+  /// part of bandwidthUs spent filling and draining the pipeline (the
+  /// simulator runs the levels' flows at once and adds this).
+  unsigned pipelineChunks = 1;
+  uint64_t chunkBytes = 0;
+  double pipelineFillUs = 0;
   SmallVector<CostTerm, 6> terms;
   /// The physical lower bound and the ratio bound / time.
   double boundUs = 0;
@@ -205,6 +217,13 @@ std::string describeAlgorithm(const Prediction &prediction);
 /// for a host_staged route the CPU whose pinned memory stages it.
 DeviceId getTransferEndpoint(const Topology &topology, int64_t rank,
                              std::optional<Route> route);
+
+/// The ranks of `group` by the CPU their GPU hangs off, as a hierarchical
+/// schedule inside one machine splits them (runtime/lib/Schedule.cpp): the
+/// CPUs in the order of their first rank in the group, each with its ranks
+/// in group order. Empty when a GPU has no CPU in the topology.
+SmallVector<SmallVector<int64_t, 8>, 2>
+getRanksBySocket(const Topology &topology, ArrayRef<int64_t> group);
 
 /// Rate of a copy between two buffers of one CPU's memory (a memcpy),
 /// GB/s: copies between host memories and host-staged transfers between
@@ -301,6 +320,20 @@ struct GroupShape {
     std::string link; ///< the link, described
   };
   SmallVector<SocketCut, 2> socketCuts;
+  /// The two levels of a hierarchical schedule for a group inside one
+  /// machine whose GPUs hang off several CPUs, equally many on each
+  /// (runtime/lib/Schedule.cpp splits such a group by CPU socket): the
+  /// rings inside each socket and the rings across the sockets (one per
+  /// index within a socket), each set running at once. Unset otherwise.
+  struct SocketLevels {
+    unsigned sockets = 0, perSocket = 0;
+    /// Per-GPU bandwidth of the rings, each set's shared links divided
+    /// among its rings, and what limits it.
+    double insideGBps = 0, acrossGBps = 0;
+    LinkClass insideClass = LinkClass::PCIe, acrossClass = LinkClass::PCIe;
+    std::string insideBottleneck, acrossBottleneck;
+  };
+  std::optional<SocketLevels> socketLevels;
 };
 
 /// One cut of a collective's lower bound: the time the bytes that must
@@ -369,6 +402,9 @@ public:
   llvm::Error validate(const CollectiveRequest &request) const;
 
 private:
+  /// GroupShape::socketLevels of a group inside one machine.
+  std::optional<GroupShape::SocketLevels>
+  getSocketLevels(ArrayRef<int64_t> ranks) const;
   /// Per-GPU bandwidth of a direct exchange among the group, and what
   /// limits it.
   std::pair<double, std::string>

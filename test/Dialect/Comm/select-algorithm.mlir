@@ -115,3 +115,28 @@ func.func @cluster(%x: tensor<268435456xf32>) -> tensor<268435456xf32> {
   return %0 : tensor<268435456xf32>
 }
 }
+
+// -----
+
+module attributes {comm.topology = "pcie-4gpu"} {
+/// On a PCIe machine whose GPUs hang off two CPUs, large collectives over
+/// all four take the hierarchical schedule split by CPU socket, with the
+/// chunk size its pipeline was timed with (a 17th of the 32 MiB buffer, a
+/// 24th of each 32 MiB block of the reduce_scatter); a small one is
+/// latency-bound and runs as one chunk. A hierarchical plan written without a chunk size
+/// runs, and is planned as, one chunk; a chunk size written is kept.
+// CHECK-LABEL: func.func @sockets
+// CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = hierarchical, protocol = simple, chunk_bytes = 1973792> : tensor<8388608xf32>
+// CHECK: comm.reduce_scatter sum %{{.*}} plan <algorithm = hierarchical, protocol = simple, chunk_bytes = 1398104> : tensor<33554432xf32>
+// CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = {{[a-z_]+}}, protocol = {{[a-z0-9]+}}> : tensor<256xf32>
+// CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = hierarchical, protocol = simple> : tensor<8388608xf32>
+// CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = hierarchical, protocol = simple, chunk_bytes = 1048576> : tensor<8388608xf32>
+func.func @sockets(%x: tensor<8388608xf32>, %y: tensor<33554432xf32>, %z: tensor<256xf32>) -> (tensor<8388608xf32>, tensor<8388608xf32>, tensor<256xf32>, tensor<8388608xf32>, tensor<8388608xf32>) {
+  %0 = comm.all_reduce sum %x over [[0, 1, 2, 3]] : tensor<8388608xf32>
+  %1 = comm.reduce_scatter sum %y over [[0, 1, 2, 3]] dim 0 : tensor<33554432xf32> -> tensor<8388608xf32>
+  %2 = comm.all_reduce sum %z over [[0, 1, 2, 3]] : tensor<256xf32>
+  %3 = comm.all_reduce sum %x over [[0, 1, 2, 3]] plan <algorithm = hierarchical> : tensor<8388608xf32>
+  %4 = comm.all_reduce sum %x over [[0, 1, 2, 3]] plan <algorithm = hierarchical, chunk_bytes = 1048576> : tensor<8388608xf32>
+  return %0, %1, %2, %3, %4 : tensor<8388608xf32>, tensor<8388608xf32>, tensor<256xf32>, tensor<8388608xf32>, tensor<8388608xf32>
+}
+}

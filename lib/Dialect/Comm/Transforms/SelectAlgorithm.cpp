@@ -102,6 +102,10 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
 
   request->backend = backend;
   request->native = false;
+  // The chunk-bytes option, where the plan wrote none, is what the
+  // schedule will run with.
+  if (!(old && old.getChunkBytes()) && chunkBytes > 0 && takesChannels(kind))
+    request->chunkBytes = static_cast<uint64_t>(chunkBytes);
   CollectiveRequest free = *request;
   // Forced fields apply where they can; where the model finds nothing with
   // them (a protocol the algorithm has no form for), it chooses freely.
@@ -158,6 +162,10 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
       planChannels = channels;
     if (!planChunk && chunkBytes > 0)
       planChunk = chunkBytes;
+    // A pipelined schedule runs in the chunks the model timed it with.
+    if (!planChunk && !best.native && best.algorithm == *chosen &&
+        best.chunkBytes > 0)
+      planChunk = static_cast<int64_t>(best.chunkBytes);
   }
   PlanAttr updated =
       getPlanWith(op->getContext(), old, [&](PlanFields &fields) {
