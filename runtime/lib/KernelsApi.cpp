@@ -115,7 +115,9 @@ commrt_status finish(const char *fn, commrt_status status,
   return status;
 }
 
-/// Validates the pieces of a pack or unpack against the buffer.
+/// Validates the pieces of a pack or unpack against the buffer; for a pack
+/// (rejectOverlap) also puts their indices in offset order and rejects
+/// pieces that overlap in the buffer.
 commrt_status checkPieces(const char *fn, commrt_dtype bufferType,
                           int64_t bufferCount, const commrt_piece *pieces,
                           int64_t numPieces, bool rejectOverlap,
@@ -152,14 +154,20 @@ commrt_status checkPieces(const char *fn, commrt_dtype bufferType,
       return invalid(
           fn, format("piece #%lld has NULL data", static_cast<long long>(i)));
   }
+  if (!rejectOverlap)
+    return COMMRT_SUCCESS;
+  // By offset (generated code lists the pieces in that order already:
+  // nothing to sort).
   order.resize(static_cast<size_t>(numPieces));
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  auto before = [&](size_t a, size_t b) {
     return pieces[a].offset < pieces[b].offset ||
            (pieces[a].offset == pieces[b].offset && a < b);
-  });
-  if (rejectOverlap) {
+  };
+  if (!std::is_sorted(order.begin(), order.end(), before))
+    std::sort(order.begin(), order.end(), before);
+  {
     for (size_t k = 1; k < order.size(); ++k) {
       const commrt_piece &prev = pieces[order[k - 1]];
       const commrt_piece &cur = pieces[order[k]];
