@@ -152,17 +152,30 @@ commrt_status dupComm(commrt_context *ctx, MPI_Comm parent, MPI_Comm &out,
   return COMMRT_SUCCESS;
 }
 
-/// Sets ctx->nodeId: rank / COMMRT_NODE_SIZE when that is set (to try
-/// hierarchical schedules on one machine), else the lowest world rank of
-/// the shared-memory node.
-commrt_status findNode(commrt_context *ctx) {
-  int64_t nodeSize = 0;
-  if (commrt_status s = envInt("COMMRT_NODE_SIZE", 1, nodeSize))
+/// Sets \p id to rank / N and \p set when the environment variable
+/// \p name gives N: a pretend node or socket, to try the two levels of a
+/// hierarchical schedule on one machine.
+commrt_status pretendLevel(commrt_context *ctx, const char *name, int &id,
+                           bool &set) {
+  int64_t size = 0;
+  set = false;
+  if (commrt_status s = envInt(name, 1, size))
     return s;
-  if (nodeSize > 0) {
-    ctx->nodeId = static_cast<int>(ctx->rank / nodeSize);
-    return COMMRT_SUCCESS;
+  if (size > 0) {
+    id = static_cast<int>(ctx->rank / size);
+    set = true;
   }
+  return COMMRT_SUCCESS;
+}
+
+/// Sets ctx->nodeId: rank / COMMRT_NODE_SIZE when that is set, else the
+/// lowest world rank of the shared-memory node.
+commrt_status findNode(commrt_context *ctx) {
+  bool set = false;
+  if (commrt_status s = pretendLevel(ctx, "COMMRT_NODE_SIZE", ctx->nodeId, set))
+    return s;
+  if (set)
+    return COMMRT_SUCCESS;
   int mine = ctx->rank;
   return allreduceMpi(ctx, &mine, &ctx->nodeId, 1, MPI_INT, MPI_MIN, ctx->node,
                       "commrt_init (finding the node)");
@@ -170,18 +183,17 @@ commrt_status findNode(commrt_context *ctx) {
 
 /// Sets ctx->socketId, the CPU socket (NUMA node) this rank's data lives
 /// next to, which a hierarchical schedule whose group is inside one node
-/// splits by: rank / COMMRT_SOCKET_SIZE when that is set (to try the split
-/// on one socket), else the NUMA node closest to the rank's GPU, else the
-/// NUMA node of the CPU the process runs on (where the MPI launcher bound
-/// it); 0 where none is known.
+/// splits by: rank / COMMRT_SOCKET_SIZE when that is set, else the NUMA
+/// node closest to the rank's GPU, else the NUMA node of the CPU the
+/// process runs on (where the MPI launcher bound it); 0 where none is
+/// known.
 commrt_status findSocket(commrt_context *ctx) {
-  int64_t socketSize = 0;
-  if (commrt_status s = envInt("COMMRT_SOCKET_SIZE", 1, socketSize))
+  bool set = false;
+  if (commrt_status s =
+          pretendLevel(ctx, "COMMRT_SOCKET_SIZE", ctx->socketId, set))
     return s;
-  if (socketSize > 0) {
-    ctx->socketId = static_cast<int>(ctx->rank / socketSize);
+  if (set)
     return COMMRT_SUCCESS;
-  }
   int node = -1;
 #if COMMRT_HAVE_CUDA
   if (ctx->cudaDevice >= 0)
