@@ -406,6 +406,9 @@ CostModel::getSocketLevels(ArrayRef<int64_t> ranks) const {
           levels.insideBottleneck);
   slowest(across, levels.acrossGBps, levels.acrossClass,
           levels.acrossBottleneck);
+  GroupShape alone = getGroupShape(across.front());
+  levels.acrossAloneGBps = alone.ringGBps;
+  levels.acrossAloneBottleneck = alone.ringBottleneck;
   if (std::isinf(levels.insideGBps) || std::isinf(levels.acrossGBps))
     return std::nullopt;
   return levels;
@@ -905,9 +908,13 @@ CostModel::predictWith(const CollectiveRequest &request,
     }
     double ownUs = ownBw > 0 ? allBytes / (ownBw * protocolFactor * 1e3) : 0;
     double busyUs = std::max({insideUs, acrossUs, ownUs});
+    // What pipelining can hide: the levels one after the other beyond the
+    // busiest link (none where each GPU's own link is the whole story).
+    double hideableUs = std::max(0.0, sumUs - busyUs);
     // The runtime cuts the buffer (all_reduce) or every block into chunks.
     double chunked = request.kind == CollectiveKind::AllReduce ? S : S / n;
-    double elements = std::max(1.0, std::floor(chunked / request.elementBytes));
+    double elementBytes = std::max(1u, request.elementBytes);
+    double elements = std::max(1.0, std::floor(chunked / elementBytes));
     double stepUs = step(acrossClass);
     // Across machines the levels are timed one after the other: pipelined,
     // the figures on dgx-h100x2 fall below the lower bound, which counts
@@ -918,10 +925,10 @@ CostModel::predictWith(const CollectiveRequest &request,
       m = 1;
     } else if (request.chunkBytes && *request.chunkBytes > 0) {
       double perChunk = std::max<double>(
-          1, std::floor(double(*request.chunkBytes) / request.elementBytes));
-      m = std::ceil(elements / perChunk);
+          1, std::floor(double(*request.chunkBytes) / elementBytes));
+      m = std::min(std::ceil(elements / perChunk), 1e9);
     } else if (!request.chunkBytes && stepUs > 0) {
-      m = std::round(std::sqrt((sumUs - busyUs) / stepUs));
+      m = std::round(std::sqrt(hideableUs / stepUs));
       m = std::clamp(m, 1.0, std::min(64.0, elements));
     }
     base("");
@@ -929,8 +936,8 @@ CostModel::predictWith(const CollectiveRequest &request,
     steps(acrossSteps, acrossClass, "ring " + across);
     p.pipelineChunks = static_cast<unsigned>(m);
     if (m > 1)
-      p.chunkBytes =
-          static_cast<uint64_t>(std::ceil(elements / m)) * request.elementBytes;
+      p.chunkBytes = static_cast<uint64_t>(std::ceil(elements / m)) *
+                     static_cast<uint64_t>(elementBytes);
     std::string busiest = busyUs == acrossUs ? acrossWhy
                           : busyUs == ownUs
                               ? "each GPU's own link, which both levels cross"
@@ -946,7 +953,7 @@ CostModel::predictWith(const CollectiveRequest &request,
                   llvm::formatv("every level's bytes at once, pipelined in "
                                 "{0} chunks: {1}",
                                 formatTopologyNumber(m), busiest));
-      p.pipelineFillUs = (sumUs - busyUs) / m;
+      p.pipelineFillUs = hideableUs / m;
       b.time("pipeline fill", p.pipelineFillUs,
              llvm::formatv("the levels one after the other take "
                            "{0:F2} us; 1/{1} of what the busiest "
@@ -1298,6 +1305,22 @@ CostModel::predictWith(const CollectiveRequest &request,
                         ringBottleneck + ")");
         p.bottleneck = ringBottleneck;
       }
+    } else if (algorithm == Algorithm::hierarchical && !multiNode &&
+               shape.socketLevels) {
+      // Inside one machine the same by CPU socket: a tree across the
+      // sockets among the GPUs at the root's index within its socket, then
+      // a tree inside every socket (the reverse for reduce).
+      const GroupShape::SocketLevels &levels = *shape.socketLevels;
+      double across = levels.acrossAloneGBps * protocolFactor;
+      double inside = levels.insideGBps * protocolFactor * P.treeEfficiency;
+      steps(ceilLog2(levels.sockets), levels.acrossClass,
+            "tree across sockets");
+      steps(ceilLog2(levels.perSocket), levels.insideClass,
+            "tree in the socket");
+      b.bandwidth("across sockets", S, across, levels.acrossAloneBottleneck);
+      b.bandwidth("inside the socket", S, inside, levels.insideBottleneck);
+      p.bottleneck = across < inside ? levels.acrossAloneBottleneck
+                                     : levels.insideBottleneck;
     } else if (algorithm == Algorithm::hierarchical) {
       // A tree across nodes among the GPUs at the root's local index, then
       // a tree inside every node (the reverse for reduce).

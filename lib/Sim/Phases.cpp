@@ -346,6 +346,54 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
       auto levels = [](double count) {
         return count > 1 ? std::ceil(std::log2(count)) : 0.0;
       };
+      if (N <= 1) {
+        // Inside one machine, by CPU socket: each tree at the rate the
+        // model gives it.
+        if (!shape.socketLevels)
+          return unsupported("the group is inside one machine and its GPUs "
+                             "are not spread evenly over several CPUs");
+        const GroupShape::SocketLevels &sockets = *shape.socketLevels;
+        PhaseSpec across{
+            "across sockets",
+            P.baseLatencyUs[static_cast<unsigned>(Algorithm::hierarchical)]
+                           [static_cast<unsigned>(protocol)] +
+                stepLatency(P, sockets.acrossClass, protocol) *
+                    levels(sockets.sockets),
+            {}};
+        PhaseSpec inside{"inside the socket",
+                         stepLatency(P, sockets.insideClass, protocol) *
+                             levels(sockets.perSocket),
+                         {}};
+        perGroup([&](ArrayRef<int64_t> group) {
+          int64_t root = group[std::clamp<int64_t>(
+              request.root, 0, static_cast<int64_t>(group.size()) - 1)];
+          SmallVector<SmallVector<int64_t, 8>, 2> members =
+              getRanksBySocket(topology, group);
+          size_t local = 0;
+          for (const auto &ranks : members)
+            if (const auto *it = llvm::find(ranks, root); it != ranks.end())
+              local = it - ranks.begin();
+          SmallVector<int64_t, 8> leaders;
+          for (const auto &ranks : members)
+            if (local < ranks.size())
+              leaders.push_back(ranks[local]);
+          size_t from = across.flows.size();
+          addRing(topology, leaders, S, factor, across.flows);
+          for (size_t i = from; i < across.flows.size(); ++i)
+            across.flows[i].fixedCapGBps = sockets.acrossAloneGBps * factor;
+          from = inside.flows.size();
+          for (const auto &ranks : members)
+            addRing(topology, ranks, S, factor, inside.flows);
+          for (size_t i = from; i < inside.flows.size(); ++i)
+            inside.flows[i].fixedCapGBps =
+                sockets.insideGBps * factor * P.treeEfficiency;
+        });
+        if (request.kind == CollectiveKind::Reduce)
+          std::swap(across, inside);
+        phases.push_back(std::move(across));
+        phases.push_back(std::move(inside));
+        break;
+      }
       PhaseSpec across{
           "across nodes",
           P.baseLatencyUs[static_cast<unsigned>(Algorithm::hierarchical)]

@@ -155,6 +155,11 @@ TEST(Simulator, RootedAlgorithmsMatchTheCostModel) {
                  Case{"dgx-h100x2", 16, "broadcast", CollectiveKind::Broadcast,
                       Algorithm::hierarchical},
                  Case{"dgx-h100x2", 16, "reduce sum", CollectiveKind::Reduce,
+                      Algorithm::hierarchical},
+                 // Inside a PCIe machine: by CPU socket.
+                 Case{"pcie-4gpu", 4, "broadcast", CollectiveKind::Broadcast,
+                      Algorithm::hierarchical},
+                 Case{"pcie-4gpu", 4, "reduce sum", CollectiveKind::Reduce,
                       Algorithm::hierarchical}}) {
     auto topology = buildTopologyPreset(c.topology);
     ASSERT_TRUE(static_cast<bool>(topology));

@@ -332,6 +332,10 @@ struct GroupShape {
     double insideGBps = 0, acrossGBps = 0;
     LinkClass insideClass = LinkClass::PCIe, acrossClass = LinkClass::PCIe;
     std::string insideBottleneck, acrossBottleneck;
+    /// One ring across the sockets running alone (a broadcast's or a
+    /// reduce's tree across them), and what limits it.
+    double acrossAloneGBps = 0;
+    std::string acrossAloneBottleneck;
   };
   std::optional<SocketLevels> socketLevels;
 };
