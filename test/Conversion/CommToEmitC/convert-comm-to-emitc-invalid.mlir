@@ -63,3 +63,65 @@ func.func @too_many_channels(%s: memref<4xf32>, %d: memref<4xf32>) {
   comm.buffer.all_reduce %s, %d {groups = #comm.groups<[[0, 1, 2, 3]]>, kind = #comm<reduction sum>, plan = #comm.plan<algorithm = ring, channels = 65>} : memref<4xf32>, memref<4xf32>
   return
 }
+
+// -----
+
+// Every function becomes a C function; a public one a C entry point under
+// its own name.
+// expected-error @+1 {{function @layer.0 cannot be compiled: its name is not a C identifier (letters, digits and '_', not starting with a digit); rename it}}
+func.func @"layer.0"(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @2nd cannot be compiled: its name is not a C identifier}}
+func.func private @"2nd"(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @main cannot be compiled: its name is a C or C++ keyword, `main`, or a C library function, which its C entry point would collide with; rename it}}
+func.func @main(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @exit cannot be compiled: its name is a C or C++ keyword}}
+func.func @exit(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @int cannot be compiled: its name is a C or C++ keyword}}
+func.func @int(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @commrt_step cannot be compiled: its name starts with 'commrt', which the runtime, the generated code or the C library use; rename it}}
+func.func @commrt_step(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @_Step cannot be compiled: its name is reserved in C and C++ (a leading '__' or '_' and a capital); rename it}}
+func.func @_Step(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// A private function's C name is prefixed: `main` is fine there.
+func.func private @main(%x: memref<4xf32>) {
+  return
+}
+func.func @step(%x: memref<4xf32>) {
+  func.call @main(%x) : (memref<4xf32>) -> ()
+  return
+}
