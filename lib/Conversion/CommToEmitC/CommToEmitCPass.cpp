@@ -154,7 +154,11 @@ static std::string whyNotCName(StringRef name, bool entryPoint) {
   if (reserved.contains(name))
     return "is a C or C++ keyword, `main`, or a C library function, which "
            "its C entry point would collide with";
-  for (StringRef prefix : {"comm_", "commrt", "commgen", "pthread_", "sched_"})
+  // What the generated code itself defines (comm-compile's reference
+  // entry points, comm_ref_<name>, are public functions like the user's).
+  for (StringRef prefix :
+       {"comm_impl_", "comm_compute_", "comm_tensor", "comm_last_error",
+        "commrt", "commgen", "pthread_", "sched_"})
     if (name.starts_with(prefix))
       return ("starts with '" + prefix +
               "', which the runtime, the generated code or the C library "
