@@ -54,7 +54,7 @@ def bench(data):
     number(data["ranks"], "ranks")
     data = data["rows"]
     keys = {"size_bytes", "count", "time_us", "algbw_GBps", "busbw_GBps",
-            "algorithm", "protocol", "bound_us"}
+            "algorithm", "protocol", "bound_us", "chunk_bytes"}
     if not isinstance(data, list) or not data:
         fail("expected a non-empty array of rows")
     last = -1

@@ -218,7 +218,10 @@ void mlir::comm::sim::printBench(const CostModel &model,
                                  : stringifyAlgorithm(p.algorithm).str()},
           {"protocol", p.native ? std::string("native")
                                 : stringifyProtocol(p.protocol).str()},
-          {"bound_us", p.boundUs}});
+          {"bound_us", p.boundUs},
+          // The chunk size a pipelined schedule was timed with (what a
+          // plan's chunk_bytes should say); 0: one chunk.
+          {"chunk_bytes", static_cast<int64_t>(p.chunkBytes)}});
     }
     llvm::json::Object result{
         {"collective", stringifyCollectiveKind(options.kind).str()},
