@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <initializer_list>
@@ -146,7 +147,10 @@ struct Pending {
   /// Runs after the request completes (convert back, transpose, free), or
   /// runs the deferred operation.
   std::function<void()> finish;
-  bool live() const { return request || finish; }
+  /// A transfer queued behind others, not issued yet (see Issue order):
+  /// it already stands for the bytes it will write.
+  bool queued = false;
+  bool live() const { return request || finish || queued; }
 };
 
 /// The transfers of one comm.start.
@@ -172,6 +176,19 @@ struct State {
   /// Freed allocations, by (space, bytes), for reuse.
   std::map<std::pair<int, int64_t>, std::vector<void *>> pool;
   int64_t pooledBytes = 0;
+  /// Transfers of comm.start bodies queued in program order (see Issue
+  /// order), the one being issued from the queue now, and the slot its
+  /// request fills.
+  struct Queued {
+    Async *async;
+    size_t index;
+    std::vector<Range> reads;
+    std::function<void()> issue;
+  };
+  std::deque<Queued> queue;
+  bool issuing = false;
+  Async *fillAsync = nullptr;
+  size_t fillIndex = 0;
 };
 
 /// The context of the generated entry point running on this thread.
@@ -372,16 +389,23 @@ inline void complete(Pending &p, const char *loc, const char *op) {
   }
 }
 
+void issueUpTo(commrt_context *ctx, Async *async, size_t index,
+               const char *loc);
+
 /// Before an op of an async body reads `ptr`, waits for the started
-/// operations that write it.
+/// operations (among the first `end`) that write it, issuing first the
+/// queued ones among them.
 inline void waitFor(Async *async, const void *ptr, size_t bytes,
-                    const char *loc) {
+                    const char *loc, size_t end = SIZE_MAX) {
   if (!async)
     return;
   // By index: completing a deferred operation waits for what it reads.
-  for (size_t i = 0; i < async->pending.size(); ++i)
-    if (async->pending[i].live() && overlaps(async->pending[i], ptr, bytes))
+  for (size_t i = 0; i < async->pending.size() && i < end; ++i)
+    if (async->pending[i].live() && overlaps(async->pending[i], ptr, bytes)) {
+      if (async->pending[i].queued)
+        issueUpTo(async->ctx, async, i, loc);
       complete(async->pending[i], loc, "comm.wait");
+    }
 }
 
 /// Whether a transfer (or deferred operation) among the first `end`
@@ -440,7 +464,119 @@ inline void issued(Async *async, commrt_request *req, const void *target,
     complete(p, loc, op);
     return;
   }
+  // Issued from the queue: it takes the place its placeholder held.
+  State &st = state(async->ctx);
+  if (st.fillAsync == async) {
+    st.fillAsync = nullptr;
+    async->pending[st.fillIndex] = std::move(p);
+    return;
+  }
   async->pending.push_back(std::move(p));
+}
+
+//===----------------------------------------------------------------------===//
+// Issue order
+//===----------------------------------------------------------------------===//
+//
+// MPI and NCCL match the collectives of a communicator by the order in
+// which the ranks issue them, so every rank issues its transfers in program
+// order. Inside a comm.start, a transfer that reads what an earlier
+// transfer of the body still writes (a chain: reduce_scatter, then
+// all_reduce of its result) is not waited for where it stands, which
+// would stop the host until the first transfer ends: it is queued, and so
+// is every transfer after it, of any body, until the queue drains. A queued
+// transfer is issued once its inputs are done: when a compute drives the
+// transfers (progress()), when an op needs what it writes, at its
+// comm.wait, or before a transfer outside any comm.start. Its placeholder
+// in the body stands for the bytes it will write, so that what reads them
+// waits for it.
+
+/// Issues the first queued transfer: always (`blocking`: waiting for its
+/// inputs), or only if its inputs are done. Returns whether it did.
+inline bool issueFirst(commrt_context *ctx, bool blocking, const char *loc) {
+  State &st = state(ctx);
+  if (st.queue.empty())
+    return false;
+  State::Queued &first = st.queue.front();
+  if (!blocking && writesAny(first.async, first.index, first.reads))
+    return false;
+  State::Queued q = std::move(first);
+  st.queue.pop_front();
+  // Only what comes before it: every queued transfer there was issued.
+  for (const Range &r : q.reads)
+    waitFor(q.async, r.lo, static_cast<size_t>(r.hi - r.lo), loc, q.index);
+  struct Issuing {
+    State &st;
+    Scope scope;
+    Issuing(State &st, commrt_context *ctx, Async *async, size_t index)
+        : st(st), scope(ctx) {
+      st.issuing = true;
+      st.fillAsync = async;
+      st.fillIndex = index;
+    }
+    ~Issuing() {
+      st.issuing = false;
+      st.fillAsync = nullptr;
+    }
+  } issuing(st, ctx, q.async, q.index);
+  q.issue();
+  // What filled no slot (a send's requests go after it; a rank in no group
+  // skips the transfer) leaves nothing to wait for there.
+  Pending &slot = q.async->pending[q.index];
+  if (slot.queued)
+    slot = Pending();
+  return true;
+}
+
+/// Issues the queue up to and including the transfer at `index` of
+/// `async`.
+inline void issueUpTo(commrt_context *ctx, Async *async, size_t index,
+                      const char *loc) {
+  State &st = state(ctx);
+  while (std::any_of(st.queue.begin(), st.queue.end(),
+                     [&](const State::Queued &q) {
+                       return q.async == async && q.index == index;
+                     }))
+    issueFirst(ctx, /*blocking=*/true, loc);
+}
+
+/// Issues the queue up to the last transfer of `async` (all of it with
+/// `async` null).
+inline void issueQueued(commrt_context *ctx, Async *async, const char *loc) {
+  State &st = state(ctx);
+  while (std::any_of(
+      st.queue.begin(), st.queue.end(),
+      [&](const State::Queued &q) { return !async || q.async == async; }))
+    issueFirst(ctx, /*blocking=*/true, loc);
+}
+
+/// Called first by every transfer: returns true when the transfer was
+/// queued (`again` repeats the call when its turn comes). A transfer
+/// outside a comm.start first issues what is queued.
+inline bool queueTransfer(Async *async, std::vector<Range> reads,
+                          std::vector<Range> writes,
+                          std::function<void()> again, const char *loc) {
+  commrt_context *ctx = current();
+  State &st = state(ctx);
+  if (st.issuing)
+    return false;
+  if (!async) {
+    issueQueued(ctx, nullptr, loc);
+    return false;
+  }
+  if (st.queue.empty() && !writesAny(async, async->pending.size(), reads))
+    return false;
+  Pending p;
+  p.queued = true;
+  if (!writes.empty()) {
+    p.lo = writes.front().lo;
+    p.hi = writes.front().hi;
+    p.alsoWrites.assign(writes.begin() + 1, writes.end());
+  }
+  size_t index = async->pending.size();
+  async->pending.push_back(std::move(p));
+  st.queue.push_back({async, index, std::move(reads), std::move(again)});
+  return true;
 }
 
 /// Begins the transfers of a comm.start; commgen::wait ends them.
@@ -465,6 +601,7 @@ inline void wait(Async *async, const char *loc) {
   started.erase(std::remove(started.begin(), started.end(), async),
                 started.end());
   raiseProgressError(async->ctx);
+  issueQueued(async->ctx, async, loc);
   for (size_t i = 0; i < async->pending.size(); ++i)
     if (async->pending[i].live())
       complete(async->pending[i], loc, "comm.wait");
@@ -505,7 +642,10 @@ inline bool progress(commrt_context *ctx) {
   for (const Pending &p : st.sends)
     if (p.request)
       poll(p);
-  return inFlight;
+  // Queued transfers whose inputs are done go out, in order.
+  while (issueFirst(ctx, /*blocking=*/false, "<progress>"))
+    inFlight = true;
+  return inFlight || !st.queue.empty();
 }
 
 /// comm_compute_args.progress: no exception crosses into the caller's C
@@ -525,6 +665,7 @@ inline int32_t progressHook(commrt_context *ctx) {
 /// synchronizes the streams it used.
 inline void finish(commrt_context *ctx, const char *loc) {
   raiseProgressError(ctx);
+  issueQueued(ctx, nullptr, loc);
   drainSends(ctx, loc);
   for (auto &[index, s] : state(ctx).streams)
     check(commrt_stream_synchronize(s), loc, "commrt_stream_synchronize");
@@ -713,6 +854,20 @@ inline void all_reduce(Async *async, const Ranks &ranks, const void *src,
                        commrt_dtype wire, commrt_redop op, const Plan &plan,
                        commrt_memory_space space, int64_t streamIndex,
                        const char *loc) {
+  {
+    // In program order (Issue order).
+    const Ranks *group = &ranks;
+    Plan p = plan;
+    if (queueTransfer(
+            async, {range(src, bytesOf(count, dtype))},
+            {range(dst, bytesOf(count, dtype))},
+            [=] {
+              all_reduce(async, *group, src, dst, count, dtype, wire, op, p,
+                         space, streamIndex, loc);
+            },
+            loc))
+      return;
+  }
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -738,6 +893,20 @@ inline void reduce_scatter(Async *async, const Ranks &ranks, const void *src,
                            commrt_redop op, const Plan &plan,
                            commrt_memory_space space, int64_t streamIndex,
                            const char *loc) {
+  {
+    // In program order (Issue order).
+    const Ranks *group = &ranks;
+    Plan p = plan;
+    if (queueTransfer(
+            async, {range(src, bytesOf(recvCount * ranks.groupSize, dtype))},
+            {range(dst, bytesOf(recvCount, dtype))},
+            [=] {
+              reduce_scatter(async, *group, src, dst, recvCount, outer, dtype,
+                             wire, op, p, space, streamIndex, loc);
+            },
+            loc))
+      return;
+  }
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -766,6 +935,20 @@ inline void all_gather(Async *async, const Ranks &ranks, const void *src,
                        commrt_dtype dtype, commrt_dtype wire, const Plan &plan,
                        commrt_memory_space space, int64_t streamIndex,
                        const char *loc) {
+  {
+    // In program order (Issue order).
+    const Ranks *group = &ranks;
+    Plan p = plan;
+    if (queueTransfer(
+            async, {range(src, bytesOf(sendCount, dtype))},
+            {range(dst, bytesOf(sendCount * ranks.groupSize, dtype))},
+            [=] {
+              all_gather(async, *group, src, dst, sendCount, outer, dtype, wire,
+                         p, space, streamIndex, loc);
+            },
+            loc))
+      return;
+  }
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   int64_t g = ranks.groupSize;
@@ -795,6 +978,19 @@ inline void all_to_all(Async *async, const Ranks &ranks, const void *src,
                        int64_t concatOuter, commrt_dtype dtype,
                        commrt_dtype wire, commrt_memory_space space,
                        int64_t streamIndex, const char *loc) {
+  {
+    // In program order (Issue order).
+    const Ranks *group = &ranks;
+    if (queueTransfer(
+            async, {range(src, bytesOf(count, dtype))},
+            {range(dst, bytesOf(count, dtype))},
+            [=] {
+              all_to_all(async, *group, src, dst, count, splitOuter,
+                         concatOuter, dtype, wire, space, streamIndex, loc);
+            },
+            loc))
+      return;
+  }
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -819,6 +1015,20 @@ inline void broadcast(Async *async, const Ranks &ranks, const void *src,
                       commrt_dtype dtype, commrt_dtype wire, const Plan &plan,
                       commrt_memory_space space, int64_t streamIndex,
                       const char *loc) {
+  {
+    // In program order (Issue order).
+    const Ranks *group = &ranks;
+    Plan p = plan;
+    if (queueTransfer(
+            async, {range(src, bytesOf(count, dtype))},
+            {range(dst, bytesOf(count, dtype))},
+            [=] {
+              broadcast(async, *group, src, dst, count, root, dtype, wire, p,
+                        space, streamIndex, loc);
+            },
+            loc))
+      return;
+  }
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -841,6 +1051,20 @@ inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
                    commrt_dtype wire, commrt_redop op, const Plan &plan,
                    commrt_memory_space space, int64_t streamIndex,
                    const char *loc) {
+  {
+    // In program order (Issue order).
+    const Ranks *group = &ranks;
+    Plan p = plan;
+    if (queueTransfer(
+            async, {range(src, bytesOf(count, dtype))},
+            {range(dst, bytesOf(count, dtype))},
+            [=] {
+              reduce(async, *group, src, dst, count, root, dtype, wire, op, p,
+                     space, streamIndex, loc);
+            },
+            loc))
+      return;
+  }
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -875,6 +1099,18 @@ inline void permute(Async *async, const Pairs &pairs, const void *src,
                     void *dst, int64_t count, commrt_dtype dtype,
                     commrt_dtype wire, commrt_memory_space space,
                     int64_t streamIndex, const char *loc) {
+  {
+    const Pairs *peers = &pairs;
+    if (queueTransfer(
+            async, {range(src, bytesOf(count, dtype))},
+            {range(dst, bytesOf(count, dtype))},
+            [=] {
+              permute(async, *peers, src, dst, count, dtype, wire, space,
+                      streamIndex, loc);
+            },
+            loc))
+      return;
+  }
   commrt_context *ctx = current();
   commrt_stream *s = stream(ctx, streamIndex, loc);
   collective(
@@ -888,6 +1124,12 @@ inline void permute(Async *async, const Pairs &pairs, const void *src,
 }
 
 inline void barrier(Async *async, const Ranks &ranks, const char *loc) {
+  {
+    const Ranks *group = &ranks;
+    if (queueTransfer(
+            async, {}, {}, [=] { barrier(async, *group, loc); }, loc))
+      return;
+  }
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -913,6 +1155,17 @@ inline void send(Async *async, const Pairs &pairs, int64_t tag, const void *buf,
                  int64_t count, commrt_dtype dtype, commrt_dtype wire,
                  commrt_memory_space space, int64_t streamIndex,
                  const char *loc) {
+  {
+    const Pairs *peers = &pairs;
+    if (queueTransfer(
+            async, {range(buf, bytesOf(count, dtype))}, {},
+            [=] {
+              send(async, *peers, tag, buf, count, dtype, wire, space,
+                   streamIndex, loc);
+            },
+            loc))
+      return;
+  }
   commrt_context *ctx = current();
   State &st = state(ctx);
   waitFor(async, buf, bytesOf(count, dtype), loc);
@@ -942,6 +1195,17 @@ inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
                  int64_t count, commrt_dtype dtype, commrt_dtype wire,
                  commrt_memory_space space, int64_t streamIndex,
                  const char *loc) {
+  {
+    const Pairs *peers = &pairs;
+    if (queueTransfer(
+            async, {}, {range(buf, bytesOf(count, dtype))},
+            [=] {
+              recv(async, *peers, tag, buf, count, dtype, wire, space,
+                   streamIndex, loc);
+            },
+            loc))
+      return;
+  }
   commrt_context *ctx = current();
   State &st = state(ctx);
   commrt_stream *s = stream(ctx, streamIndex, loc);

@@ -17,6 +17,10 @@
 //    deferred ops whose inputs are done, before the comm.wait;
 //  - an op of the body reading what a deferred op writes runs it first;
 //  - the comm.wait leaves the same values as the blocking program;
+//  - a transfer of the body that reads what an earlier transfer of the
+//    body writes (a chain) is queued rather than waited for, and so is every
+//    transfer after it, of this body or the next, so that every rank issues
+//    them in program order; a compute issues them as their inputs arrive;
 //  - a failure found while a user's compute polls is raised at the wait.
 //
 //===----------------------------------------------------------------------===//
@@ -147,6 +151,67 @@ int main(int argc, char **argv) {
       commgen::wait(async, loc);
     });
     CHECK_OK(static_cast<commrt_status>(status));
+
+    // A chain: the all_reduce over the pairs reads the all_reduce over all
+    // four. The comm.start returns without waiting for the first; the
+    // second, and an independent all_reduce of the next comm.start, are
+    // queued in program order; the compute issues them.
+    std::vector<float> twice(kCount, -1.0f), other(kCount, -1.0f);
+    std::fill(reduced.begin(), reduced.end(), -1.0f);
+    status = commgen::entry(ctx, "async_transfer_chain", [&]() {
+      commgen::Async *first = commgen::start();
+      commgen::all_reduce(first, COMMGEN_RANKS(4, 0, 1, 2, 3), src.data(),
+                          reduced.data(), kCount, COMMRT_F32, COMMRT_F32,
+                          COMMRT_SUM, plan, COMMRT_HOST, -1, loc);
+      commgen::all_reduce(first, COMMGEN_RANKS(2, 0, 1, 2, 3), reduced.data(),
+                          twice.data(), kCount, COMMRT_F32, COMMRT_F32,
+                          COMMRT_SUM, plan, COMMRT_HOST, -1, loc);
+      commgen::State &st = commgen::state(ctx);
+      CHECK(first->pending.size() == 2);
+      CHECK(first->pending[0].request != nullptr);
+      CHECK(first->pending[1].queued && !first->pending[1].request);
+      CHECK(st.queue.size() == 1 && twice[0] == -1.0f);
+      commgen::Async *second = commgen::start();
+      commgen::all_reduce(second, COMMGEN_RANKS(4, 0, 1, 2, 3), src.data(),
+                          other.data(), kCount, COMMRT_F32, COMMRT_F32,
+                          COMMRT_SUM, plan, COMMRT_HOST, -1, loc);
+      CHECK_MSG(st.queue.size() == 2 && second->pending[0].queued,
+                "%s: a transfer after a queued one is queued too", what);
+      commgen::compute(
+          nullptr, "layer", pollingCompute, 0.0, 0, 1, 0, 1, loc,
+          commgen::tensor(side.data(), 1, 1, COMMRT_F32, COMMRT_HOST),
+          commgen::tensor(sideOut.data(), 1, 1, COMMRT_F32, COMMRT_HOST));
+      CHECK_MSG(st.queue.empty() && twice[3] == 2 * expectedSum(3, 4),
+                "%s: the compute issued the chain (queue %zu, twice[3] = %g)",
+                what, st.queue.size(), static_cast<double>(twice[3]));
+      commgen::wait(second, loc);
+      commgen::wait(first, loc);
+    });
+    CHECK_OK(static_cast<commrt_status>(status));
+    bool chained = true;
+    for (int64_t i = 0; i < kCount; ++i)
+      chained &=
+          twice[i] == 2 * expectedSum(i, 4) && other[i] == expectedSum(i, 4);
+    CHECK_MSG(chained,
+              "%s: the chain's values differ from the blocking "
+              "program's",
+              what);
+
+    // Waited for at once, without a compute between: the comm.wait issues
+    // what is queued.
+    std::fill(twice.begin(), twice.end(), -1.0f);
+    status = commgen::entry(ctx, "async_transfer_chain_wait", [&]() {
+      commgen::Async *first = commgen::start();
+      commgen::all_reduce(first, COMMGEN_RANKS(4, 0, 1, 2, 3), src.data(),
+                          reduced.data(), kCount, COMMRT_F32, COMMRT_F32,
+                          COMMRT_SUM, plan, COMMRT_HOST, -1, loc);
+      commgen::all_reduce(first, COMMGEN_RANKS(2, 0, 1, 2, 3), reduced.data(),
+                          twice.data(), kCount, COMMRT_F32, COMMRT_F32,
+                          COMMRT_SUM, plan, COMMRT_HOST, -1, loc);
+      commgen::wait(first, loc);
+    });
+    CHECK_OK(static_cast<commrt_status>(status));
+    CHECK(twice[kCount - 1] == 2 * expectedSum(kCount - 1, 4));
   }
 
   // A transfer that fails while a user's compute polls it (rank 3 passes
