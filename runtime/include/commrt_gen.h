@@ -508,15 +508,20 @@ inline bool issueFirst(commrt_context *ctx, bool blocking, const char *loc) {
   struct Issuing {
     State &st;
     Scope scope;
+    bool wasIssuing;
+    Async *wasAsync;
+    size_t wasIndex;
     Issuing(State &st, commrt_context *ctx, Async *async, size_t index)
-        : st(st), scope(ctx) {
+        : st(st), scope(ctx), wasIssuing(st.issuing), wasAsync(st.fillAsync),
+          wasIndex(st.fillIndex) {
       st.issuing = true;
       st.fillAsync = async;
       st.fillIndex = index;
     }
     ~Issuing() {
-      st.issuing = false;
-      st.fillAsync = nullptr;
+      st.issuing = wasIssuing;
+      st.fillAsync = wasAsync;
+      st.fillIndex = wasIndex;
     }
   } issuing(st, ctx, q.async, q.index);
   q.issue();
