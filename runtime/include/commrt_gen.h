@@ -1703,10 +1703,17 @@ int32_t entry(commrt_context *ctx, const char *name, Body body) {
       throw Error(COMMRT_ERROR_INVALID_ARGUMENT,
                   std::string(name) + ": the commrt_context is NULL");
     Scope scope(ctx);
-    // A comm.start an error skipped the wait of is not polled again.
+    // A comm.start an error skipped the wait of is not polled again, and
+    // what an error left queued is not issued by the next call.
     struct Forget {
       commrt_context *ctx;
-      ~Forget() { state(ctx).started.clear(); }
+      ~Forget() {
+        State &st = state(ctx);
+        st.started.clear();
+        st.queue.clear();
+        st.issuing = false;
+        st.fillAsync = nullptr;
+      }
     } forget{ctx};
     body();
     finish(ctx, name);
