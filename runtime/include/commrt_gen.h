@@ -584,6 +584,15 @@ inline bool queueTransfer(Async *async, std::vector<Range> reads,
   return true;
 }
 
+/// queueTransfer for a transfer that reads `srcBytes` at `src` and writes
+/// `dstBytes` at `dst`.
+inline bool queueTransfer(Async *async, const void *src, size_t srcBytes,
+                          const void *dst, size_t dstBytes,
+                          std::function<void()> again, const char *loc) {
+  return queueTransfer(async, {range(src, srcBytes)}, {range(dst, dstBytes)},
+                       std::move(again), loc);
+}
+
 /// Begins the transfers of a comm.start; commgen::wait ends them.
 inline Async *start() {
   Async *async = new Async();
@@ -859,20 +868,15 @@ inline void all_reduce(Async *async, const Ranks &ranks, const void *src,
                        commrt_dtype wire, commrt_redop op, const Plan &plan,
                        commrt_memory_space space, int64_t streamIndex,
                        const char *loc) {
-  {
-    // In program order (Issue order).
-    const Ranks *group = &ranks;
-    Plan p = plan;
-    if (queueTransfer(
-            async, {range(src, bytesOf(count, dtype))},
-            {range(dst, bytesOf(count, dtype))},
-            [=] {
-              all_reduce(async, *group, src, dst, count, dtype, wire, op, p,
-                         space, streamIndex, loc);
-            },
-            loc))
-      return;
-  }
+  const Ranks *group = &ranks;
+  if (queueTransfer(
+          async, src, bytesOf(count, dtype), dst, bytesOf(count, dtype),
+          [=, p = plan] {
+            all_reduce(async, *group, src, dst, count, dtype, wire, op, p,
+                       space, streamIndex, loc);
+          },
+          loc))
+    return;
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -898,20 +902,16 @@ inline void reduce_scatter(Async *async, const Ranks &ranks, const void *src,
                            commrt_redop op, const Plan &plan,
                            commrt_memory_space space, int64_t streamIndex,
                            const char *loc) {
-  {
-    // In program order (Issue order).
-    const Ranks *group = &ranks;
-    Plan p = plan;
-    if (queueTransfer(
-            async, {range(src, bytesOf(recvCount * ranks.groupSize, dtype))},
-            {range(dst, bytesOf(recvCount, dtype))},
-            [=] {
-              reduce_scatter(async, *group, src, dst, recvCount, outer, dtype,
-                             wire, op, p, space, streamIndex, loc);
-            },
-            loc))
-      return;
-  }
+  const Ranks *group = &ranks;
+  if (queueTransfer(
+          async, src, bytesOf(recvCount * ranks.groupSize, dtype), dst,
+          bytesOf(recvCount, dtype),
+          [=, p = plan] {
+            reduce_scatter(async, *group, src, dst, recvCount, outer, dtype,
+                           wire, op, p, space, streamIndex, loc);
+          },
+          loc))
+    return;
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -940,20 +940,16 @@ inline void all_gather(Async *async, const Ranks &ranks, const void *src,
                        commrt_dtype dtype, commrt_dtype wire, const Plan &plan,
                        commrt_memory_space space, int64_t streamIndex,
                        const char *loc) {
-  {
-    // In program order (Issue order).
-    const Ranks *group = &ranks;
-    Plan p = plan;
-    if (queueTransfer(
-            async, {range(src, bytesOf(sendCount, dtype))},
-            {range(dst, bytesOf(sendCount * ranks.groupSize, dtype))},
-            [=] {
-              all_gather(async, *group, src, dst, sendCount, outer, dtype, wire,
-                         p, space, streamIndex, loc);
-            },
-            loc))
-      return;
-  }
+  const Ranks *group = &ranks;
+  if (queueTransfer(
+          async, src, bytesOf(sendCount, dtype), dst,
+          bytesOf(sendCount * ranks.groupSize, dtype),
+          [=, p = plan] {
+            all_gather(async, *group, src, dst, sendCount, outer, dtype, wire,
+                       p, space, streamIndex, loc);
+          },
+          loc))
+    return;
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   int64_t g = ranks.groupSize;
@@ -983,19 +979,15 @@ inline void all_to_all(Async *async, const Ranks &ranks, const void *src,
                        int64_t concatOuter, commrt_dtype dtype,
                        commrt_dtype wire, commrt_memory_space space,
                        int64_t streamIndex, const char *loc) {
-  {
-    // In program order (Issue order).
-    const Ranks *group = &ranks;
-    if (queueTransfer(
-            async, {range(src, bytesOf(count, dtype))},
-            {range(dst, bytesOf(count, dtype))},
-            [=] {
-              all_to_all(async, *group, src, dst, count, splitOuter,
-                         concatOuter, dtype, wire, space, streamIndex, loc);
-            },
-            loc))
-      return;
-  }
+  const Ranks *group = &ranks;
+  if (queueTransfer(
+          async, src, bytesOf(count, dtype), dst, bytesOf(count, dtype),
+          [=] {
+            all_to_all(async, *group, src, dst, count, splitOuter, concatOuter,
+                       dtype, wire, space, streamIndex, loc);
+          },
+          loc))
+    return;
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -1020,20 +1012,15 @@ inline void broadcast(Async *async, const Ranks &ranks, const void *src,
                       commrt_dtype dtype, commrt_dtype wire, const Plan &plan,
                       commrt_memory_space space, int64_t streamIndex,
                       const char *loc) {
-  {
-    // In program order (Issue order).
-    const Ranks *group = &ranks;
-    Plan p = plan;
-    if (queueTransfer(
-            async, {range(src, bytesOf(count, dtype))},
-            {range(dst, bytesOf(count, dtype))},
-            [=] {
-              broadcast(async, *group, src, dst, count, root, dtype, wire, p,
-                        space, streamIndex, loc);
-            },
-            loc))
-      return;
-  }
+  const Ranks *group = &ranks;
+  if (queueTransfer(
+          async, src, bytesOf(count, dtype), dst, bytesOf(count, dtype),
+          [=, p = plan] {
+            broadcast(async, *group, src, dst, count, root, dtype, wire, p,
+                      space, streamIndex, loc);
+          },
+          loc))
+    return;
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
@@ -1056,20 +1043,15 @@ inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
                    commrt_dtype wire, commrt_redop op, const Plan &plan,
                    commrt_memory_space space, int64_t streamIndex,
                    const char *loc) {
-  {
-    // In program order (Issue order).
-    const Ranks *group = &ranks;
-    Plan p = plan;
-    if (queueTransfer(
-            async, {range(src, bytesOf(count, dtype))},
-            {range(dst, bytesOf(count, dtype))},
-            [=] {
-              reduce(async, *group, src, dst, count, root, dtype, wire, op, p,
-                     space, streamIndex, loc);
-            },
-            loc))
-      return;
-  }
+  const Ranks *group = &ranks;
+  if (queueTransfer(
+          async, src, bytesOf(count, dtype), dst, bytesOf(count, dtype),
+          [=, p = plan] {
+            reduce(async, *group, src, dst, count, root, dtype, wire, op, p,
+                   space, streamIndex, loc);
+          },
+          loc))
+    return;
   commrt_context *ctx = current();
   commrt_comm *c = comm(ctx, ranks, loc);
   if (!c)
