@@ -376,6 +376,18 @@ mlir::comm::getRanksBySocket(const Topology &topology,
   return sockets;
 }
 
+SmallVector<SmallVector<int64_t, 8>, 8>
+mlir::comm::getRingsAcrossSockets(ArrayRef<SmallVector<int64_t, 8>> sockets) {
+  SmallVector<SmallVector<int64_t, 8>, 8> rings;
+  for (const auto &members : sockets)
+    for (auto [local, rank] : llvm::enumerate(members)) {
+      if (local >= rings.size())
+        rings.resize(local + 1);
+      rings[local].push_back(rank);
+    }
+  return rings;
+}
+
 std::optional<GroupShape::SocketLevels>
 CostModel::getSocketLevels(ArrayRef<int64_t> ranks) const {
   SmallVector<SmallVector<int64_t, 8>, 2> inside =
@@ -388,10 +400,8 @@ CostModel::getSocketLevels(ArrayRef<int64_t> ranks) const {
   GroupShape::SocketLevels levels;
   levels.sockets = inside.size();
   levels.perSocket = inside.front().size();
-  SmallVector<SmallVector<int64_t, 8>, 8> across(levels.perSocket);
-  for (const auto &members : inside)
-    for (auto [local, rank] : llvm::enumerate(members))
-      across[local].push_back(rank);
+  SmallVector<SmallVector<int64_t, 8>, 8> across =
+      getRingsAcrossSockets(inside);
   auto slowest = [&](ArrayRef<SmallVector<int64_t, 8>> rings, double &gbps,
                      LinkClass &cls, std::string &bottleneck) {
     gbps = kInf;
@@ -921,13 +931,11 @@ CostModel::predictWith(const CollectiveRequest &request,
     // every byte into a GPU through its NVLink though the NIC's arrive over
     // PCIe; which of the two is wrong has not been measured.
     double m = 1;
-    if (multiNode) {
-      m = 1;
-    } else if (request.chunkBytes && *request.chunkBytes > 0) {
+    if (!multiNode && request.chunkBytes && *request.chunkBytes > 0) {
       double perChunk = std::max<double>(
           1, std::floor(double(*request.chunkBytes) / elementBytes));
       m = std::min(std::ceil(elements / perChunk), 1e9);
-    } else if (!request.chunkBytes && stepUs > 0) {
+    } else if (!multiNode && !request.chunkBytes && stepUs > 0) {
       m = std::round(std::sqrt(hideableUs / stepUs));
       m = std::clamp(m, 1.0, std::min(64.0, elements));
     }

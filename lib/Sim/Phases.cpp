@@ -148,6 +148,16 @@ static void addRailRings(const Topology &topology, ArrayRef<int64_t> group,
   }
 }
 
+/// Caps the flows from `from` on at `gbps`: a level's rings inside one
+/// machine at the rate the model gives them (their share of the links they
+/// share, at the links' efficiency), so that the collective alone takes
+/// the predicted time; other traffic still shares the links.
+static void capFlowsFrom(std::vector<FlowSpec> &flows, size_t from,
+                         double gbps) {
+  for (size_t i = from; i < flows.size(); ++i)
+    flows[i].fixedCapGBps = gbps;
+}
+
 static double stepLatency(const CostParams &p, LinkClass cls,
                           Protocol protocol) {
   return p.stepLatencyUs[static_cast<unsigned>(cls)]
@@ -369,24 +379,19 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
               request.root, 0, static_cast<int64_t>(group.size()) - 1)];
           SmallVector<SmallVector<int64_t, 8>, 2> members =
               getRanksBySocket(topology, group);
-          size_t local = 0;
-          for (const auto &ranks : members)
-            if (const auto *it = llvm::find(ranks, root); it != ranks.end())
-              local = it - ranks.begin();
-          SmallVector<int64_t, 8> leaders;
-          for (const auto &ranks : members)
-            if (local < ranks.size())
-              leaders.push_back(ranks[local]);
-          size_t from = across.flows.size();
-          addRing(topology, leaders, S, factor, across.flows);
-          for (size_t i = from; i < across.flows.size(); ++i)
-            across.flows[i].fixedCapGBps = sockets.acrossAloneGBps * factor;
-          from = inside.flows.size();
+          // The tree across runs among the ranks of the root's index.
+          for (const auto &leaders : getRingsAcrossSockets(members))
+            if (llvm::is_contained(leaders, root)) {
+              size_t from = across.flows.size();
+              addRing(topology, leaders, S, factor, across.flows);
+              capFlowsFrom(across.flows, from,
+                           sockets.acrossAloneGBps * factor);
+            }
+          size_t from = inside.flows.size();
           for (const auto &ranks : members)
             addRing(topology, ranks, S, factor, inside.flows);
-          for (size_t i = from; i < inside.flows.size(); ++i)
-            inside.flows[i].fixedCapGBps =
-                sockets.insideGBps * factor * P.treeEfficiency;
+          capFlowsFrom(inside.flows, from,
+                       sockets.insideGBps * factor * P.treeEfficiency);
         });
         if (request.kind == CollectiveKind::Reduce)
           std::swap(across, inside);
@@ -446,14 +451,6 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
                    {}};
     first.latencyUs =
         std::max(0.0, prediction.latencyUs - across.latencyUs - last.latencyUs);
-    // Inside one machine each ring runs at the rate the model gives the
-    // level's rings (its share of the links they share, at the links'
-    // efficiency), so that the collective alone takes the predicted time;
-    // other traffic still shares the links.
-    auto capped = [&](std::vector<FlowSpec> &flows, size_t from, double gbps) {
-      for (size_t i = from; i < flows.size(); ++i)
-        flows[i].fixedCapGBps = gbps * factor;
-    };
     perGroup([&](ArrayRef<int64_t> group) {
       if (bySocket) {
         const GroupShape::SocketLevels &levels = *shape.socketLevels;
@@ -466,16 +463,11 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
           if (reduce)
             addRing(topology, ranks, intraBytes, factor, last.flows);
         }
-        for (size_t local = 0; local < sockets.front().size(); ++local) {
-          SmallVector<int64_t, 8> ring;
-          for (const auto &ranks : sockets)
-            if (local < ranks.size())
-              ring.push_back(ranks[local]);
+        for (const auto &ring : getRingsAcrossSockets(sockets))
           addRing(topology, ring, interBytes, factor, across.flows);
-        }
-        capped(first.flows, firstFrom, levels.insideGBps);
-        capped(last.flows, lastFrom, levels.insideGBps);
-        capped(across.flows, acrossFrom, levels.acrossGBps);
+        capFlowsFrom(first.flows, firstFrom, levels.insideGBps * factor);
+        capFlowsFrom(last.flows, lastFrom, levels.insideGBps * factor);
+        capFlowsFrom(across.flows, acrossFrom, levels.acrossGBps * factor);
         return;
       }
       GroupLayout layout = layoutOf(topology, group);

@@ -155,9 +155,9 @@ struct CollectiveRequest {
   std::optional<Backend> backend;
   bool native = false;
   /// The plan's chunk_bytes: a hierarchical schedule runs its chunks as a
-  /// pipeline. Unset with `algorithm` fixed: one chunk (the runtime's
-  /// default); unset and searched: the model picks the chunk
-  /// (Prediction::chunkBytes).
+  /// pipeline. 0: one chunk (what a plan that names an algorithm without a
+  /// chunk size runs; the bridge passes 0 then); unset: the model picks
+  /// the chunk (Prediction::chunkBytes).
   std::optional<uint64_t> chunkBytes;
 };
 
@@ -224,6 +224,10 @@ DeviceId getTransferEndpoint(const Topology &topology, int64_t rank,
 /// in group order. Empty when a GPU has no CPU in the topology.
 SmallVector<SmallVector<int64_t, 8>, 2>
 getRanksBySocket(const Topology &topology, ArrayRef<int64_t> group);
+/// The rings across those sockets: ring l holds each socket's l-th rank
+/// (a socket with fewer ranks has none in it).
+SmallVector<SmallVector<int64_t, 8>, 8>
+getRingsAcrossSockets(ArrayRef<SmallVector<int64_t, 8>> sockets);
 
 /// Rate of a copy between two buffers of one CPU's memory (a memcpy),
 /// GB/s: copies between host memories and host-staged transfers between
