@@ -410,14 +410,19 @@ inline void waitFor(Async *async, const void *ptr, size_t bytes,
 
 /// Whether a transfer (or deferred operation) among the first `end`
 /// started by `async` still writes any of `reads`.
-inline bool writesAny(const Async *async, size_t end,
-                      const std::vector<Range> &reads) {
+inline bool writesAny(const Async *async, size_t end, const Range *reads,
+                      size_t numReads) {
   for (size_t i = 0; i < end && i < async->pending.size(); ++i)
-    for (const Range &r : reads)
+    for (size_t k = 0; k < numReads; ++k)
       if (async->pending[i].live() &&
-          overlaps(async->pending[i], r.lo, static_cast<size_t>(r.hi - r.lo)))
+          overlaps(async->pending[i], reads[k].lo,
+                   static_cast<size_t>(reads[k].hi - reads[k].lo)))
         return true;
   return false;
+}
+inline bool writesAny(const Async *async, size_t end,
+                      const std::vector<Range> &reads) {
+  return writesAny(async, end, reads.data(), reads.size());
 }
 
 /// Runs a local operation (unpack, copy, ...) that reads `reads` and
@@ -557,40 +562,46 @@ inline void issueQueued(commrt_context *ctx, Async *async, const char *loc) {
 
 /// Called first by every transfer: returns true when the transfer was
 /// queued (`again` repeats the call when its turn comes). A transfer
-/// outside a comm.start first issues what is queued.
-inline bool queueTransfer(Async *async, std::vector<Range> reads,
-                          std::vector<Range> writes,
-                          std::function<void()> again, const char *loc) {
+/// outside a comm.start first issues what is queued. Allocates nothing
+/// unless it queues: every transfer passes here.
+template <typename Again>
+bool queueTransfer(Async *async, std::initializer_list<Range> reads,
+                   std::initializer_list<Range> writes, Again &&again,
+                   const char *loc) {
   commrt_context *ctx = current();
   State &st = state(ctx);
   if (st.issuing)
     return false;
   if (!async) {
-    issueQueued(ctx, nullptr, loc);
+    if (!st.queue.empty())
+      issueQueued(ctx, nullptr, loc);
     return false;
   }
-  if (st.queue.empty() && !writesAny(async, async->pending.size(), reads))
+  if (st.queue.empty() &&
+      !writesAny(async, async->pending.size(), reads.begin(), reads.size()))
     return false;
   Pending p;
   p.queued = true;
-  if (!writes.empty()) {
-    p.lo = writes.front().lo;
-    p.hi = writes.front().hi;
+  if (writes.size()) {
+    p.lo = writes.begin()->lo;
+    p.hi = writes.begin()->hi;
     p.alsoWrites.assign(writes.begin() + 1, writes.end());
   }
   size_t index = async->pending.size();
   async->pending.push_back(std::move(p));
-  st.queue.push_back({async, index, std::move(reads), std::move(again)});
+  st.queue.push_back({async, index, std::vector<Range>(reads),
+                      std::function<void()>(std::forward<Again>(again))});
   return true;
 }
 
 /// queueTransfer for a transfer that reads `srcBytes` at `src` and writes
 /// `dstBytes` at `dst`.
-inline bool queueTransfer(Async *async, const void *src, size_t srcBytes,
-                          const void *dst, size_t dstBytes,
-                          std::function<void()> again, const char *loc) {
+template <typename Again>
+bool queueTransfer(Async *async, const void *src, size_t srcBytes,
+                   const void *dst, size_t dstBytes, Again &&again,
+                   const char *loc) {
   return queueTransfer(async, {range(src, srcBytes)}, {range(dst, dstBytes)},
-                       std::move(again), loc);
+                       std::forward<Again>(again), loc);
 }
 
 /// Begins the transfers of a comm.start; commgen::wait ends them.

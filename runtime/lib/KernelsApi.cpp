@@ -167,15 +167,13 @@ commrt_status checkPieces(const char *fn, commrt_dtype bufferType,
   };
   if (!std::is_sorted(order.begin(), order.end(), before))
     std::sort(order.begin(), order.end(), before);
-  {
-    for (size_t k = 1; k < order.size(); ++k) {
-      const commrt_piece &prev = pieces[order[k - 1]];
-      const commrt_piece &cur = pieces[order[k]];
-      if (cur.count != 0 && prev.offset + prev.count > cur.offset)
-        return invalid(fn, format("pieces #%zu and #%zu overlap in the buffer",
-                                  std::min(order[k - 1], order[k]),
-                                  std::max(order[k - 1], order[k])));
-    }
+  for (size_t k = 1; k < order.size(); ++k) {
+    const commrt_piece &prev = pieces[order[k - 1]];
+    const commrt_piece &cur = pieces[order[k]];
+    if (cur.count != 0 && prev.offset + prev.count > cur.offset)
+      return invalid(fn, format("pieces #%zu and #%zu overlap in the buffer",
+                                std::min(order[k - 1], order[k]),
+                                std::max(order[k - 1], order[k])));
   }
   return COMMRT_SUCCESS;
 }
