@@ -18,7 +18,7 @@
 // the lowering's targets compare the latter, like with like, and the cost
 // of the check is printed beside them.
 //
-// Options: --rounds N (default 200), --large-rounds N (64 MiB, default 15),
+// Options: --rounds N (default 1000), --large-rounds N (64 MiB, default 15),
 // --only small|large|64mib.
 //
 // Each round runs every variant once, in rotating order, after a barrier;
@@ -266,7 +266,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int rounds = 200, largeRounds = 15;
+  int rounds = 1000, largeRounds = 15;
   std::string only = "all";
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--rounds")

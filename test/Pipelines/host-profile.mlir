@@ -12,8 +12,10 @@
 
 // CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = tree> : tensor<1024xf32>
 // CHECK: comm.all_reduce sum %{{.*}} over {{\[}}[0, 1, 2, 3]] : tensor<262144xf32>
-// BUILTIN: comm.all_reduce sum %{{.*}} plan <algorithm = tree> : tensor<1024xf32>
-// BUILTIN: comm.all_reduce sum %{{.*}} plan <algorithm = ring> : tensor<262144xf32>
+// The built-in profile finds no schedule faster than MPI's by more than
+// its noise at these sizes.
+// BUILTIN: comm.all_reduce sum %{{.*}} over {{\[}}[0, 1, 2, 3]] : tensor<1024xf32>
+// BUILTIN: comm.all_reduce sum %{{.*}} over {{\[}}[0, 1, 2, 3]] : tensor<262144xf32>
 // PLAN: comm.all_reduce sum %{{.*}} : tensor<262144xf32>
 // SIM: step time{{ +}}524.60 us
 module attributes {comm.world_size = 4 : i64} {

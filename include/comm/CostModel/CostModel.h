@@ -252,6 +252,13 @@ struct HostProfile {
     SmallVector<double, 4> us;          ///< one per size
   };
   std::vector<Row> rows;
+  /// How far apart two runs of the profile put one call's time, as a
+  /// fraction of it (ratios between schedules at one size moved by up to
+  /// 10-15% between runs here, the machine being shared): a runtime
+  /// schedule replaces MPI's own collective only where it is predicted
+  /// faster by more than this, since a smaller predicted gain is as likely
+  /// a loss where the program runs.
+  static constexpr double kNoise = 0.1;
 
   const Row *lookup(CollectiveKind kind,
                     std::optional<Algorithm> algorithm) const;

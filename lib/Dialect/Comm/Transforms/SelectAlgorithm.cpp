@@ -133,16 +133,24 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   // Where the model predicts the backend's own collective apart from the
   // schedules a plan can name (MPI among the processes of a host), it is
   // one more candidate: the plan names a schedule only where one is
-  // predicted faster.
+  // predicted faster, by more than the measurements' noise where the
+  // times are measured.
+  bool withinNoise = false;
   if (!written && !request->algorithm) {
     CollectiveRequest own = free;
     own.native = true;
     own.protocol = request->protocol;
     llvm::Expected<Prediction> native = model.predict(own);
-    if (!native)
+    if (!native) {
       llvm::consumeError(native.takeError());
-    else if (native->native && native->timeUs <= predictions->front().timeUs)
-      predictions->insert(predictions->begin(), *native);
+    } else if (native->native) {
+      double fastest = predictions->front().timeUs;
+      double needed =
+          native->measured ? native->timeUs * (1 - HostProfile::kNoise) : 0;
+      withinNoise = fastest < native->timeUs && fastest >= needed;
+      if (native->timeUs <= fastest || withinNoise)
+        predictions->insert(predictions->begin(), *native);
+    }
   }
   const Prediction &best = predictions->front();
 
@@ -197,7 +205,13 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
                   .str();
     if (!best.bottleneck.empty())
       remark << "; limited by " << best.bottleneck;
-    if (best.native)
+    if (best.native && withinNoise)
+      remark << llvm::formatv("; the backend's own collective: no schedule "
+                              "is predicted more than {0:P0} faster (the "
+                              "measurements' noise)",
+                              HostProfile::kNoise)
+                    .str();
+    else if (best.native)
       remark << "; the backend's own collective beats every schedule";
     for (const Prediction &next : llvm::drop_begin(*predictions))
       if (next.native != best.native || next.algorithm != best.algorithm ||
