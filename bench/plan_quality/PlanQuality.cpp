@@ -113,6 +113,18 @@ static Outcome planAndSimulate(MLIRContext &context, ModuleOp original,
       sim::simulateFunction(function, topology, model, Backend::nccl, 0);
   if (failed(result))
     return outcome;
+  // A bound the simulated step beats is a bug in one of them.
+  if (result->stepTimeUs < result->cutBoundUs * (1 - 1e-9) ||
+      result->stepTimeUs < result->lowerBoundUs * (1 - 1e-9)) {
+    llvm::errs() << llvm::formatv(
+        "comm-bench-plan: the simulated step ({0:F2} us; {1}, {2}) is "
+        "below its own bound ({3:F2} us: {4})\n",
+        result->stepTimeUs, topologyName, stringifyStrategy(strategy),
+        std::max(result->cutBoundUs, result->lowerBoundUs),
+        result->cutBoundUs > result->lowerBoundUs ? result->cutBoundWhy
+                                                  : result->lowerBoundWhy);
+    return outcome;
+  }
   outcome.stepUs = result->stepTimeUs;
   outcome.exposedUs = result->exposedCommUs;
   outcome.boundUs = result->lowerBoundUs;

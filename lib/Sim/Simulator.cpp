@@ -7,6 +7,7 @@
 #include "comm/InitAllDialects.h"
 #include "comm/Sim/FlowNetwork.h"
 #include "comm/Sim/Phases.h"
+#include "comm/Sim/Releases.h"
 #include "comm/Support/InputChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -937,8 +938,9 @@ LogicalResult Simulation::run() {
 /// Transfers on one stream run one after another, and a class bounded as
 /// one buffer pays its bandwidth term once and its latency once, which no
 /// fusion of its members beats.
-static void boundStep(const Flattener &program, uint64_t worldSize,
-                      const CostModel &model, SimResult &result) {
+static void boundStep(func::FuncOp function, const Flattener &program,
+                      uint64_t worldSize, const CostModel &model,
+                      SimResult &result) {
   // Groups are interned once (a group of 16,384 ranks is not copied per
   // rank), and a class's bound is computed once for all its ranks.
   std::map<std::vector<int64_t>, unsigned> groupIds;
@@ -956,6 +958,7 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
     SmallVector<int64_t, 8> group;
     SmallVector<std::pair<int64_t, int64_t>> pairs;
     uint64_t bytes = 0;
+    SmallVector<unsigned> members; ///< instruction indices
   };
   struct Bound {
     double us = 0;
@@ -968,6 +971,38 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
     if (instr.kind == InstrKind::Compute && isa<ComputeOp>(instr.op))
       for (double &c : compute)
         c += instr.durationUs;
+  // The compute ops that run once, on a compute stream that never waits
+  // (every rank runs the same compute), and from them when each transfer
+  // can start and how much compute must follow it.
+  llvm::DenseMap<Operation *, ComputeSpan> spans;
+  {
+    llvm::DenseMap<Operation *, unsigned> runs;
+    double clock = 0;
+    for (const Instr &instr : program.instrs)
+      if (instr.kind == InstrKind::Compute && isa<ComputeOp>(instr.op)) {
+        clock += instr.durationUs;
+        ++runs[instr.op];
+        spans[instr.op] = {clock, instr.durationUs}; // fromUs: below
+      }
+    double total = clock;
+    for (auto &[op, count] : runs)
+      if (count > 1)
+        spans.erase(op);
+    for (auto &[op, span] : spans)
+      span.fromUs += total - span.endUs;
+  }
+  llvm::DenseMap<Operation *, unsigned> transferRuns;
+  for (const Instr &instr : program.instrs)
+    if (instr.kind == InstrKind::Collective || instr.kind == InstrKind::Send ||
+        instr.kind == InstrKind::Recv)
+      ++transferRuns[instr.op];
+  llvm::DenseMap<Operation *, OpTiming> timings = getOpTimings(function, spans);
+  auto timingOf = [&](const Instr &instr) {
+    auto it = timings.find(instr.op);
+    return it == timings.end() || transferRuns.lookup(instr.op) != 1
+               ? OpTiming()
+               : it->second;
+  };
   for (uint64_t rank = 0; rank < worldSize; ++rank) {
     std::map<std::string, Class> classes;
     for (auto [index, instr] : llvm::enumerate(program.instrs)) {
@@ -1015,6 +1050,7 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
                              request.groups[groupIndex].end());
       }
       entry.bytes += request.bytes;
+      entry.members.push_back(index);
     }
     double transfers = 0;
     std::string why;
@@ -1022,6 +1058,13 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
     // Each cut's terms over the rank's transfers: they cross it whatever
     // the streams.
     std::map<std::string, std::pair<double, std::string>> throughCut;
+    // The same terms per transfer (a term is the bytes at raw bandwidth,
+    // so it divides among the members by their bytes), each with when it
+    // can start and what compute must follow it.
+    struct Crossing {
+      double releaseUs, us, tailUs;
+    };
+    std::map<std::string, std::vector<Crossing>> crossings;
     for (auto &[key, entry] : classes) {
       if (entry.group.size() < 2 &&
           entry.request->kind != CollectiveKind::Copy && entry.pairs.empty())
@@ -1050,6 +1093,16 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
         sum += term.us;
         if (example.empty())
           example = term.why;
+        std::vector<Crossing> &list = crossings[term.resource];
+        for (unsigned member : entry.members) {
+          const Instr &instr = program.instrs[member];
+          OpTiming timing = timingOf(instr);
+          list.push_back({timing.releaseUs,
+                          entry.bytes ? term.us * instr.request.bytes /
+                                            static_cast<double>(entry.bytes)
+                                      : 0.0,
+                          timing.tailUs});
+        }
       }
       if (us > largest) {
         largest = us;
@@ -1058,12 +1111,35 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
     }
     if (transfers > result.transferBoundUs)
       result.transferBoundUs = transfers;
-    for (auto &[resource, entry] : throughCut)
-      if (entry.first > result.cutBoundUs) {
-        result.cutBoundUs = entry.first;
+    // A cut's transfers released at or after time r cross it after r, and
+    // the last of them to finish is followed by its compute: the step takes
+    // at least r + their time + the least compute after one of them.
+    for (auto &[resource, entry] : throughCut) {
+      std::vector<Crossing> &list = crossings[resource];
+      llvm::sort(list, [](const Crossing &a, const Crossing &b) {
+        return a.releaseUs > b.releaseUs;
+      });
+      double sum = 0, tail = kInf, best = 0, bestRelease = 0, bestTail = 0;
+      for (const Crossing &c : list) {
+        sum += c.us;
+        tail = std::min(tail, c.tailUs);
+        if (c.releaseUs + sum + tail > best) {
+          best = c.releaseUs + sum + tail;
+          bestRelease = c.releaseUs;
+          bestTail = tail;
+        }
+      }
+      if (best > result.cutBoundUs) {
+        result.cutBoundUs = best;
         result.cutBoundWhy = "rank " + std::to_string(rank) + "'s transfers (" +
                              entry.second + ")";
+        if (bestRelease > 0 || bestTail > 0)
+          result.cutBoundWhy += llvm::formatv(
+              ", the first of them ready at {0:F2} us, {1:F2} us of compute "
+              "after the last",
+              bestRelease, bestTail);
       }
+    }
     double bound = std::max(compute[rank], transfers);
     if (bound > result.lowerBoundUs) {
       result.lowerBoundUs = bound;
@@ -1072,6 +1148,11 @@ static void boundStep(const Flattener &program, uint64_t worldSize,
                                  : "transfers of rank " + std::to_string(rank) +
                                        " on one stream (largest: " + why + ")";
     }
+  }
+  // What binds any streams binds one.
+  if (result.cutBoundUs > result.lowerBoundUs) {
+    result.lowerBoundUs = result.cutBoundUs;
+    result.lowerBoundWhy = "the busiest cut: " + result.cutBoundWhy;
   }
 }
 
@@ -1098,6 +1179,6 @@ FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,
                         world->ranks, traceRanks);
   if (failed(simulation.run()))
     return failure();
-  boundStep(flattener, world->ranks, model, simulation.result);
+  boundStep(function, flattener, world->ranks, model, simulation.result);
   return std::move(simulation.result);
 }

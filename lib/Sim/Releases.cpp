@@ -1,0 +1,66 @@
+//===- Releases.cpp - when transfers can start, what must follow -*- C++ -*-=//
+//
+// Part of the comm project: a compiler for communication between GPUs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Sim/Releases.h"
+
+#include <algorithm>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::comm;
+using namespace mlir::comm::sim;
+
+llvm::DenseMap<Operation *, OpTiming> mlir::comm::sim::getOpTimings(
+    func::FuncOp function,
+    const llvm::DenseMap<Operation *, ComputeSpan> &compute) {
+  llvm::DenseMap<Operation *, OpTiming> timings;
+  // Definitions come before their uses in a pre-order walk: one pass
+  // forward for releases, one backward for tails, no recursion (a
+  // 100,000-op chain is no deeper than a flat list).
+  SmallVector<Operation *> order;
+  function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != function.getOperation())
+      order.push_back(op);
+  });
+  auto readyAt = [&](Value value) -> double {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return 0; // a block argument: ready at the start
+    auto it = timings.find(def);
+    if (it == timings.end())
+      return 0;
+    auto span = compute.find(def);
+    return span != compute.end() ? span->second.endUs : it->second.releaseUs;
+  };
+  for (Operation *op : order) {
+    double release = 0;
+    for (Value operand : op->getOperands())
+      release = std::max(release, readyAt(operand));
+    timings[op].releaseUs = release;
+  }
+  for (Operation *op : llvm::reverse(order)) {
+    auto span = compute.find(op);
+    if (span != compute.end()) {
+      timings[op].tailUs = span->second.fromUs;
+      continue;
+    }
+    // The earliest consumer decides; a result nobody reads, or one that
+    // leaves through a terminator or the return, needs no compute after.
+    double tail = std::numeric_limits<double>::infinity();
+    bool read = false;
+    for (Operation *user : op->getUsers()) {
+      read = true;
+      auto it = timings.find(user);
+      if (user->hasTrait<OpTrait::IsTerminator>() || it == timings.end()) {
+        tail = 0;
+        break;
+      }
+      tail = std::min(tail, it->second.tailUs);
+    }
+    timings[op].tailUs = read ? tail : 0;
+  }
+  return timings;
+}
