@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Sim/Releases.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
 
 #include <algorithm>
 #include <limits>
@@ -39,6 +40,15 @@ llvm::DenseMap<Operation *, OpTiming> mlir::comm::sim::getOpTimings(
     double release = 0;
     for (Value operand : op->getOperands())
       release = std::max(release, readyAt(operand));
+    // A wait's results are what its start's body yielded.
+    if (auto wait = dyn_cast<WaitOp>(op))
+      if (auto start = wait.getToken().getDefiningOp<StartOp>())
+        if (auto yield = dyn_cast_or_null<YieldOp>(
+                start.getBody().empty() || start.getBody().front().empty()
+                    ? nullptr
+                    : &start.getBody().front().back()))
+          for (Value yielded : yield.getOperands())
+            release = std::max(release, readyAt(yielded));
     timings[op].releaseUs = release;
   }
   for (Operation *op : llvm::reverse(order)) {
@@ -53,6 +63,20 @@ llvm::DenseMap<Operation *, OpTiming> mlir::comm::sim::getOpTimings(
     bool read = false;
     for (Operation *user : op->getUsers()) {
       read = true;
+      // What a start's body yields leaves at its waits (after it in
+      // program order: their tails are known).
+      if (isa<YieldOp>(user)) {
+        auto start = cast<StartOp>(user->getParentOp());
+        bool waited = false;
+        for (Operation *wait : start.getToken().getUsers())
+          if (isa<WaitOp>(wait) && timings.count(wait)) {
+            waited = true;
+            tail = std::min(tail, timings[wait].tailUs);
+          }
+        if (!waited)
+          tail = 0;
+        continue;
+      }
       auto it = timings.find(user);
       if (user->hasTrait<OpTrait::IsTerminator>() || it == timings.end()) {
         tail = 0;

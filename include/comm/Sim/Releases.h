@@ -39,10 +39,11 @@ struct OpTiming {
 };
 
 /// Every op of `function` (nested ones too) with its timing; `compute`
-/// holds the compute ops that run once. Where the data flow leaves the
-/// function's straight-line code (block arguments, region terminators,
-/// ops that run several times) the timing stays at 0, which keeps any
-/// bound built on it a bound.
+/// holds the compute ops that run once. A comm.start's yielded values
+/// reach its waits' results. Where the data flow leaves the function's
+/// straight-line code otherwise (block arguments, other region
+/// terminators, ops that run several times) the timing stays at 0, which
+/// keeps any bound built on it a bound.
 llvm::DenseMap<Operation *, OpTiming>
 getOpTimings(func::FuncOp function,
              const llvm::DenseMap<Operation *, ComputeSpan> &compute);
