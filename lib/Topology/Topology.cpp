@@ -679,8 +679,10 @@ llvm::Error Topology::finalize() {
       connected.unionSets(link.a, link.b);
     }
   }
-  for (const Device &device : node.getDevices())
-    if (device.kind == DeviceKind::NIC && device.speedGbit > kMaxNICGbit)
+  for (const Device &device : node.getDevices()) {
+    if (device.kind != DeviceKind::NIC)
+      continue;
+    if (device.speedGbit > kMaxNICGbit)
       return makeTopologyError(source, device.sourceLine,
                                "NIC '" + device.name + "' runs at " +
                                    formatTopologyNumber(device.speedGbit) +
@@ -688,6 +690,15 @@ llvm::Error Topology::finalize() {
                                    formatTopologyNumber(kMaxNICGbit) +
                                    " Gbit/s (800G is the "
                                    "fastest shipping)");
+    if (!(device.latencyUs >= 0) || device.latencyUs > kMaxNICLatencyUs)
+      return makeTopologyError(
+          source, device.sourceLine,
+          "NIC '" + device.name + "' has latency " +
+              formatTopologyNumber(device.latencyUs) +
+              " us; a NIC's latency is between 0 and " +
+              formatTopologyNumber(kMaxNICLatencyUs) +
+              " us (InfiniBand and RoCE ports take a few)");
+  }
 
   gpusPerNode = node.getDevicesOfKind(DeviceKind::GPU);
   SmallVector<unsigned> processes = node.getDevicesOfKind(DeviceKind::Process);

@@ -123,6 +123,7 @@ constexpr double kMaxLinkBandwidthGBps = 10000;
 constexpr double kMaxLinkLatencyUs = 1000;
 constexpr unsigned kMaxNVLinkLanes = 64;
 constexpr double kMaxNICGbit = 10000;
+constexpr double kMaxNICLatencyUs = 1000;
 /// Default latency of a link of `kind`.
 double getDefaultLinkLatency(LinkKind kind);
 

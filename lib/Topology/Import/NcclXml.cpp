@@ -147,6 +147,11 @@ private:
     if (value.getAsDouble(out))
       return fail(node, "attribute '" + Twine(name) + "' of <" + nameOf(node) +
                             "> must be a number, got '" + value + "'");
+    // strtod reads "inf" and "nan": no machine has either (an infinite NIC
+    // latency exported as YAML did not read back).
+    if (!std::isfinite(out))
+      return fail(node, "attribute '" + Twine(name) + "' of <" + nameOf(node) +
+                            "> must be a finite number, got '" + value + "'");
     return llvm::Error::success();
   }
 
