@@ -43,12 +43,11 @@ llvm::DenseMap<Operation *, OpTiming> mlir::comm::sim::getOpTimings(
     // A wait's results are what its start's body yielded.
     if (auto wait = dyn_cast<WaitOp>(op))
       if (auto start = wait.getToken().getDefiningOp<StartOp>())
-        if (auto yield = dyn_cast_or_null<YieldOp>(
-                start.getBody().empty() || start.getBody().front().empty()
-                    ? nullptr
-                    : &start.getBody().front().back()))
-          for (Value yielded : yield.getOperands())
-            release = std::max(release, readyAt(yielded));
+        for (Block &body : start.getBody()) // one block (SingleBlock)
+          if (!body.empty())
+            if (auto yield = dyn_cast<YieldOp>(body.back()))
+              for (Value yielded : yield.getOperands())
+                release = std::max(release, readyAt(yielded));
     timings[op].releaseUs = release;
   }
   for (Operation *op : llvm::reverse(order)) {

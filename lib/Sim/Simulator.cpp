@@ -966,30 +966,25 @@ static void boundStep(func::FuncOp function, const Flattener &program,
     SmallVector<BoundTerm, 4> terms;
   };
   std::map<std::pair<std::string, uint64_t>, Bound> bounds;
-  std::vector<double> compute(worldSize, 0);
-  for (const Instr &instr : program.instrs)
-    if (instr.kind == InstrKind::Compute && isa<ComputeOp>(instr.op))
-      for (double &c : compute)
-        c += instr.durationUs;
-  // The compute ops that run once, on a compute stream that never waits
-  // (every rank runs the same compute), and from them when each transfer
-  // can start and how much compute must follow it.
+  // Every rank runs the same compute ops, back to back on its compute
+  // stream: their total, and the ops that run once with when each ends on
+  // a stream that never waits, from which follow when each transfer can
+  // start and how much compute must follow it.
+  double compute = 0;
   llvm::DenseMap<Operation *, ComputeSpan> spans;
   {
     llvm::DenseMap<Operation *, unsigned> runs;
-    double clock = 0;
     for (const Instr &instr : program.instrs)
       if (instr.kind == InstrKind::Compute && isa<ComputeOp>(instr.op)) {
-        clock += instr.durationUs;
+        compute += instr.durationUs;
         ++runs[instr.op];
-        spans[instr.op] = {clock, instr.durationUs}; // fromUs: below
+        spans[instr.op] = {compute, instr.durationUs}; // fromUs: below
       }
-    double total = clock;
     for (auto &[op, count] : runs)
       if (count > 1)
         spans.erase(op);
     for (auto &[op, span] : spans)
-      span.fromUs += total - span.endUs;
+      span.fromUs += compute - span.endUs;
   }
   llvm::DenseMap<Operation *, unsigned> transferRuns;
   for (const Instr &instr : program.instrs)
@@ -1140,10 +1135,10 @@ static void boundStep(func::FuncOp function, const Flattener &program,
               bestRelease, bestTail);
       }
     }
-    double bound = std::max(compute[rank], transfers);
+    double bound = std::max(compute, transfers);
     if (bound > result.lowerBoundUs) {
       result.lowerBoundUs = bound;
-      result.lowerBoundWhy = compute[rank] >= transfers
+      result.lowerBoundWhy = compute >= transfers
                                  ? "compute of rank " + std::to_string(rank)
                                  : "transfers of rank " + std::to_string(rank) +
                                        " on one stream (largest: " + why + ")";

@@ -656,8 +656,6 @@ llvm::Error NcclXmlImporter::importNic(xmlNode *nic, xmlNode *pci,
     if (speed <= 0)
       return fail(net,
                   "NIC speed must be positive (Mbit/s), got " + Twine(speed));
-    if (latency < 0)
-      return fail(net, "NIC latency must be non-negative");
     auto [it, inserted] = nicLines.try_emplace(dev, xmlGetLineNo(net));
     if (!inserted)
       return fail(net, "duplicate NIC dev " + Twine(dev) + " (also at line " +

@@ -145,9 +145,9 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
       llvm::consumeError(native.takeError());
     } else if (native->native) {
       double fastest = predictions->front().timeUs;
-      double needed =
-          native->measured ? native->timeUs * (1 - HostProfile::kNoise) : 0;
-      withinNoise = fastest < native->timeUs && fastest >= needed;
+      double noise = native->measured ? HostProfile::kNoise : 0;
+      withinNoise =
+          fastest < native->timeUs && fastest >= native->timeUs * (1 - noise);
       if (native->timeUs <= fastest || withinNoise)
         predictions->insert(predictions->begin(), *native);
     }
