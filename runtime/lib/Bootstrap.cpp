@@ -28,8 +28,12 @@ void commrt::trace(commrt_context *ctx, int level, const char *fmt, ...) {
   std::fprintf(stderr, "[commrt rank %d] %s\n", ctx->rank, text);
 }
 
-commrt_status commrt::waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
-                              const std::string &what) {
+namespace {
+/// Waits for \p reqs; on timeout, names the members of \p comm (if any)
+/// that did not join its operation #\p sequence.
+commrt_status waitAll(commrt_context *ctx, MPI_Request *reqs, int count,
+                      const std::string &what, commrt_comm *comm,
+                      uint64_t sequence) {
   Deadline deadline(ctx->opts.timeout_ms);
   Backoff backoff(ctx->oversubscribed);
   for (;;) {
@@ -47,16 +51,52 @@ commrt_status commrt::waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
     answerRollCalls(ctx);
     if (deadline.expired()) {
       ctx->pendingMpi = true;
+      std::string why = comm ? rollCall(ctx, comm, sequence)
+                             : "waiting for ranks that did not join";
       return raise(ctx, COMMRT_ERROR_TIMEOUT,
                    format("commrt: %s timed out after %lld ms on rank %d "
-                          "(waiting for ranks that did not join; waited %lld "
-                          "ms)",
+                          "(%s; waited %lld ms)",
                           what.c_str(),
                           static_cast<long long>(deadline.timeout()), ctx->rank,
+                          why.c_str(),
                           static_cast<long long>(deadline.elapsedMs())));
     }
     backoff.pause();
   }
+}
+} // namespace
+
+commrt_status commrt::waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
+                              const std::string &what) {
+  return waitAll(ctx, reqs, count, what, nullptr, 0);
+}
+
+commrt_status commrt::waitInGroup(commrt_context *ctx, MPI_Request *reqs,
+                                  int count, const std::string &what,
+                                  commrt_comm *comm, uint64_t sequence) {
+  struct Answering {
+    commrt_context *ctx;
+    const std::string *what;
+    uint64_t comm, sequence;
+    ~Answering() {
+      ctx->waitingIn = what;
+      ctx->waitingInComm = comm;
+      ctx->waitingInSequence = sequence;
+    }
+  } answering{ctx, ctx->waitingIn, ctx->waitingInComm, ctx->waitingInSequence};
+  ctx->waitingIn = &what;
+  ctx->waitingInComm = comm->id;
+  ctx->waitingInSequence = sequence;
+  commrt_status status = waitAll(ctx, reqs, count, what, comm, sequence);
+  if (isFatal(status)) {
+    // The exchange is abandoned on the group's fingerprint communicator:
+    // nothing more can run on the group. Tell the others why this rank
+    // left, as a failed operation does.
+    comm->failed = true;
+    comm->failure = lastError();
+    announceFailure(ctx, comm, sequence, what, comm->failure);
+  }
+  return status;
 }
 
 commrt_status commrt::allreduceMpi(commrt_context *ctx, const void *send,
@@ -151,7 +191,8 @@ static commrt_status failRequest(commrt_request *req, commrt_status status,
     }
   }
   if (!req->mismatch || !req->args.comm)
-    announceFailure(req->ctx, req, message);
+    announceFailure(req->ctx, req->args.comm, req->sequence,
+                    describe(req->args), message);
   return raise(req->ctx, status, message, isFatal(status) || req->mismatch);
 }
 
@@ -209,8 +250,9 @@ commrt_status commrt::waitRequest(commrt_request *req) {
       int64_t waited = deadline.elapsedMs();
       // A collective asks its group who is missing; point to point names
       // its peer already.
-      std::string why =
-          req->args.comm ? rollCall(ctx, req) : waitingFor(req->args);
+      std::string why = req->args.comm
+                            ? rollCall(ctx, req->args.comm, req->sequence)
+                            : waitingFor(req->args);
       return failRequest(
           req, COMMRT_ERROR_TIMEOUT,
           format("commrt: %s timed out after %lld ms on rank %d (%s; waited "

@@ -370,6 +370,12 @@ struct commrt_context {
   /// flight, and what this rank waits for now (what it answers).
   std::shared_ptr<commrt::RollCalls> rollCalls;
   const commrt_request *waitingFor = nullptr;
+  /// What this rank waits in outside a request (a desync check, a
+  /// validation exchange): answered to roll calls before waitingFor. The
+  /// exchange is for operation #waitingInSequence of the communicator
+  /// whose id is waitingInComm: a rank in it has reached that operation.
+  const std::string *waitingIn = nullptr;
+  uint64_t waitingInComm = 0, waitingInSequence = 0;
   std::unique_ptr<commrt::Backend> backend;
 
   /// Cached communicators by (flattened groups, group size); the value is
@@ -490,6 +496,14 @@ commrt_status postPlanned(commrt_context *ctx, const OpArgs &args,
 commrt_status waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
                       const std::string &what);
 
+/// Waits for \p reqs, an exchange every member of \p comm joins as its
+/// operation #\p sequence there, with the context's deadline. Meanwhile
+/// this rank answers roll calls with \p what; on timeout its own roll call
+/// names the members that did not join and what they wait in instead.
+commrt_status waitInGroup(commrt_context *ctx, MPI_Request *reqs, int count,
+                          const std::string &what, commrt_comm *comm,
+                          uint64_t sequence);
+
 /// Non-blocking allreduce with the deadline, on \p comm.
 commrt_status allreduceMpi(commrt_context *ctx, const void *send, void *recv,
                            int count, MPI_Datatype type, MPI_Op op,
@@ -591,14 +605,17 @@ commrt_status startRollCalls(commrt_context *ctx);
 /// Answers the roll calls of other ranks and collects their failure
 /// notices; called while waiting.
 void answerRollCalls(commrt_context *ctx);
-/// Asks the other members of \p req's group which operation they are in
-/// and returns, for a timeout message, which ranks did not join it.
-std::string rollCall(commrt_context *ctx, const commrt_request *req);
-/// Tells every other rank that \p req failed here with \p message, so
-/// that their roll calls name this rank and the reason once it leaves, and
-/// so that they do not wait for operations it will not start.
-void announceFailure(commrt_context *ctx, const commrt_request *req,
-                     const std::string &message);
+/// Asks the other members of \p comm which operation they are in and
+/// returns, for a timeout message, which ranks did not join this rank's
+/// operation #\p sequence there.
+std::string rollCall(commrt_context *ctx, commrt_comm *comm, uint64_t sequence);
+/// Tells every other rank that operation #\p sequence of \p comm (null
+/// for point to point), described by \p what, failed here with
+/// \p message, so that their roll calls name this rank and the reason once
+/// it leaves, and so that they do not wait for operations it will not
+/// start.
+void announceFailure(commrt_context *ctx, commrt_comm *comm, uint64_t sequence,
+                     const std::string &what, const std::string &message);
 /// True if a member of \p req's group announced a failure after which it
 /// never starts \p req; \p why then says who and why.
 bool peerGaveUp(commrt_context *ctx, const commrt_request *req,

@@ -37,7 +37,8 @@ struct Question {
 struct Answer {
   uint64_t number = 0; ///< Of the question.
   uint64_t posted = 0;
-  char what[200] = {};
+  /// Room for a desync check's text (up to 240 characters) and its group.
+  char what[400] = {};
 };
 
 /// A failure notice: an operation failed on the sender.
@@ -185,9 +186,15 @@ void commrt::answerRollCalls(commrt_context *ctx) {
     for (const auto &comm : ctx->comms)
       if (comm->id == rc.question.comm && comm->posted > answer->posted)
         answer->posted = comm->posted;
+    // In the exchange that precedes an operation of the group: it reached
+    // that operation.
+    if (ctx->waitingIn && ctx->waitingInComm == rc.question.comm &&
+        ctx->waitingInSequence + 1 > answer->posted)
+      answer->posted = ctx->waitingInSequence + 1;
     std::snprintf(answer->what, sizeof answer->what, "%s",
-                  ctx->waitingFor ? describe(ctx->waitingFor->args).c_str()
-                                  : "a commrt bootstrap step");
+                  ctx->waitingIn    ? ctx->waitingIn->c_str()
+                  : ctx->waitingFor ? describe(ctx->waitingFor->args).c_str()
+                                    : "a commrt bootstrap step");
     MPI_Request send = MPI_REQUEST_NULL;
     if (MPI_Isend(answer.get(), sizeof(Answer), MPI_BYTE, status.MPI_SOURCE,
                   answerTag, ctx->health, &send) == MPI_SUCCESS)
@@ -198,8 +205,8 @@ void commrt::answerRollCalls(commrt_context *ctx) {
   }
 }
 
-std::string commrt::rollCall(commrt_context *ctx, const commrt_request *req) {
-  commrt_comm *comm = req->args.comm;
+std::string commrt::rollCall(commrt_context *ctx, commrt_comm *comm,
+                             uint64_t sequence) {
   if (!comm || !ctx->rollCalls)
     return "waiting for ranks that did not join";
   RollCalls &rc = *ctx->rollCalls;
@@ -265,13 +272,13 @@ std::string commrt::rollCall(commrt_context *ctx, const commrt_request *req) {
         missing += format("%s%d", missing.empty() ? "" : ", ", peer);
       continue;
     }
-    if (a.posted > req->sequence)
+    if (a.posted > sequence)
       continue; // It posted this operation.
     elsewhere += format("; rank %d has not reached it: it posted %llu "
                         "operations on this group (this is #%llu) and waits "
                         "in %s",
                         peer, static_cast<unsigned long long>(a.posted),
-                        static_cast<unsigned long long>(req->sequence), a.what);
+                        static_cast<unsigned long long>(sequence), a.what);
   }
   if (missing.empty() && failed.empty() && elsewhere.empty())
     return "waiting for ranks that did not join; every rank of the group "
@@ -288,7 +295,8 @@ std::string commrt::rollCall(commrt_context *ctx, const commrt_request *req) {
   return out + elsewhere;
 }
 
-void commrt::announceFailure(commrt_context *ctx, const commrt_request *req,
+void commrt::announceFailure(commrt_context *ctx, commrt_comm *comm,
+                             uint64_t sequence, const std::string &what,
                              const std::string &message) {
   // Under the abort policy the job ends anyway.
   if (!ctx->rollCalls || ctx->opts.on_error == COMMRT_ON_ERROR_ABORT)
@@ -297,14 +305,13 @@ void commrt::announceFailure(commrt_context *ctx, const commrt_request *req,
   RollCalls::Told told;
   told.notice = std::make_unique<Notice>();
   Notice *notice = told.notice.get();
-  if (commrt_comm *comm = req->args.comm) {
+  if (comm) {
     notice->comm = comm->id;
     notice->started = comm->started;
-    notice->sequence = req->sequence;
+    notice->sequence = sequence;
     notice->commFailed = comm->failed ? 1 : 0;
   }
-  std::snprintf(notice->what, sizeof notice->what, "%s",
-                describe(req->args).c_str());
+  std::snprintf(notice->what, sizeof notice->what, "%s", what.c_str());
   std::snprintf(notice->why, sizeof notice->why, "%s", message.c_str());
   // Every rank may wait for this one somewhere: tell them all.
   for (int r = 0; r < ctx->size; ++r) {

@@ -490,8 +490,9 @@ commrt_status commrt::startValidated(commrt_context *ctx, const OpArgs &args,
     // Transfers are enqueued on the stream at the call: wait for the
     // fingerprints here.
     if (commrt_status s =
-            waitMpi(ctx, &req->exchange.request, 1,
-                    describe(args) + " (checking it across the group)")) {
+            waitInGroup(ctx, &req->exchange.request, 1,
+                        describe(args) + " (checking it across the group)",
+                        comm, req->sequence)) {
       req->abandon();
       ctx->pendingMpi = true;
       ctx->abandoned.push_back(std::move(req));
@@ -529,6 +530,8 @@ extern "C" commrt_status commrt_debug_check(commrt_comm *comm,
   std::snprintf(mine.what, sizeof mine.what, "%s", what ? what : "");
   std::string step =
       "desync check of '" + std::string(mine.what) + "' on group " + comm->name;
+  // The operation it checks is the next one posted on the group.
+  uint64_t sequence = comm->posted;
   // The fingerprint: the check's index and a hash of what it compares. On
   // the heap, and kept if a wait gives up: MPI may still write into it.
   std::array<int64_t, NumFields> fp{};
@@ -537,7 +540,8 @@ extern "C" commrt_status commrt_debug_check(commrt_comm *comm,
   auto exchange = std::make_unique<Exchange>();
   if (commrt_status s = exchange->post(comm, fp))
     return raise(ctx, s, "commrt: " + step + ": " + lastError());
-  if (commrt_status s = waitMpi(ctx, &exchange->request, 1, step)) {
+  if (commrt_status s =
+          waitInGroup(ctx, &exchange->request, 1, step, comm, sequence)) {
     (void)exchange.release();
     return s;
   }

@@ -22,6 +22,10 @@
 //                 schedule, tell the others and leave;
 //  group          rank 2 runs its all_reduce on the group [2, 3], the others
 //                 on the world (1000 ms timeout);
+//  group-desync   the same under COMMRT_DEBUG=desync (set by the driver), as
+//                 generated code runs it: each rank first checks its op's
+//                 text and source location (commrt_debug_check), rank 2 on
+//                 [2, 3] at b.mlir:9:5, the others on the world at a.mlir:3:1;
 //  alltoall-corrupt
 //                 COMMRT_INJECT=corrupt:0:1 and COMMRT_DEBUG=checksum (set
 //                 by the driver): rank 0 flips a bit of what its all_to_all
@@ -150,6 +154,23 @@ int run(const std::string &mode) {
       return commrt_all_reduce(me == 2 ? pair : world, in.data(), out.data(), n,
                                COMMRT_F32, COMMRT_SUM, nullptr);
     });
+  } else if (mode == "group-desync") {
+    agreedMismatch = false;
+    int64_t pairs[4] = {0, 1, 2, 3};
+    commrt_comm *pair = nullptr;
+    CHECK_OK(commrt_comm_create(ctx, pairs, 4, 2, &pair));
+    bool other = me == 2;
+    s = report("desync check", [&] {
+      return commrt_debug_check(
+          other ? pair : world,
+          other ? "comm.all_reduce of 1024 f32 at b.mlir:9:5"
+                : "comm.all_reduce of 1024 f32 at a.mlir:3:1");
+    });
+    if (!s)
+      report("all_reduce", [&] {
+        return commrt_all_reduce(other ? pair : world, in.data(), out.data(), n,
+                                 COMMRT_F32, COMMRT_SUM, nullptr);
+      });
   } else if (mode == "alltoall-corrupt") {
     agreedMismatch = false;
     s = report("all_to_all", [&] {
@@ -183,7 +204,7 @@ int run(const std::string &mode) {
 
 int main(int argc, char **argv) {
   std::string mode = argc > 1 ? argv[1] : "";
-  bool slow = mode == "notice" || mode == "group";
+  bool slow = mode == "notice" || mode == "group" || mode == "group-desync";
   ctx = initMpiTestOn(4, &argc, &argv, slow ? 1000 : 10000);
   if (!ctx)
     return 1;

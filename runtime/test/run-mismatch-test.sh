@@ -17,6 +17,9 @@ notice)
   limit=8000 ;;
 group)
   limit=8000 ;;
+group-desync)
+  export COMMRT_DEBUG=desync
+  limit=8000 ;;
 alltoall-corrupt)
   export COMMRT_INJECT=corrupt:0:1 COMMRT_DEBUG=checksum ;;
 esac
@@ -47,6 +50,9 @@ every() {
 group='\[0, 1, 2, 3\]'
 disagree="on group $group on rank @ failed: the ranks of the group disagree on this operation, so none of them ran it: "
 ranks="0 1 2 3"
+# group-desync's checks (MismatchTest.cpp).
+world_op='comm.all_reduce of 1024 f32 at a.mlir:3:1'
+pair_op='comm.all_reduce of 1024 f32 at b.mlir:9:5'
 case $mode in
 count-planned | count-mpi)
   want="commrt: all_reduce ${disagree}rank 0 passed 1024 f32 elements but rank 2 passed 4096$" ;;
@@ -67,7 +73,7 @@ notice)
   # Ranks 2 and 3 find the other size inside the schedule; 0 and 1 wait.
   ranks="2 3"
   want="commrt: all_reduce on group $group on rank @ failed: in a transfer of the planned schedule, rank [12] sent [0-9]* bytes ([0-9]* f32), but this receive takes [0-9]* f32 ([0-9]* bytes); the ranks disagree on the operation (COMMRT_VALIDATE=0 skipped the check that names them)" ;;
-group)
+group | group-desync)
   ranks=
   want= ;;
 alltoall-corrupt)
@@ -87,6 +93,11 @@ if [ "$policy" = abort ]; then
     has "^\[commrt rank [013]\] commrt: all_reduce on group $group timed out after 1000 ms on rank [013] (waiting for ranks that did not join; rank 2 has not reached it: it posted 1 operations on this group (this is #1) and waits in all_reduce on group \[2, 3\]" ||
       has "^\[commrt rank 2\] commrt: all_reduce on group \[2, 3\] timed out after 1000 ms on rank 2 (waiting for ranks that did not join; rank 3 has not reached it: it posted 0 operations on this group (this is #0) and waits in all_reduce on group $group" ||
       fail "no timeout naming the rank in the other group" ;;
+  group-desync)
+    # The same, naming both checks' texts and source locations.
+    has "^\[commrt rank [013]\] commrt: desync check of '$world_op' on group $group timed out after 1000 ms on rank [013] (waiting for ranks that did not join.*rank 2 has not reached it: it posted 1 operations on this group (this is #1) and waits in desync check of '$pair_op' on group \[2, 3\]" ||
+      has "^\[commrt rank 2\] commrt: desync check of '$pair_op' on group \[2, 3\] timed out after 1000 ms on rank 2 (waiting for ranks that did not join.*rank 3 has not reached it: it posted 0 operations on this group (this is #0) and waits in desync check of '$world_op' on group $group" ||
+      fail "no timeout naming the other rank's check and its location" ;;
   *)
     # The first rank to fail ends the job, with its message.
     pattern=$(echo "$want" | sed 's/\$$//; s/@/[0-3]/g')
@@ -120,6 +131,12 @@ group)
   # the failure it told (ranks leave in any order).
   every "^rank @: all_reduce: COMMRT_ERROR_TIMEOUT after [0-9]* ms: commrt: all_reduce on group $group timed out after 1000 ms on rank @ (waiting for ranks that did not join.*\(rank 2 has not reached it: it posted 1 operations on this group (this is #1) and waits in all_reduce on group \[2, 3\]\|rank 2 failed: commrt: all_reduce on group \[2, 3\] timed out\)" "0 1 3"
   every "^rank @: all_reduce: COMMRT_ERROR_TIMEOUT after [0-9]* ms: commrt: all_reduce on group \[2, 3\] timed out after 1000 ms on rank @ (waiting for ranks that did not join.*\(rank 3 has not reached it: it posted 0 operations on this group (this is #0) and waits in all_reduce on group $group\|rank 3 failed: commrt: all_reduce on group $group timed out\)" 2 ;;
+group-desync)
+  # Every rank names the check the other group's rank waits in, with its
+  # source location, or the failure it told once it left.
+  every "^rank @: desync check: COMMRT_ERROR_TIMEOUT after [0-9]* ms: commrt: desync check of '$world_op' on group $group timed out after 1000 ms on rank @ (waiting for ranks that did not join.*\(rank 2 has not reached it: it posted 1 operations on this group (this is #1) and waits in desync check of '$pair_op' on group \[2, 3\]\|rank 2 failed: commrt: desync check of '$pair_op' on group \[2, 3\] timed out\)" "0 1 3"
+  every "^rank @: desync check: COMMRT_ERROR_TIMEOUT after [0-9]* ms: commrt: desync check of '$pair_op' on group \[2, 3\] timed out after 1000 ms on rank @ (waiting for ranks that did not join.*\(rank 3 has not reached it: it posted 0 operations on this group (this is #0) and waits in desync check of '$world_op' on group $group\|rank 3 failed: commrt: desync check of '$world_op' on group $group timed out\)" 2
+  has "did not answer" && fail "a roll call did not know why a rank left" ;;
 alltoall-corrupt)
   has "COMMRT_INJECT=corrupt:0:1: operation #1 (all_to_all on group $group): flipped bit 0 of byte 8192 of the 16384 bytes it sends" ||
     fail "rank 0 did not say what it corrupted"
