@@ -55,13 +55,15 @@ FailureOr<CostParams> mlir::comm::getCostParamsFor(Operation *op,
     return it->second;
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
-    return op->emitError() << "cannot read cost model parameters '" << path
-                           << "': " << buffer.getError().message();
+    return emitError(op->getLoc())
+           << "cannot read cost model parameters '" << path
+           << "': " << buffer.getError().message();
   llvm::Expected<CostParams> params =
       parseCostParams((*buffer)->getBuffer(), path);
   if (!params)
-    return op->emitError() << "cannot use cost model parameters '" << path
-                           << "': " << llvm::toString(params.takeError());
+    return emitError(op->getLoc())
+           << "cannot use cost model parameters '" << path
+           << "': " << llvm::toString(params.takeError());
   cache[path] = *params;
   return *params;
 }
@@ -70,7 +72,7 @@ FailureOr<std::shared_ptr<const Topology>>
 mlir::comm::getTopologyFor(Operation *op, StringRef overrideSpec) {
   std::string spec = getTopologySpec(op, overrideSpec);
   if (spec.empty())
-    return op->emitError()
+    return emitError(op->getLoc())
            << "no topology: add a '" << kTopologyAttrName
            << "' module attribute (a preset such as \"dgx-h100\", a cluster "
               "\"dgx-h100x4\", or a .xml/.yaml file) or pass "
@@ -78,11 +80,13 @@ mlir::comm::getTopologyFor(Operation *op, StringRef overrideSpec) {
   llvm::Expected<std::shared_ptr<const Topology>> topology =
       loadCachedTopology(spec);
   if (!topology)
-    return op->emitError() << "cannot load topology '" << spec
-                           << "': " << llvm::toString(topology.takeError());
+    return emitError(op->getLoc())
+           << "cannot load topology '" << spec
+           << "': " << llvm::toString(topology.takeError());
   if ((*topology)->getNode().getNumDevices() == 0)
-    return op->emitError() << "topology '" << spec
-                           << "' describes no hardware (an NCCL graph file?)";
+    return emitError(op->getLoc())
+           << "topology '" << spec
+           << "' describes no hardware (an NCCL graph file?)";
   return *topology;
 }
 

@@ -128,9 +128,10 @@ void HierarchicalSearchPass::runOnOperation() {
   else if (name == "always")
     fixed = HierarchicalMode::always;
   else if (name != "auto") {
-    module.emitError() << "comm-plan: hierarchical='" << name
-                       << "' is not a mode: expected auto, never, faster or "
-                          "always";
+    emitError(module.getLoc())
+        << "comm-plan: hierarchical='" << name
+        << "' is not a mode: expected auto, never, faster or "
+           "always";
     return signalPassFailure();
   }
   if (fixed == HierarchicalMode::never)

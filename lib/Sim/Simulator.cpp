@@ -1149,6 +1149,11 @@ static void boundStep(func::FuncOp function, const Flattener &program,
     result.lowerBoundUs = result.cutBoundUs;
     result.lowerBoundWhy = "the busiest cut: " + result.cutBoundWhy;
   }
+  // Local kernels (packs, unpacks, combines) are left out: a plan adds or
+  // removes them.
+  if (result.lowerBoundUs <= 0)
+    result.lowerBoundWhy =
+        "nothing bounds the step: no comm.compute and no transfer";
 }
 
 FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,

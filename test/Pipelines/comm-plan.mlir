@@ -1,6 +1,10 @@
 // RUN: comm-opt %s --comm-plan="topology=dgx-h100" -split-input-file -verify-diagnostics | FileCheck %s
 // RUN: comm-opt %s --comm-plan="topology=dgx-h100 backend=mpi" -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=MPI
 // RUN: comm-opt %s --comm-plan="topology=dgx-h100" --dump-pass-pipeline -split-input-file -verify-diagnostics -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// An unknown topology: one located error, not followed by the module.
+// RUN: not comm-opt %s --comm-plan="topology=dgx-h9000" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPE
+// NOPE: comm-plan.mlir:{{[0-9]+}}:{{[0-9]+}}: error: cannot load topology 'dgx-h9000': unknown topology preset 'dgx-h9000'
+// NOPE-NOT: see current operation
 
 // The planning pipeline as it stands: the program is checked against the
 // topology, small collectives are bucketed, what the backend cannot run

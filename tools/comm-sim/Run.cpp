@@ -123,13 +123,15 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
                         result->stepTimeUs > 0
                             ? result->exposedCommUs / result->stepTimeUs
                             : 0.0);
-    os << llvm::formatv("  lower bound        {0,12:F2} us ({1:F2}x above it; "
-                        "{2})\n",
-                        result->lowerBoundUs,
-                        result->lowerBoundUs > 0
-                            ? result->stepTimeUs / result->lowerBoundUs
-                            : 1.0,
-                        result->lowerBoundWhy);
+    if (result->lowerBoundUs > 0)
+      os << llvm::formatv("  lower bound        {0,12:F2} us ({1:F2}x above "
+                          "it; {2})\n",
+                          result->lowerBoundUs,
+                          result->stepTimeUs / result->lowerBoundUs,
+                          result->lowerBoundWhy);
+    else
+      os << llvm::formatv("  lower bound        {0,12:F2} us ({1})\n", 0.0,
+                          result->lowerBoundWhy);
     if (result->cutBoundUs > 0)
       os << llvm::formatv("  busiest cut        {0,12:F2} us (any streams and "
                           "algorithms: {1})\n",

@@ -183,3 +183,7 @@ func.func @chain(%w: tensor<64xf32>) -> tensor<1024xf32> {
   comm.compute "other"(%w) time_us 1000.0 : (tensor<64xf32>) -> ()
   return %ag : tensor<1024xf32>
 }
+
+// BAD's option error names the module's location without printing the
+// whole module after it.
+// BAD-NOT: see current operation

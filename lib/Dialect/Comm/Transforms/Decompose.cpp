@@ -752,8 +752,9 @@ void DecomposePass::runOnOperation() {
   else if (toP2P == "none")
     mode = P2PMode::none;
   else {
-    module.emitError() << "comm-decompose: to-p2p='" << toP2P
-                       << "' is not a mode: expected unsupported, all or none";
+    emitError(module.getLoc())
+        << "comm-decompose: to-p2p='" << toP2P
+        << "' is not a mode: expected unsupported, all or none";
     return signalPassFailure();
   }
 

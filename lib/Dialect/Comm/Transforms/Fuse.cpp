@@ -357,7 +357,7 @@ FusePass::partition(ArrayRef<Operation *> run,
 
 void FusePass::runOnOperation() {
   if (thresholdBytes <= 0 || firstBucketBytes <= 0) {
-    getOperation().emitError()
+    emitError(getOperation().getLoc())
         << "comm-fuse: threshold-bytes and first-bucket-bytes must be "
            "positive, got "
         << static_cast<int64_t>(thresholdBytes) << " and "
@@ -365,13 +365,13 @@ void FusePass::runOnOperation() {
     return signalPassFailure();
   }
   if (maxTensors < 0) {
-    getOperation().emitError()
+    emitError(getOperation().getLoc())
         << "comm-fuse: max-tensors must be 0 (no limit) or positive, got "
         << static_cast<int64_t>(maxTensors);
     return signalPassFailure();
   }
   if (!(cycleUs > 0) || !std::isfinite(cycleUs)) {
-    getOperation().emitError()
+    emitError(getOperation().getLoc())
         << "comm-fuse: cycle-us must be a positive number of microseconds, "
            "got "
         << static_cast<double>(cycleUs);

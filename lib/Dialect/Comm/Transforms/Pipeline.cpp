@@ -487,11 +487,12 @@ void PipelinePass::extend(PackOp join, int64_t k, const CostModel *model,
 void PipelinePass::runOnOperation() {
   ModuleOp module = getOperation();
   if (chunks < 0 || chunks == 1 || maxChunks < 2 || maxChunks > 1024) {
-    module.emitError() << "comm-pipeline: chunks must be 0 (the cost model "
-                          "chooses) or at least 2, and max-chunks in [2, "
-                          "1024], got chunks="
-                       << static_cast<int64_t>(chunks)
-                       << " max-chunks=" << static_cast<int64_t>(maxChunks);
+    emitError(module.getLoc())
+        << "comm-pipeline: chunks must be 0 (the cost model "
+           "chooses) or at least 2, and max-chunks in [2, "
+           "1024], got chunks="
+        << static_cast<int64_t>(chunks)
+        << " max-chunks=" << static_cast<int64_t>(maxChunks);
     return signalPassFailure();
   }
   SmallVector<AllReduceOp> candidates;

@@ -186,9 +186,10 @@ LogicalResult ReducePrecisionPass::narrow(Operation *op, const CostModel &model,
 void ReducePrecisionPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (maxRelError < 0 || maxRelError >= 1) {
-    module.emitError() << "comm-reduce-precision: max-rel-error must be in "
-                          "[0, 1), got "
-                       << static_cast<double>(maxRelError);
+    emitError(module.getLoc())
+        << "comm-reduce-precision: max-rel-error must be in "
+           "[0, 1), got "
+        << static_cast<double>(maxRelError);
     return signalPassFailure();
   }
   FailureOr<std::shared_ptr<const Topology>> loaded =

@@ -377,7 +377,7 @@ void SchedulePass::scheduleBlock(Block &block) {
 
 void SchedulePass::runOnOperation() {
   if (memoryBudget < 0 || streams < 1 || streams > 64) {
-    getOperation().emitError()
+    emitError(getOperation().getLoc())
         << "comm-schedule: memory-budget must be non-negative and streams in "
            "[1, 64], got memory-budget="
         << static_cast<int64_t>(memoryBudget)

@@ -63,7 +63,7 @@ static LogicalResult parseForced(ModuleOp module, StringRef option,
   forced = symbolizeEnum<EnumT>(text);
   if (forced)
     return success();
-  InFlightDiagnostic diag = module.emitError()
+  InFlightDiagnostic diag = emitError(module.getLoc())
                             << "comm-select-algorithm: unknown " << option
                             << " '" << text << "'; expected one of ";
   for (uint32_t i = 0;; ++i) {
@@ -229,10 +229,11 @@ void SelectAlgorithmPass::runOnOperation() {
       failed(parseForced(module, "protocol", protocol, forcedProtocol)))
     return signalPassFailure();
   if (channels < 0 || channels > 64 || chunkBytes < 0) {
-    module.emitError() << "comm-select-algorithm: channels must be in [0, 64] "
-                          "and chunk-bytes non-negative, got channels="
-                       << static_cast<int64_t>(channels)
-                       << " chunk-bytes=" << static_cast<int64_t>(chunkBytes);
+    emitError(module.getLoc())
+        << "comm-select-algorithm: channels must be in [0, 64] "
+           "and chunk-bytes non-negative, got channels="
+        << static_cast<int64_t>(channels)
+        << " chunk-bytes=" << static_cast<int64_t>(chunkBytes);
     return signalPassFailure();
   }
   FailureOr<std::shared_ptr<const Topology>> loaded =
