@@ -13,6 +13,8 @@
 
 #include "Internal.h"
 
+#include <optional>
+
 #include <cstdio>
 
 using namespace commrt;
@@ -29,14 +31,18 @@ void commrt::trace(commrt_context *ctx, int level, const char *fmt, ...) {
 }
 
 namespace {
-/// Waits for \p reqs; on timeout, names the members of \p comm (if any)
-/// that did not join its operation #\p sequence.
+/// Waits for \p reqs. For an exchange of \p comm (if any), its operation
+/// #\p sequence: fails early when a member announced it left, or when
+/// members wait for each other in different groups (DeadlockProbe); on
+/// timeout, names the members that did not join.
 commrt_status waitAll(commrt_context *ctx, MPI_Request *reqs, int count,
                       const std::string &what, commrt_comm *comm,
                       uint64_t sequence) {
   Deadline deadline(ctx->opts.timeout_ms);
   Backoff backoff(ctx->oversubscribed);
-  for (;;) {
+  // Made once the wait is long enough to ask about.
+  std::optional<DeadlockProbe> probe;
+  for (unsigned polls = 0;; ++polls) {
     if (ctx->backend)
       ctx->backend->pollPending();
     startAgreed(ctx);
@@ -49,10 +55,29 @@ commrt_status waitAll(commrt_context *ctx, MPI_Request *reqs, int count,
     if (flag)
       return COMMRT_SUCCESS;
     answerRollCalls(ctx);
+    std::string why;
+    if (comm && polls % 64 == 63 && !probe &&
+        deadline.elapsedMs() >= DeadlockProbe::kFirstMs)
+      probe.emplace(ctx, comm, sequence);
+    if (comm && polls % 64 == 63 &&
+        (peerGaveUp(ctx, comm, sequence, why) ||
+         (probe && probe->found(deadline.elapsedMs(), why)))) {
+      ctx->pendingMpi = true;
+      bool deadlock = why.rfind("deadlock", 0) == 0;
+      std::string message = format("commrt: %s on rank %d failed: %s",
+                                   what.c_str(), ctx->rank, why.c_str());
+      if (deadlock)
+        probe->abandonOther(message);
+      return raise(
+          ctx, deadlock ? COMMRT_ERROR_INVALID_ARGUMENT : COMMRT_ERROR_REMOTE,
+          message, /*fatal=*/true);
+    }
     if (deadline.expired()) {
       ctx->pendingMpi = true;
-      std::string why = comm ? rollCall(ctx, comm, sequence)
-                             : "waiting for ranks that did not join";
+      if (probe)
+        probe->cancel();
+      why = comm ? rollCall(ctx, comm, sequence)
+                 : "waiting for ranks that did not join";
       return raise(ctx, COMMRT_ERROR_TIMEOUT,
                    format("commrt: %s timed out after %lld ms on rank %d "
                           "(%s; waited %lld ms)",
@@ -88,7 +113,7 @@ commrt_status commrt::waitInGroup(commrt_context *ctx, MPI_Request *reqs,
   ctx->waitingInComm = comm->id;
   ctx->waitingInSequence = sequence;
   commrt_status status = waitAll(ctx, reqs, count, what, comm, sequence);
-  if (isFatal(status)) {
+  if (status) {
     // The exchange is abandoned on the group's fingerprint communicator:
     // nothing more can run on the group. Tell the others why this rank
     // left, as a failed operation does.
@@ -179,13 +204,15 @@ std::string waitingFor(const OpArgs &args) {
 /// Marks \p req failed with \p message and raises it; other ranks are
 /// told, unless the failure is a mismatch every member saw.
 static commrt_status failRequest(commrt_request *req, commrt_status status,
-                                 const std::string &message) {
+                                 const std::string &message,
+                                 bool fatal = false) {
+  fatal = fatal || isFatal(status);
   req->abandon();
   req->ctx->pendingMpi = true;
   req->failedStatus = status;
   req->failedMessage = message;
   if (commrt_comm *comm = req->args.comm) {
-    if (isFatal(status)) {
+    if (fatal) {
       comm->failed = true;
       comm->failure = message;
     }
@@ -193,7 +220,7 @@ static commrt_status failRequest(commrt_request *req, commrt_status status,
   if (!req->mismatch || !req->args.comm)
     announceFailure(req->ctx, req->args.comm, req->sequence,
                     describe(req->args), message);
-  return raise(req->ctx, status, message, isFatal(status) || req->mismatch);
+  return raise(req->ctx, status, message, fatal || req->mismatch);
 }
 
 commrt_status commrt::pollRequest(commrt_request *req, bool &done) {
@@ -230,6 +257,8 @@ commrt_status commrt::waitRequest(commrt_request *req) {
     ~Waiting() { ctx->waitingFor = before; }
   } waiting{ctx, ctx->waitingFor};
   ctx->waitingFor = req;
+  // Made once the wait is long enough to ask about.
+  std::optional<DeadlockProbe> probe;
   for (unsigned polls = 0;; ++polls) {
     bool done = false;
     if (commrt_status s = pollRequest(req, done))
@@ -240,13 +269,28 @@ commrt_status commrt::waitRequest(commrt_request *req) {
     if (polls % 64 == 63) {
       answerRollCalls(ctx);
       std::string why;
-      if (peerGaveUp(ctx, req, why))
+      if (peerGaveUp(ctx, req->args.comm, req->sequence, why))
         return failRequest(req, COMMRT_ERROR_REMOTE,
                            format("commrt: %s on rank %d failed: %s",
                                   describe(req->args).c_str(), ctx->rank,
                                   why.c_str()));
+      // Ranks that disagree on the order of two groups' collectives: an
+      // error of the program, found without waiting for the timeout.
+      if (!probe && req->args.comm &&
+          deadline.elapsedMs() >= DeadlockProbe::kFirstMs)
+        probe.emplace(ctx, req->args.comm, req->sequence);
+      if (probe && probe->found(deadline.elapsedMs(), why)) {
+        std::string message =
+            format("commrt: %s on rank %d failed: %s",
+                   describe(req->args).c_str(), ctx->rank, why.c_str());
+        probe->abandonOther(message);
+        return failRequest(req, COMMRT_ERROR_INVALID_ARGUMENT, message,
+                           /*fatal=*/true);
+      }
     }
     if (deadline.expired()) {
+      if (probe)
+        probe->cancel();
       int64_t waited = deadline.elapsedMs();
       // A collective asks its group who is missing; point to point names
       // its peer already.

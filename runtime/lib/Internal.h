@@ -616,10 +616,40 @@ std::string rollCall(commrt_context *ctx, commrt_comm *comm, uint64_t sequence);
 /// start.
 void announceFailure(commrt_context *ctx, commrt_comm *comm, uint64_t sequence,
                      const std::string &what, const std::string &message);
-/// True if a member of \p req's group announced a failure after which it
-/// never starts \p req; \p why then says who and why.
-bool peerGaveUp(commrt_context *ctx, const commrt_request *req,
+/// True if a member of \p comm announced a failure after which it never
+/// starts its operation #\p sequence there; \p why then says who and why.
+bool peerGaveUp(commrt_context *ctx, const commrt_comm *comm, uint64_t sequence,
                 std::string &why);
+
+/// Finds, while this rank waits in operation #sequence of a group, ranks
+/// that wait for each other in different groups. From time to time it asks
+/// the other members, without blocking the wait, what each waits in. A
+/// member that has not reached this operation and waits in operation #t of
+/// another group, which this rank (blocked here) has not reached, cannot go
+/// on, and neither can this rank: the ranks issued the collectives of the
+/// two groups in different orders.
+class DeadlockProbe {
+public:
+  /// The shortest wait asked about: waits make one only after it.
+  static constexpr int64_t kFirstMs = 50;
+
+  DeadlockProbe(commrt_context *ctx, commrt_comm *comm, uint64_t sequence);
+  ~DeadlockProbe();
+  /// Called while waiting, \p waitedMs into the wait: asks when a probe is
+  /// due and collects the answers. True when they show a deadlock, which
+  /// \p why then describes.
+  bool found(int64_t waitedMs, std::string &why);
+  /// Drops the probe in flight (before a roll call asks the same ranks).
+  void cancel();
+  /// After found(): this rank's communicator of the other group. It is
+  /// failed too (its order is broken) and the other members are told, so
+  /// that those waiting in it stop at once.
+  void abandonOther(const std::string &message);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
 /// Cancels the posted receives; answers in flight are let go.
 void stopRollCalls(commrt_context *ctx);
 

@@ -19,8 +19,10 @@
 
 #include "Internal.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 using namespace commrt;
 
@@ -37,6 +39,9 @@ struct Question {
 struct Answer {
   uint64_t number = 0; ///< Of the question.
   uint64_t posted = 0;
+  /// The group (commrt_comm::id) and index of the operation the rank is
+  /// blocked in, waiting for its group; blockedComm 0 when none.
+  uint64_t blockedComm = 0, blockedSequence = 0;
   /// Room for a desync check's text (up to 240 characters) and its group.
   char what[400] = {};
 };
@@ -191,6 +196,13 @@ void commrt::answerRollCalls(commrt_context *ctx) {
     if (ctx->waitingIn && ctx->waitingInComm == rc.question.comm &&
         ctx->waitingInSequence + 1 > answer->posted)
       answer->posted = ctx->waitingInSequence + 1;
+    if (ctx->waitingIn) {
+      answer->blockedComm = ctx->waitingInComm;
+      answer->blockedSequence = ctx->waitingInSequence;
+    } else if (ctx->waitingFor && ctx->waitingFor->args.comm) {
+      answer->blockedComm = ctx->waitingFor->args.comm->id;
+      answer->blockedSequence = ctx->waitingFor->sequence;
+    }
     std::snprintf(answer->what, sizeof answer->what, "%s",
                   ctx->waitingIn    ? ctx->waitingIn->c_str()
                   : ctx->waitingFor ? describe(ctx->waitingFor->args).c_str()
@@ -325,9 +337,8 @@ void commrt::announceFailure(commrt_context *ctx, commrt_comm *comm,
   rc.told.push_back(std::move(told));
 }
 
-bool commrt::peerGaveUp(commrt_context *ctx, const commrt_request *req,
-                        std::string &why) {
-  commrt_comm *comm = req->args.comm;
+bool commrt::peerGaveUp(commrt_context *ctx, const commrt_comm *comm,
+                        uint64_t sequence, std::string &why) {
   if (!comm || !ctx->rollCalls)
     return false;
   // Of the members that gave up before this operation, the one that failed
@@ -336,7 +347,7 @@ bool commrt::peerGaveUp(commrt_context *ctx, const commrt_request *req,
   for (const auto &f : ctx->rollCalls->failures) {
     const Notice &n = f.second;
     // Its communicator is failed: it starts nothing after what it had.
-    if (n.comm != comm->id || !n.commFailed || n.started > req->sequence)
+    if (n.comm != comm->id || !n.commFailed || n.started > sequence)
       continue;
     if (!first || n.sequence < first->second.sequence)
       first = &f;
@@ -369,3 +380,166 @@ void commrt::stopRollCalls(commrt_context *ctx) {
   rc.told.clear();
   ctx->rollCalls.reset();
 }
+
+namespace commrt {
+
+//===----------------------------------------------------------------------===//
+// DeadlockProbe
+//===----------------------------------------------------------------------===//
+
+struct DeadlockProbe::Impl {
+  commrt_context *ctx;
+  commrt_comm *comm;
+  uint64_t sequence;
+  /// When the next probe is due, in ms into the wait, and the pause after
+  /// it (doubling: a long operation is asked about ever less often).
+  int64_t dueMs, pauseMs;
+  /// The probe in flight: its number, when it asked, and the answers.
+  bool asking = false;
+  uint64_t number = 0;
+  int64_t askedMs = 0;
+  std::vector<MPI_Request> replies;
+  std::vector<Answer> answers;
+  std::vector<char> answered;
+  size_t pending = 0;
+  /// The other group of the deadlock found.
+  commrt_comm *other = nullptr;
+
+  void ask(int64_t nowMs);
+  void collect();
+  bool judge(std::string &why);
+  void cancel();
+};
+
+DeadlockProbe::DeadlockProbe(commrt_context *ctx, commrt_comm *comm,
+                             uint64_t sequence)
+    : impl(std::make_unique<Impl>()) {
+  impl->ctx = ctx;
+  impl->comm = comm;
+  impl->sequence = sequence;
+  // A quarter of the timeout, between 50 ms and 1 s: a collective that
+  // takes longer is asked about, which costs a small message per member.
+  int64_t timeout = ctx->opts.timeout_ms;
+  impl->pauseMs =
+      timeout > 0
+          ? std::min<int64_t>(1000, std::max<int64_t>(kFirstMs, timeout / 4))
+          : 1000;
+  impl->dueMs = impl->pauseMs;
+}
+
+DeadlockProbe::~DeadlockProbe() { cancel(); }
+
+void DeadlockProbe::cancel() { impl->cancel(); }
+
+void DeadlockProbe::Impl::cancel() {
+  if (!asking)
+    return;
+  for (size_t p = 0; p < replies.size(); ++p)
+    if (!answered[p])
+      cancelReceive(replies[p]);
+  asking = false;
+}
+
+void DeadlockProbe::Impl::ask(int64_t nowMs) {
+  RollCalls &rc = *ctx->rollCalls;
+  number = ++rc.asked;
+  askedMs = nowMs;
+  size_t n = comm->ranks.size();
+  replies.assign(n, MPI_REQUEST_NULL);
+  answers.assign(n, Answer());
+  answered.assign(n, 0);
+  pending = 0;
+  for (size_t p = 0; p < n; ++p) {
+    if (static_cast<int>(p) == comm->position)
+      continue;
+    auto question = std::make_unique<Question>();
+    question->number = number;
+    question->comm = comm->id;
+    MPI_Request send = MPI_REQUEST_NULL;
+    if (MPI_Isend(question.get(), sizeof(Question), MPI_BYTE, comm->ranks[p],
+                  questionTag, ctx->health, &send) == MPI_SUCCESS)
+      rc.asks.emplace_back(send, std::move(question));
+    if (MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, comm->ranks[p],
+                  answerTag, ctx->health, &replies[p]) == MPI_SUCCESS)
+      ++pending;
+  }
+  asking = true;
+}
+
+void DeadlockProbe::Impl::collect() {
+  for (size_t p = 0; p < replies.size(); ++p) {
+    int flag = 0;
+    if (answered[p] || replies[p] == MPI_REQUEST_NULL ||
+        MPI_Test(&replies[p], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag)
+      continue;
+    if (answers[p].number != number) {
+      // An answer to an earlier question, arrived late.
+      MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, comm->ranks[p],
+                answerTag, ctx->health, &replies[p]);
+      continue;
+    }
+    answered[p] = 1;
+    --pending;
+  }
+}
+
+bool DeadlockProbe::Impl::judge(std::string &why) {
+  for (size_t p = 0; p < answers.size(); ++p) {
+    const Answer &a = answers[p];
+    // A member that reached this operation, or waits in nothing of a
+    // group's (its own code, point to point), holds up nobody for sure.
+    if (!answered[p] || a.posted > sequence || !a.blockedComm ||
+        a.blockedComm == comm->id)
+      continue;
+    // This rank's part in the group the member waits in.
+    commrt_comm *mine = nullptr;
+    for (const auto &c : ctx->comms)
+      if (c->id == a.blockedComm && (!mine || c->posted > mine->posted))
+        mine = c.get();
+    if (!mine || mine->posted > a.blockedSequence)
+      continue;
+    other = mine;
+    why = format(
+        "deadlock: rank %d has not reached this operation (#%llu on this "
+        "group) and waits in %s (its operation #%llu on group %s), which "
+        "rank %d, waiting here, has not reached (it posted %llu operations "
+        "on that group): the ranks issued the collectives of the two groups "
+        "in different orders, so neither can go on",
+        comm->ranks[p], static_cast<unsigned long long>(sequence), a.what,
+        static_cast<unsigned long long>(a.blockedSequence), mine->name.c_str(),
+        ctx->rank, static_cast<unsigned long long>(mine->posted));
+    return true;
+  }
+  return false;
+}
+
+void DeadlockProbe::abandonOther(const std::string &message) {
+  commrt_comm *other = impl->other;
+  if (!other || other->failed)
+    return;
+  other->failed = true;
+  other->failure = message;
+  announceFailure(impl->ctx, other, other->posted,
+                  "its next operation on group " + other->name, message);
+}
+
+bool DeadlockProbe::found(int64_t waitedMs, std::string &why) {
+  Impl &p = *impl;
+  if (!p.ctx->rollCalls || p.comm->ranks.size() < 2)
+    return false;
+  if (!p.asking) {
+    if (waitedMs < p.dueMs)
+      return false;
+    p.ask(waitedMs);
+  }
+  p.collect();
+  if (p.pending && waitedMs - p.askedMs < graceMs(p.ctx))
+    return false;
+  bool deadlock = p.judge(why);
+  p.cancel();
+  p.dueMs = waitedMs + p.pauseMs;
+  p.pauseMs = std::min<int64_t>(p.pauseMs * 2, 16000);
+  return deadlock;
+}
+
+} // namespace commrt

@@ -378,7 +378,7 @@ private:
     // A member that failed meanwhile may never start it.
     answerRollCalls(ctx);
     std::string why;
-    if (peerGaveUp(ctx, this, why))
+    if (peerGaveUp(ctx, args.comm, sequence, why))
       return fail(COMMRT_ERROR_REMOTE, why);
     decided = true;
     if (size_t bytes = exchange.inlined()) {
