@@ -189,6 +189,11 @@ typedef struct commrt_options {
   commrt_backend backend;
   /// Deadline of every blocking call and commrt_wait, in milliseconds;
   /// 0 disables it. Default 60000; env COMMRT_TIMEOUT_MS overrides it.
+  /// Ranks that wait for each other in collectives of different groups
+  /// (issued in different orders) fail before it, with
+  /// COMMRT_ERROR_INVALID_ARGUMENT naming both operations: a wait asks the
+  /// group what each member waits in after a quarter of it (50 ms to 1 s),
+  /// also when it is 0.
   int64_t timeout_ms;
   /// CUDA device to use; -1 (default) picks local rank modulo the number of
   /// devices. Env COMMRT_CUDA_DEVICE overrides it.
