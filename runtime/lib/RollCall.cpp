@@ -135,6 +135,81 @@ const Notice *firstNotice(const RollCalls &rc, int rank) {
 }
 } // namespace
 
+namespace commrt {
+
+/// Questions to every other member of a group, and their answers as they
+/// arrive: what a roll call and a deadlock probe share.
+struct Inquiry {
+  uint64_t number = 0;
+  commrt_comm *comm = nullptr;
+  std::vector<MPI_Request> replies;
+  std::vector<Answer> answers;
+  std::vector<char> answered;
+  size_t pending = 0;
+  bool open = false;
+
+  ~Inquiry() { close(); }
+
+  /// Asks every other member of \p group what it waits in.
+  void ask(commrt_context *ctx, commrt_comm *group) {
+    RollCalls &rc = *ctx->rollCalls;
+    number = ++rc.asked;
+    comm = group;
+    size_t n = comm->ranks.size();
+    replies.assign(n, MPI_REQUEST_NULL);
+    answers.assign(n, Answer());
+    answered.assign(n, 0);
+    pending = 0;
+    for (size_t p = 0; p < n; ++p) {
+      if (static_cast<int>(p) == comm->position)
+        continue;
+      auto question = std::make_unique<Question>();
+      question->number = number;
+      question->comm = comm->id;
+      MPI_Request send = MPI_REQUEST_NULL;
+      if (MPI_Isend(question.get(), sizeof(Question), MPI_BYTE, comm->ranks[p],
+                    questionTag, ctx->health, &send) == MPI_SUCCESS)
+        rc.asks.emplace_back(send, std::move(question));
+      if (MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, comm->ranks[p],
+                    answerTag, ctx->health, &replies[p]) == MPI_SUCCESS)
+        ++pending;
+    }
+    open = true;
+  }
+
+  /// Takes the answers that arrived.
+  void collect(commrt_context *ctx) {
+    for (size_t p = 0; p < replies.size(); ++p) {
+      int flag = 0;
+      if (answered[p] || replies[p] == MPI_REQUEST_NULL ||
+          MPI_Test(&replies[p], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+          !flag)
+        continue;
+      if (answers[p].number != number) {
+        // An answer to an earlier question, arrived late.
+        MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, comm->ranks[p],
+                  answerTag, ctx->health, &replies[p]);
+        continue;
+      }
+      answered[p] = 1;
+      --pending;
+    }
+  }
+
+  /// Drops the answers still due (a late one is recognized by its number;
+  /// questions to a dead rank are never received).
+  void close() {
+    if (!open)
+      return;
+    for (size_t p = 0; p < replies.size(); ++p)
+      if (!answered[p])
+        cancelReceive(replies[p]);
+    open = false;
+  }
+};
+
+} // namespace commrt
+
 commrt_status commrt::startRollCalls(commrt_context *ctx) {
   ctx->rollCalls = std::make_shared<RollCalls>();
   RollCalls &rc = *ctx->rollCalls;
@@ -222,52 +297,19 @@ std::string commrt::rollCall(commrt_context *ctx, commrt_comm *comm,
   if (!comm || !ctx->rollCalls)
     return "waiting for ranks that did not join";
   RollCalls &rc = *ctx->rollCalls;
-  uint64_t number = ++rc.asked;
   size_t n = comm->ranks.size();
-  std::vector<MPI_Request> replies(n, MPI_REQUEST_NULL);
-  std::vector<Answer> answers(n);
-  std::vector<char> answered(n, 0);
-  for (size_t p = 0; p < n; ++p) {
-    if (static_cast<int>(p) == comm->position)
-      continue;
-    int peer = comm->ranks[p];
-    auto question = std::make_unique<Question>();
-    question->number = number;
-    question->comm = comm->id;
-    MPI_Request ask = MPI_REQUEST_NULL;
-    if (MPI_Isend(question.get(), sizeof(Question), MPI_BYTE, peer, questionTag,
-                  ctx->health, &ask) == MPI_SUCCESS)
-      rc.asks.emplace_back(ask, std::move(question));
-    MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, peer, answerTag,
-              ctx->health, &replies[p]);
-  }
+  Inquiry inquiry;
+  inquiry.ask(ctx, comm);
   Deadline deadline(graceMs(ctx));
   Backoff backoff(ctx->oversubscribed);
-  size_t pending = n - 1;
-  while (pending && !deadline.expired()) {
+  while (inquiry.pending && !deadline.expired()) {
     answerRollCalls(ctx);
-    for (size_t p = 0; p < n; ++p) {
-      int flag = 0;
-      if (replies[p] == MPI_REQUEST_NULL ||
-          MPI_Test(&replies[p], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
-          !flag)
-        continue;
-      if (answers[p].number != number) {
-        // An answer to an earlier roll call, arrived late.
-        MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, comm->ranks[p],
-                  answerTag, ctx->health, &replies[p]);
-        continue;
-      }
-      answered[p] = 1;
-      --pending;
-    }
+    inquiry.collect(ctx);
     backoff.pause();
   }
-  // Answers still due are dropped (a late one is recognized by its
-  // number); questions to a dead rank are never received.
-  for (size_t p = 0; p < n; ++p)
-    if (!answered[p])
-      cancelReceive(replies[p]);
+  inquiry.close();
+  const std::vector<Answer> &answers = inquiry.answers;
+  const std::vector<char> &answered = inquiry.answered;
 
   std::string missing, failed, elsewhere;
   for (size_t p = 0; p < n; ++p) {
@@ -394,21 +436,13 @@ struct DeadlockProbe::Impl {
   /// When the next probe is due, in ms into the wait, and the pause after
   /// it (doubling: a long operation is asked about ever less often).
   int64_t dueMs, pauseMs;
-  /// The probe in flight: its number, when it asked, and the answers.
-  bool asking = false;
-  uint64_t number = 0;
+  /// The probe in flight and when it asked.
+  Inquiry inquiry;
   int64_t askedMs = 0;
-  std::vector<MPI_Request> replies;
-  std::vector<Answer> answers;
-  std::vector<char> answered;
-  size_t pending = 0;
   /// The other group of the deadlock found.
   commrt_comm *other = nullptr;
 
-  void ask(int64_t nowMs);
-  void collect();
   bool judge(std::string &why);
-  void cancel();
 };
 
 DeadlockProbe::DeadlockProbe(commrt_context *ctx, commrt_comm *comm,
@@ -427,68 +461,16 @@ DeadlockProbe::DeadlockProbe(commrt_context *ctx, commrt_comm *comm,
   impl->dueMs = impl->pauseMs;
 }
 
-DeadlockProbe::~DeadlockProbe() { cancel(); }
+DeadlockProbe::~DeadlockProbe() = default;
 
-void DeadlockProbe::cancel() { impl->cancel(); }
-
-void DeadlockProbe::Impl::cancel() {
-  if (!asking)
-    return;
-  for (size_t p = 0; p < replies.size(); ++p)
-    if (!answered[p])
-      cancelReceive(replies[p]);
-  asking = false;
-}
-
-void DeadlockProbe::Impl::ask(int64_t nowMs) {
-  RollCalls &rc = *ctx->rollCalls;
-  number = ++rc.asked;
-  askedMs = nowMs;
-  size_t n = comm->ranks.size();
-  replies.assign(n, MPI_REQUEST_NULL);
-  answers.assign(n, Answer());
-  answered.assign(n, 0);
-  pending = 0;
-  for (size_t p = 0; p < n; ++p) {
-    if (static_cast<int>(p) == comm->position)
-      continue;
-    auto question = std::make_unique<Question>();
-    question->number = number;
-    question->comm = comm->id;
-    MPI_Request send = MPI_REQUEST_NULL;
-    if (MPI_Isend(question.get(), sizeof(Question), MPI_BYTE, comm->ranks[p],
-                  questionTag, ctx->health, &send) == MPI_SUCCESS)
-      rc.asks.emplace_back(send, std::move(question));
-    if (MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, comm->ranks[p],
-                  answerTag, ctx->health, &replies[p]) == MPI_SUCCESS)
-      ++pending;
-  }
-  asking = true;
-}
-
-void DeadlockProbe::Impl::collect() {
-  for (size_t p = 0; p < replies.size(); ++p) {
-    int flag = 0;
-    if (answered[p] || replies[p] == MPI_REQUEST_NULL ||
-        MPI_Test(&replies[p], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || !flag)
-      continue;
-    if (answers[p].number != number) {
-      // An answer to an earlier question, arrived late.
-      MPI_Irecv(&answers[p], sizeof(Answer), MPI_BYTE, comm->ranks[p],
-                answerTag, ctx->health, &replies[p]);
-      continue;
-    }
-    answered[p] = 1;
-    --pending;
-  }
-}
+void DeadlockProbe::cancel() { impl->inquiry.close(); }
 
 bool DeadlockProbe::Impl::judge(std::string &why) {
-  for (size_t p = 0; p < answers.size(); ++p) {
-    const Answer &a = answers[p];
+  for (size_t p = 0; p < inquiry.answers.size(); ++p) {
+    const Answer &a = inquiry.answers[p];
     // A member that reached this operation, or waits in nothing of a
     // group's (its own code, point to point), holds up nobody for sure.
-    if (!answered[p] || a.posted > sequence || !a.blockedComm ||
+    if (!inquiry.answered[p] || a.posted > sequence || !a.blockedComm ||
         a.blockedComm == comm->id)
       continue;
     // This rank's part in the group the member waits in.
@@ -527,16 +509,17 @@ bool DeadlockProbe::found(int64_t waitedMs, std::string &why) {
   Impl &p = *impl;
   if (!p.ctx->rollCalls || p.comm->ranks.size() < 2)
     return false;
-  if (!p.asking) {
+  if (!p.inquiry.open) {
     if (waitedMs < p.dueMs)
       return false;
-    p.ask(waitedMs);
+    p.inquiry.ask(p.ctx, p.comm);
+    p.askedMs = waitedMs;
   }
-  p.collect();
-  if (p.pending && waitedMs - p.askedMs < graceMs(p.ctx))
+  p.inquiry.collect(p.ctx);
+  if (p.inquiry.pending && waitedMs - p.askedMs < graceMs(p.ctx))
     return false;
   bool deadlock = p.judge(why);
-  p.cancel();
+  p.inquiry.close();
   p.dueMs = waitedMs + p.pauseMs;
   p.pauseMs = std::min<int64_t>(p.pauseMs * 2, 16000);
   return deadlock;
