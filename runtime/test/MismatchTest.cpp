@@ -27,6 +27,9 @@
 //                 generated code runs it: each rank first checks its op's
 //                 text and source location (commrt_debug_check), rank 2 on
 //                 [2, 3] at b.mlir:9:5, the others on the world at a.mlir:3:1;
+//  group-slow     no mismatch: ranks 2 and 3 all_reduce on [2, 3] (rank 3
+//                 2.5 s late), then every rank on the world; the waits are
+//                 probed for deadlocks and none is reported;
 //  alltoall-corrupt
 //                 COMMRT_INJECT=corrupt:0:1 and COMMRT_DEBUG=checksum (set
 //                 by the driver): rank 0 flips a bit of what its all_to_all
@@ -43,6 +46,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 using namespace test;
@@ -172,6 +176,32 @@ int run(const std::string &mode) {
         return commrt_all_reduce(other ? pair : world, in.data(), out.data(), n,
                                  COMMRT_F32, COMMRT_SUM, nullptr);
       });
+  } else if (mode == "group-slow") {
+    // No mismatch: ranks 2 and 3 all_reduce on [2, 3] first, and rank 3
+    // starts 2.5 s late, past the first probe (1 s) and its answers. Ranks
+    // 0 and 1 wait in the world's all_reduce, and rank 2 in the pair's, long
+    // enough to ask what the others wait in: rank 2 waits in a group ranks
+    // 0 and 1 are not part of, and rank 3 is busy in its own code. Neither
+    // is a deadlock, and all succeeds.
+    agreedMismatch = false;
+    int64_t pairs[4] = {0, 1, 2, 3};
+    commrt_comm *pair = nullptr;
+    CHECK_OK(commrt_comm_create(ctx, pairs, 4, 2, &pair));
+    if (me == 3)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    int32_t x = me + 1, sum = 0;
+    if (me >= 2) {
+      s = report("pair all_reduce", [&] {
+        return commrt_all_reduce(pair, &x, &sum, 1, COMMRT_I32, COMMRT_SUM,
+                                 nullptr);
+      });
+      CHECK_MSG(sum == 7, "pair sum %d", sum);
+    }
+    s = report("world all_reduce", [&] {
+      return commrt_all_reduce(world, &x, &sum, 1, COMMRT_I32, COMMRT_SUM,
+                               nullptr);
+    });
+    CHECK_MSG(sum == 10, "world sum %d", sum);
   } else if (mode == "alltoall-corrupt") {
     agreedMismatch = false;
     s = report("all_to_all", [&] {
@@ -207,7 +237,8 @@ int main(int argc, char **argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   // notice waits for its timeout; the group modes must end long before
   // theirs (the deadlock is found, not waited out).
-  bool group = mode == "group" || mode == "group-desync";
+  bool group =
+      mode == "group" || mode == "group-desync" || mode == "group-slow";
   ctx = initMpiTestOn(4, &argc, &argv,
                       mode == "notice" ? 1000
                       : group          ? 30000
