@@ -13,8 +13,6 @@
 
 #include "Internal.h"
 
-#include <optional>
-
 #include <cstdio>
 
 using namespace commrt;
@@ -40,8 +38,7 @@ commrt_status waitAll(commrt_context *ctx, MPI_Request *reqs, int count,
                       uint64_t sequence) {
   Deadline deadline(ctx->opts.timeout_ms);
   Backoff backoff(ctx->oversubscribed);
-  // Made once the wait is long enough to ask about.
-  std::optional<DeadlockProbe> probe;
+  DeadlockProbe probe(ctx, comm, sequence);
   for (unsigned polls = 0;; ++polls) {
     if (ctx->backend)
       ctx->backend->pollPending();
@@ -56,26 +53,23 @@ commrt_status waitAll(commrt_context *ctx, MPI_Request *reqs, int count,
       return COMMRT_SUCCESS;
     answerRollCalls(ctx);
     std::string why;
-    if (comm && polls % 64 == 63 && !probe &&
-        deadline.elapsedMs() >= DeadlockProbe::kFirstMs)
-      probe.emplace(ctx, comm, sequence);
-    if (comm && polls % 64 == 63 &&
-        (peerGaveUp(ctx, comm, sequence, why) ||
-         (probe && probe->found(deadline.elapsedMs(), why)))) {
-      ctx->pendingMpi = true;
-      bool deadlock = why.rfind("deadlock", 0) == 0;
-      std::string message = format("commrt: %s on rank %d failed: %s",
-                                   what.c_str(), ctx->rank, why.c_str());
-      if (deadlock)
-        probe->abandonOther(message);
-      return raise(
-          ctx, deadlock ? COMMRT_ERROR_INVALID_ARGUMENT : COMMRT_ERROR_REMOTE,
-          message, /*fatal=*/true);
+    if (comm && polls % 64 == 63) {
+      commrt_status status = COMMRT_SUCCESS;
+      if (peerGaveUp(ctx, comm, sequence, why))
+        status = COMMRT_ERROR_REMOTE;
+      else if (probe.found(deadline.elapsedMs(), why))
+        status = COMMRT_ERROR_INVALID_ARGUMENT;
+      if (status) {
+        ctx->pendingMpi = true;
+        std::string message = format("commrt: %s on rank %d failed: %s",
+                                     what.c_str(), ctx->rank, why.c_str());
+        probe.abandonOther(message); // after a deadlock only
+        return raise(ctx, status, message, /*fatal=*/true);
+      }
     }
     if (deadline.expired()) {
       ctx->pendingMpi = true;
-      if (probe)
-        probe->cancel();
+      probe.cancel();
       why = comm ? rollCall(ctx, comm, sequence)
                  : "waiting for ranks that did not join";
       return raise(ctx, COMMRT_ERROR_TIMEOUT,
@@ -257,8 +251,7 @@ commrt_status commrt::waitRequest(commrt_request *req) {
     ~Waiting() { ctx->waitingFor = before; }
   } waiting{ctx, ctx->waitingFor};
   ctx->waitingFor = req;
-  // Made once the wait is long enough to ask about.
-  std::optional<DeadlockProbe> probe;
+  DeadlockProbe probe(ctx, req->args.comm, req->sequence);
   for (unsigned polls = 0;; ++polls) {
     bool done = false;
     if (commrt_status s = pollRequest(req, done))
@@ -276,21 +269,17 @@ commrt_status commrt::waitRequest(commrt_request *req) {
                                   why.c_str()));
       // Ranks that disagree on the order of two groups' collectives: an
       // error of the program, found without waiting for the timeout.
-      if (!probe && req->args.comm &&
-          deadline.elapsedMs() >= DeadlockProbe::kFirstMs)
-        probe.emplace(ctx, req->args.comm, req->sequence);
-      if (probe && probe->found(deadline.elapsedMs(), why)) {
+      if (probe.found(deadline.elapsedMs(), why)) {
         std::string message =
             format("commrt: %s on rank %d failed: %s",
                    describe(req->args).c_str(), ctx->rank, why.c_str());
-        probe->abandonOther(message);
+        probe.abandonOther(message);
         return failRequest(req, COMMRT_ERROR_INVALID_ARGUMENT, message,
                            /*fatal=*/true);
       }
     }
     if (deadline.expired()) {
-      if (probe)
-        probe->cancel();
+      probe.cancel();
       int64_t waited = deadline.elapsedMs();
       // A collective asks its group who is missing; point to point names
       // its peer already.

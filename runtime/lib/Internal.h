@@ -630,9 +630,8 @@ bool peerGaveUp(commrt_context *ctx, const commrt_comm *comm, uint64_t sequence,
 /// two groups in different orders.
 class DeadlockProbe {
 public:
-  /// The shortest wait asked about: waits make one only after it.
-  static constexpr int64_t kFirstMs = 50;
-
+  /// Nothing is allocated or asked before a quarter of the timeout (50 ms
+  /// to 1 s) has passed: a short wait costs nothing.
   DeadlockProbe(commrt_context *ctx, commrt_comm *comm, uint64_t sequence);
   ~DeadlockProbe();
   /// Called while waiting, \p waitedMs into the wait: asks when a probe is
@@ -648,7 +647,10 @@ public:
 
 private:
   struct Impl;
-  std::unique_ptr<Impl> impl;
+  commrt_context *ctx;
+  commrt_comm *comm; ///< Null: a wait outside a group (asks nothing).
+  uint64_t sequence;
+  std::unique_ptr<Impl> impl; ///< Made when the first probe is due.
 };
 /// Cancels the posted receives; answers in flight are let go.
 void stopRollCalls(commrt_context *ctx);

@@ -430,9 +430,6 @@ namespace commrt {
 //===----------------------------------------------------------------------===//
 
 struct DeadlockProbe::Impl {
-  commrt_context *ctx;
-  commrt_comm *comm;
-  uint64_t sequence;
   /// When the next probe is due, in ms into the wait, and the pause after
   /// it (doubling: a long operation is asked about ever less often).
   int64_t dueMs, pauseMs;
@@ -441,36 +438,66 @@ struct DeadlockProbe::Impl {
   int64_t askedMs = 0;
   /// The other group of the deadlock found.
   commrt_comm *other = nullptr;
-
-  bool judge(std::string &why);
 };
+
+/// A quarter of the timeout, between 50 ms and 1 s: a collective that takes
+/// longer is asked about, which costs a small message per member.
+static int64_t firstProbeMs(const commrt_context *ctx) {
+  int64_t timeout = ctx->opts.timeout_ms;
+  return timeout > 0
+             ? std::min<int64_t>(1000, std::max<int64_t>(50, timeout / 4))
+             : 1000;
+}
 
 DeadlockProbe::DeadlockProbe(commrt_context *ctx, commrt_comm *comm,
                              uint64_t sequence)
-    : impl(std::make_unique<Impl>()) {
-  impl->ctx = ctx;
-  impl->comm = comm;
-  impl->sequence = sequence;
-  // A quarter of the timeout, between 50 ms and 1 s: a collective that
-  // takes longer is asked about, which costs a small message per member.
-  int64_t timeout = ctx->opts.timeout_ms;
-  impl->pauseMs =
-      timeout > 0
-          ? std::min<int64_t>(1000, std::max<int64_t>(kFirstMs, timeout / 4))
-          : 1000;
-  impl->dueMs = impl->pauseMs;
+    : ctx(ctx), comm(comm), sequence(sequence) {}
+
+DeadlockProbe::~DeadlockProbe() { cancel(); }
+
+void DeadlockProbe::cancel() {
+  if (impl)
+    impl->inquiry.close();
 }
 
-DeadlockProbe::~DeadlockProbe() = default;
+void DeadlockProbe::abandonOther(const std::string &message) {
+  commrt_comm *other = impl ? impl->other : nullptr;
+  if (!other || other->failed)
+    return;
+  other->failed = true;
+  other->failure = message;
+  announceFailure(ctx, other, other->posted,
+                  "its next operation on group " + other->name, message);
+}
 
-void DeadlockProbe::cancel() { impl->inquiry.close(); }
-
-bool DeadlockProbe::Impl::judge(std::string &why) {
-  for (size_t p = 0; p < inquiry.answers.size(); ++p) {
-    const Answer &a = inquiry.answers[p];
-    // A member that reached this operation, or waits in nothing of a
-    // group's (its own code, point to point), holds up nobody for sure.
-    if (!inquiry.answered[p] || a.posted > sequence || !a.blockedComm ||
+bool DeadlockProbe::found(int64_t waitedMs, std::string &why) {
+  if (!comm || !ctx->rollCalls || comm->ranks.size() < 2)
+    return false;
+  if (!impl) {
+    int64_t first = firstProbeMs(ctx);
+    if (waitedMs < first)
+      return false;
+    impl = std::make_unique<Impl>();
+    impl->dueMs = impl->pauseMs = first;
+  }
+  Impl &p = *impl;
+  if (!p.inquiry.open) {
+    if (waitedMs < p.dueMs)
+      return false;
+    p.inquiry.ask(ctx, comm);
+    p.askedMs = waitedMs;
+  }
+  p.inquiry.collect(ctx);
+  if (p.inquiry.pending && waitedMs - p.askedMs < graceMs(ctx))
+    return false;
+  p.inquiry.close();
+  p.dueMs = waitedMs + p.pauseMs;
+  p.pauseMs = std::min<int64_t>(p.pauseMs * 2, 16000);
+  // A member that reached this operation, or waits in nothing of a group's
+  // (its own code, point to point), holds up nobody for sure.
+  for (size_t m = 0; m < p.inquiry.answers.size(); ++m) {
+    const Answer &a = p.inquiry.answers[m];
+    if (!p.inquiry.answered[m] || a.posted > sequence || !a.blockedComm ||
         a.blockedComm == comm->id)
       continue;
     // This rank's part in the group the member waits in.
@@ -480,49 +507,19 @@ bool DeadlockProbe::Impl::judge(std::string &why) {
         mine = c.get();
     if (!mine || mine->posted > a.blockedSequence)
       continue;
-    other = mine;
+    p.other = mine;
     why = format(
         "deadlock: rank %d has not reached this operation (#%llu on this "
         "group) and waits in %s (its operation #%llu on group %s), which "
         "rank %d, waiting here, has not reached (it posted %llu operations "
         "on that group): the ranks issued the collectives of the two groups "
         "in different orders, so neither can go on",
-        comm->ranks[p], static_cast<unsigned long long>(sequence), a.what,
+        comm->ranks[m], static_cast<unsigned long long>(sequence), a.what,
         static_cast<unsigned long long>(a.blockedSequence), mine->name.c_str(),
         ctx->rank, static_cast<unsigned long long>(mine->posted));
     return true;
   }
   return false;
-}
-
-void DeadlockProbe::abandonOther(const std::string &message) {
-  commrt_comm *other = impl->other;
-  if (!other || other->failed)
-    return;
-  other->failed = true;
-  other->failure = message;
-  announceFailure(impl->ctx, other, other->posted,
-                  "its next operation on group " + other->name, message);
-}
-
-bool DeadlockProbe::found(int64_t waitedMs, std::string &why) {
-  Impl &p = *impl;
-  if (!p.ctx->rollCalls || p.comm->ranks.size() < 2)
-    return false;
-  if (!p.inquiry.open) {
-    if (waitedMs < p.dueMs)
-      return false;
-    p.inquiry.ask(p.ctx, p.comm);
-    p.askedMs = waitedMs;
-  }
-  p.inquiry.collect(p.ctx);
-  if (p.inquiry.pending && waitedMs - p.askedMs < graceMs(p.ctx))
-    return false;
-  bool deadlock = p.judge(why);
-  p.inquiry.close();
-  p.dueMs = waitedMs + p.pauseMs;
-  p.pauseMs = std::min<int64_t>(p.pauseMs * 2, 16000);
-  return deadlock;
 }
 
 } // namespace commrt

@@ -70,6 +70,15 @@ template <typename Op> commrt_status report(const char *what, Op op) {
   return s;
 }
 
+/// The groups [0, 1] and [2, 3] (the group modes), created by every rank;
+/// the caller's pair.
+commrt_comm *pairs() {
+  int64_t ranks[4] = {0, 1, 2, 3};
+  commrt_comm *pair = nullptr;
+  CHECK_OK(commrt_comm_create(ctx, ranks, 4, 2, &pair));
+  return pair;
+}
+
 /// An all_reduce every rank agrees on, to show the communicator still works.
 void stillUsable() {
   int32_t x = me + 1, sum = 0;
@@ -152,18 +161,14 @@ int run(const std::string &mode) {
     stillUsable();
   } else if (mode == "group") {
     agreedMismatch = false;
-    int64_t pairs[4] = {0, 1, 2, 3};
-    commrt_comm *pair = nullptr;
-    CHECK_OK(commrt_comm_create(ctx, pairs, 4, 2, &pair));
+    commrt_comm *pair = pairs();
     s = report("all_reduce", [&] {
       return commrt_all_reduce(me == 2 ? pair : world, in.data(), out.data(), n,
                                COMMRT_F32, COMMRT_SUM, nullptr);
     });
   } else if (mode == "group-desync") {
     agreedMismatch = false;
-    int64_t pairs[4] = {0, 1, 2, 3};
-    commrt_comm *pair = nullptr;
-    CHECK_OK(commrt_comm_create(ctx, pairs, 4, 2, &pair));
+    commrt_comm *pair = pairs();
     bool other = me == 2;
     s = report("desync check", [&] {
       return commrt_debug_check(
@@ -184,9 +189,7 @@ int run(const std::string &mode) {
     // 0 and 1 are not part of, and rank 3 is busy in its own code. Neither
     // is a deadlock, and all succeeds.
     agreedMismatch = false;
-    int64_t pairs[4] = {0, 1, 2, 3};
-    commrt_comm *pair = nullptr;
-    CHECK_OK(commrt_comm_create(ctx, pairs, 4, 2, &pair));
+    commrt_comm *pair = pairs();
     if (me == 3)
       std::this_thread::sleep_for(std::chrono::milliseconds(2500));
     int32_t x = me + 1, sum = 0;
