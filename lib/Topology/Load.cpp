@@ -20,9 +20,10 @@ mlir::comm::loadTopology(StringRef spec) {
   if (colon != StringRef::npos &&
       !spec.substr(colon + 1).getAsInteger(10, count) &&
       llvm::sys::fs::exists(spec.substr(0, colon))) {
-    if (count == 0 || count > (1u << 20))
+    if (count == 0 || count > static_cast<uint64_t>(kNodesRange.max))
       return makeTopologyError(spec, 0,
-                               "a cluster needs between 1 and 1048576 nodes");
+                               "a cluster needs between 1 and " +
+                                   Twine(kNodesRange.max) + " nodes");
     auto topology = loadOne(spec.substr(0, colon));
     if (!topology)
       return topology.takeError();

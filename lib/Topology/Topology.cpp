@@ -527,6 +527,14 @@ std::string mlir::comm::formatTopologyNumber(double value) {
   return llvm::formatv("{0}", llvm::format("%g", value)).str();
 }
 
+std::string
+mlir::comm::formatTopologyRangeError(const Twine &subject, int64_t value,
+                                     const TopologyIntRange &range) {
+  return (subject + " must be between " + Twine(range.min) + " and " +
+          Twine(range.max) + " (" + range.why + "), got " + Twine(value))
+      .str();
+}
+
 /// Where on `lineText` a caret points for `message`: at the first name the
 /// message quotes ('tpu') that the line holds, else at the line's first
 /// non-blank character.
@@ -594,10 +602,11 @@ llvm::Error Topology::finalize() {
   }
   if (numDevices == 0)
     return makeTopologyError(source, 0, "the topology describes no devices");
-  if (numDevices > 4096)
+  if (numDevices > kMaxDevicesPerMachine)
     return makeTopologyError(source, 0,
                              "a machine of " + Twine(numDevices) +
-                                 " devices is more than comm supports (4096)");
+                                 " devices is more than comm supports (" +
+                                 Twine(kMaxDevicesPerMachine) + ")");
   if (numNodes == 0)
     return makeTopologyError(source, 0, "a cluster needs at least one node");
 

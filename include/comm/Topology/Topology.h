@@ -127,6 +127,49 @@ constexpr double kMaxNICLatencyUs = 1000;
 /// Default latency of a link of `kind`.
 double getDefaultLinkLatency(LinkKind kind);
 
+/// The most devices one machine may have.
+constexpr unsigned kMaxDevicesPerMachine = 4096;
+
+/// The values an integer of a topology file may take. The readers reject a
+/// value outside with the range and why, rather than let the narrower field
+/// that holds it wrap (an index of 4000000000 became a negative GPU number,
+/// sm 4294967387 became sm91).
+struct TopologyIntRange {
+  int64_t min, max;
+  const char *why; ///< what sets the range, as the message gives it
+  bool contains(int64_t value) const { return value >= min && value <= max; }
+};
+/// A device's ordinal among its kind (GPU and NIC dev, CPU index).
+inline constexpr TopologyIntRange kDeviceIndexRange{
+    0, kMaxDevicesPerMachine - 1, "a machine has at most 4096 devices"};
+inline constexpr TopologyIntRange kNumaRange{
+    0, 1023, "Linux numbers at most 1024 NUMA nodes"};
+inline constexpr TopologyIntRange kComputeCapabilityRange{
+    10, 200, "compute capability 1.0 to 20.0"};
+/// What NCCL's XML writes: cpuid's family + (extended family << 4), model
+/// + (extended model << 4).
+inline constexpr TopologyIntRange kCpuFamilyRange{
+    0, 4095, "cpuid's family plus extended family, as NCCL adds them"};
+inline constexpr TopologyIntRange kCpuModelRange{
+    0, 255, "cpuid's model plus extended model"};
+inline constexpr TopologyIntRange kNVSwitchChipsRange{
+    0, kMaxDevicesPerMachine, "a machine has at most 4096 devices"};
+/// A link's bonded lanes (NVLink) or links (C2C).
+inline constexpr TopologyIntRange kLaneCountRange{
+    1, kMaxNVLinkLanes, "a GPU has at most 64 NVLink lanes"};
+inline constexpr TopologyIntRange kLinkGenerationRange{
+    1, 6, "PCIe and NVLink generations"};
+/// A switch's generation, 0 where unknown.
+inline constexpr TopologyIntRange kDeviceGenerationRange{
+    0, 6, "PCIe and NVLink generations 1 to 6; 0: unknown"};
+inline constexpr TopologyIntRange kPCIeWidthRange{1, 32, "PCIe lanes"};
+inline constexpr TopologyIntRange kNodesRange{1, 1 << 20,
+                                              "machines of a cluster"};
+
+/// "<subject> must be between <min> and <max> (<why>), got <value>".
+std::string formatTopologyRangeError(const Twine &subject, int64_t value,
+                                     const TopologyIntRange &range);
+
 //===----------------------------------------------------------------------===//
 // Devices and links
 //===----------------------------------------------------------------------===//

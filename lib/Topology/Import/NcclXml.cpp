@@ -64,6 +64,15 @@ static GpuModel estimateGpu(int cc) {
   return {0, "GPU", 16, 732};
 }
 
+/// What the XML reads that the YAML format does not have.
+constexpr TopologyIntRange kXmlLinkWidthRange{0, kPCIeWidthRange.max,
+                                              "PCIe lanes; 0: not reported"};
+constexpr TopologyIntRange kPciClassRange{0, 0xffffff,
+                                          "a PCI class code has 24 bits"};
+constexpr TopologyIntRange kGraphIdRange{
+    0, 63, "NCCL numbers a graph by its algorithm"};
+constexpr TopologyIntRange kGraphChannelsRange{0, 64, "NCCL's MAXCHANNELS"};
+
 struct PendingNVLink {
   unsigned gpu;
   std::string target;
@@ -134,6 +143,21 @@ private:
       return fail(node, "attribute '" + Twine(name) + "' of <" + nameOf(node) +
                             "> must be an integer, got '" + value + "'");
     return llvm::Error::success();
+  }
+
+  /// Reads an integer attribute that must lie in `range`, which a missing
+  /// one's `fallback` does.
+  llvm::Error intAttr(xmlNode *node, const char *name,
+                      const TopologyIntRange &range, int64_t &out,
+                      bool required, int64_t fallback = 0) {
+    if (llvm::Error e = intAttr(node, name, out, required, fallback))
+      return e;
+    if (range.contains(out))
+      return llvm::Error::success();
+    return fail(node,
+                formatTopologyRangeError("attribute '" + Twine(name) +
+                                             "' of <" + nameOf(node) + ">",
+                                         out, range));
   }
 
   llvm::Error doubleAttr(xmlNode *node, const char *name, double &out,
@@ -240,11 +264,13 @@ llvm::Error NcclXmlImporter::importGraphs(xmlNode *root) {
     result.sourceLine = xmlGetLineNo(graphNode);
     int64_t id, pattern, channels, crossNic;
     double intra, inter;
-    if (llvm::Error e = intAttr(graphNode, "id", id, /*required=*/true))
+    if (llvm::Error e =
+            intAttr(graphNode, "id", kGraphIdRange, id, /*required=*/true))
       return e;
     if (llvm::Error e = intAttr(graphNode, "pattern", pattern, true))
       return e;
-    if (llvm::Error e = intAttr(graphNode, "nchannels", channels, true))
+    if (llvm::Error e = intAttr(graphNode, "nchannels", kGraphChannelsRange,
+                                channels, true))
       return e;
     if (llvm::Error e = intAttr(graphNode, "crossnic", crossNic, false))
       return e;
@@ -269,7 +295,8 @@ llvm::Error NcclXmlImporter::importGraphs(xmlNode *root) {
       SmallVector<std::string, 8> order;
       for (xmlNode *member : elements(channel)) {
         int64_t dev;
-        if (llvm::Error e = intAttr(member, "dev", dev, true))
+        if (llvm::Error e =
+                intAttr(member, "dev", kDeviceIndexRange, dev, true))
           return e;
         order.push_back((nameOf(member) + Twine(dev)).str());
       }
@@ -326,13 +353,12 @@ llvm::Error NcclXmlImporter::importCpu(xmlNode *cpu) {
   if (llvm::Error error = checkChildren(cpu, {"pci", "nic"}))
     return error;
   int64_t numa, family, model;
-  if (llvm::Error e = intAttr(cpu, "numaid", numa, /*required=*/true))
+  if (llvm::Error e =
+          intAttr(cpu, "numaid", kNumaRange, numa, /*required=*/true))
     return e;
-  if (numa < 0)
-    return fail(cpu, "numaid must be non-negative, got " + Twine(numa));
-  if (llvm::Error e = intAttr(cpu, "familyid", family, false))
+  if (llvm::Error e = intAttr(cpu, "familyid", kCpuFamilyRange, family, false))
     return e;
-  if (llvm::Error e = intAttr(cpu, "modelid", model, false))
+  if (llvm::Error e = intAttr(cpu, "modelid", kCpuModelRange, model, false))
     return e;
   auto [it, inserted] = cpuByNuma.try_emplace(numa, graph.getNumDevices());
   if (!inserted)
@@ -377,13 +403,8 @@ llvm::Error NcclXmlImporter::claimBusId(xmlNode *pci, std::string &busId) {
 llvm::Error NcclXmlImporter::pcieLinkOf(xmlNode *pci, unsigned &generation,
                                         unsigned &width) {
   int64_t w;
-  if (llvm::Error e = intAttr(pci, "link_width", w, false))
+  if (llvm::Error e = intAttr(pci, "link_width", kXmlLinkWidthRange, w, false))
     return e;
-  if (w < 0)
-    return fail(pci, "link_width must be non-negative, got " + Twine(w));
-  if (w > 32)
-    return fail(pci, "link_width " + Twine(w) +
-                         " is wider than any PCIe link (32 lanes)");
   std::string speedText =
       StringRef(attr(pci, "link_speed").value_or("")).trim().str();
   if (w == 0 || speedText.empty() || speedText == "Unknown")
@@ -439,9 +460,12 @@ llvm::Error NcclXmlImporter::importPci(xmlNode *pci, unsigned parent, int numa,
     return error;
   std::optional<std::string> classText = attr(pci, "class");
   int64_t classCode;
-  if (!classText || StringRef(*classText).getAsInteger(0, classCode))
+  if (!classText || StringRef(*classText).getAsInteger(0, classCode) ||
+      !kPciClassRange.contains(classCode))
     return fail(pci, "<pci busid=\"" + busId +
-                         "\"> needs a PCI class code such as 0x060400");
+                         "\"> needs a 24-bit PCI class code such as "
+                         "0x060400, got '" +
+                         classText.value_or("") + "'");
   unsigned generation = 0, width = 0;
   if (llvm::Error error = pcieLinkOf(pci, generation, width))
     return error;
@@ -561,16 +585,13 @@ llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
   if (llvm::Error error = checkChildren(gpu, {"nvlink", "c2c"}))
     return error;
   int64_t dev, sm, gdr;
-  if (llvm::Error e = intAttr(gpu, "dev", dev, /*required=*/true))
+  if (llvm::Error e =
+          intAttr(gpu, "dev", kDeviceIndexRange, dev, /*required=*/true))
     return e;
-  if (llvm::Error e = intAttr(gpu, "sm", sm, true))
+  if (llvm::Error e = intAttr(gpu, "sm", kComputeCapabilityRange, sm, true))
     return e;
   if (llvm::Error e = intAttr(gpu, "gdr", gdr, false))
     return e;
-  if (dev < 0)
-    return fail(gpu, "GPU dev must be non-negative, got " + Twine(dev));
-  if (sm <= 0)
-    return fail(gpu, "GPU sm must be positive, got " + Twine(sm));
   auto [it, inserted] = gpuLines.try_emplace(dev, xmlGetLineNo(gpu));
   if (!inserted)
     return fail(gpu, "duplicate GPU dev " + Twine(dev) + " (also at line " +
@@ -604,17 +625,15 @@ llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
   for (xmlNode *child : elements(gpu)) {
     unsigned line = xmlGetLineNo(child);
     int64_t count;
-    if (llvm::Error e = intAttr(child, "count", count, true))
+    if (llvm::Error e = intAttr(child, "count", kLaneCountRange, count, true))
       return e;
-    if (count <= 0)
-      return fail(child, "<" + nameOf(child) +
-                             "> count must be positive, got " + Twine(count));
     if (nameOf(child) == "nvlink") {
       std::optional<std::string> target = attr(child, "target");
       int64_t tclass;
       if (!target || target->empty())
         return fail(child, "<nvlink> needs attribute 'target'");
-      if (llvm::Error e = intAttr(child, "tclass", tclass, true))
+      if (llvm::Error e =
+              intAttr(child, "tclass", kPciClassRange, tclass, true))
         return e;
       nvlinks.push_back({deviceIndex, StringRef(*target).lower(),
                          static_cast<unsigned>(count),
@@ -643,7 +662,8 @@ llvm::Error NcclXmlImporter::importNic(xmlNode *nic, xmlNode *pci,
   for (xmlNode *net : nets) {
     int64_t dev, speed, gdr;
     double latency;
-    if (llvm::Error e = intAttr(net, "dev", dev, /*required=*/true))
+    if (llvm::Error e =
+            intAttr(net, "dev", kDeviceIndexRange, dev, /*required=*/true))
       return e;
     if (llvm::Error e = intAttr(net, "speed", speed, true))
       return e;
@@ -651,8 +671,6 @@ llvm::Error NcclXmlImporter::importNic(xmlNode *nic, xmlNode *pci,
       return e;
     if (llvm::Error e = doubleAttr(net, "latency", latency, 0))
       return e;
-    if (dev < 0)
-      return fail(net, "NIC dev must be non-negative, got " + Twine(dev));
     if (speed <= 0)
       return fail(net,
                   "NIC speed must be positive (Mbit/s), got " + Twine(speed));

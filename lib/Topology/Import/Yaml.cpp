@@ -1,9 +1,10 @@
 //===- Yaml.cpp - comm's YAML topology format -------------------*- C++ -*-===//
 //
 // Reads and writes the format documented in docs/Topology.md with
-// llvm::yaml::IO. Syntax and type errors come from the YAML reader with
-// file:line:col; semantic errors (unknown kinds, dangling link ends,
-// non-positive bandwidths) name the line of the offending entry.
+// llvm::yaml::IO. Syntax and type errors, and integers out of their range,
+// come from the YAML reader with file:line:col at the value; semantic
+// errors (unknown kinds, dangling link ends, non-positive bandwidths) name
+// the line of the offending entry.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,10 +35,44 @@ struct Text : std::string {
   Text(const char *text) : std::string(text) {}
 };
 
+/// An integer key with the range its value must lie in (Topology.h).
+struct IntKey {
+  const char *name;
+  const TopologyIntRange &range;
+};
+constexpr IntKey kIndexKey{"index", kDeviceIndexRange};
+constexpr IntKey kNumaKey{"numa", kNumaRange};
+constexpr IntKey kSmKey{"sm", kComputeCapabilityRange};
+constexpr IntKey kFamilyKey{"family", kCpuFamilyRange};
+constexpr IntKey kModelIdKey{"model_id", kCpuModelRange};
+constexpr IntKey kChipsKey{"chips", kNVSwitchChipsRange};
+constexpr IntKey kDeviceGenerationKey{"generation", kDeviceGenerationRange};
+constexpr IntKey kCountKey{"count", kLaneCountRange};
+constexpr IntKey kLinkGenerationKey{"generation", kLinkGenerationRange};
+constexpr IntKey kWidthKey{"width", kPCIeWidthRange};
+constexpr IntKey kNodesKey{"nodes", kNodesRange};
+constexpr TopologyIntRange kNodesPerLeafRange{
+    0, kNodesRange.max, "machines of a cluster; 0: the fabric's default"};
+constexpr IntKey kNodesPerLeafKey{"nodes_per_leaf", kNodesPerLeafRange};
+
+/// The value of an integer key. Its range is checked as it is read, so
+/// that the error points at the value, as YAML's own "invalid number" does,
+/// and no value reaches a narrower field to wrap there.
+template <const IntKey &key> struct Bounded {
+  Bounded(int64_t value = 0) : value(value) {}
+  int64_t value;
+};
+
 struct YamlDevice {
   Text id;
   std::string kind;
-  std::optional<int64_t> index, numa, sm, family, modelId, chips, generation;
+  std::optional<Bounded<kIndexKey>> index;
+  std::optional<Bounded<kNumaKey>> numa;
+  std::optional<Bounded<kSmKey>> sm;
+  std::optional<Bounded<kFamilyKey>> family;
+  std::optional<Bounded<kModelIdKey>> modelId;
+  std::optional<Bounded<kChipsKey>> chips;
+  std::optional<Bounded<kDeviceGenerationKey>> generation;
   std::optional<Text> model, busId, vendor, arch, network;
   std::optional<Real> memoryGB, memoryGBps, speedGbit, latencyUs;
   std::optional<bool> memoryKnown, gdr, described, nvls;
@@ -48,7 +83,9 @@ struct YamlLink {
   Text a, b;
   std::string kind;
   std::optional<Real> bandwidth, latency;
-  std::optional<int64_t> count, generation, width;
+  std::optional<Bounded<kCountKey>> count;
+  std::optional<Bounded<kLinkGenerationKey>> generation;
+  std::optional<Bounded<kWidthKey>> width;
   unsigned line = 0;
 };
 
@@ -57,7 +94,7 @@ struct YamlFabric {
   std::optional<std::string> network;
   std::optional<Real> linkGbit, oversubscription, switchLatencyUs,
       linkLatencyUs;
-  std::optional<int64_t> nodesPerLeaf;
+  std::optional<Bounded<kNodesPerLeafKey>> nodesPerLeaf;
   unsigned line = 0;
 };
 
@@ -65,16 +102,18 @@ struct YamlTopology {
   std::string format;
   int64_t version = 0;
   std::optional<Text> name;
-  std::optional<int64_t> nodes;
+  std::optional<Bounded<kNodesKey>> nodes;
   std::optional<YamlFabric> fabric;
   std::vector<YamlDevice> devices;
   std::vector<YamlLink> links;
   std::vector<std::string> notes;
 };
 
-/// What mapping() needs to turn a YAML node into a line number.
+/// What mapping() needs to turn a YAML node into a line number, and what
+/// holds an error message while the YAML reader reports it.
 struct ParseContext {
   const char *bufferStart = nullptr;
+  std::string message;
 };
 
 static unsigned currentLine(llvm::yaml::IO &io) {
@@ -120,6 +159,24 @@ template <> struct ScalarTraits<Real> {
     if (text.trim().getAsDouble(real.value))
       return "expected a number";
     return {};
+  }
+  static QuotingType mustQuote(StringRef) { return QuotingType::None; }
+};
+
+template <const IntKey &key> struct ScalarTraits<Bounded<key>> {
+  static void output(const Bounded<key> &bounded, void *, raw_ostream &os) {
+    os << bounded.value;
+  }
+  static StringRef input(StringRef text, void *context, Bounded<key> &out) {
+    StringRef error = ScalarTraits<int64_t>::input(text, context, out.value);
+    if (!error.empty() || key.range.contains(out.value))
+      return error;
+    auto *parse = static_cast<ParseContext *>(context);
+    if (!parse)
+      return "integer out of range";
+    parse->message = formatTopologyRangeError("'" + Twine(key.name) + "'",
+                                              out.value, key.range);
+    return parse->message;
   }
   static QuotingType mustQuote(StringRef) { return QuotingType::None; }
 };
@@ -215,6 +272,12 @@ static llvm::Error parseKind(StringRef file, unsigned line, StringRef what,
                                "'; expected one of " + llvm::join(valid, ", "));
 }
 
+template <const IntKey &key>
+static int64_t valueOr(const std::optional<Bounded<key>> &bounded,
+                       int64_t fallback) {
+  return bounded ? bounded->value : fallback;
+}
+
 static llvm::Error checkNonNegative(StringRef file, unsigned line,
                                     StringRef what, double value) {
   if (value >= 0 && !std::isinf(value))
@@ -242,11 +305,11 @@ static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
                              "device id '" + y.id +
                                  "' may not contain '.', '/' or spaces");
   d.name = y.id;
-  d.index = y.index.value_or(-1);
-  d.numa = y.numa.value_or(-1);
+  d.index = valueOr(y.index, -1);
+  d.numa = valueOr(y.numa, -1);
   d.model = y.model.value_or("");
   d.busId = y.busId.value_or("");
-  d.computeCapability = y.sm.value_or(0);
+  d.computeCapability = valueOr(y.sm, 0);
   d.memoryGB = y.memoryGB ? y.memoryGB->value : 0;
   d.memoryGBps = y.memoryGBps ? y.memoryGBps->value : 0;
   d.memoryKnown = y.memoryKnown.value_or(y.memoryGBps.has_value());
@@ -256,10 +319,10 @@ static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
   d.latencyUs = y.latencyUs ? y.latencyUs->value : 0;
   d.vendor = y.vendor.value_or("");
   d.arch = y.arch.value_or("");
-  d.familyId = y.family.value_or(0);
-  d.modelId = y.modelId.value_or(0);
-  d.chips = y.chips.value_or(0);
-  d.generation = y.generation.value_or(0);
+  d.familyId = valueOr(y.family, 0);
+  d.modelId = valueOr(y.modelId, 0);
+  d.chips = valueOr(y.chips, 0);
+  d.generation = valueOr(y.generation, 0);
   d.reductionCapable = y.nvls.value_or(false);
   d.sourceLine = y.line;
   if (y.network) {
@@ -285,8 +348,6 @@ static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
   if (d.kind == DeviceKind::NIC && d.described && !(d.speedGbit > 0))
     return makeTopologyError(
         file, y.line, "NIC '" + d.name + "' needs a positive 'speed_gbit'");
-  if (y.chips && *y.chips < 0)
-    return makeTopologyError(file, y.line, "'chips' must be non-negative");
   return llvm::Error::success();
 }
 
@@ -311,17 +372,9 @@ static llvm::Error convertLink(StringRef file, const YamlLink &y,
   l.a = *a;
   l.b = *b;
   l.sourceLine = y.line;
-  if (y.count && *y.count <= 0)
-    return makeTopologyError(file, y.line, "'count' must be positive");
-  if (y.width && (*y.width <= 0 || *y.width > 32))
-    return makeTopologyError(file, y.line,
-                             "'width' must be between 1 and 32 lanes");
-  if (y.generation && (*y.generation <= 0 || *y.generation > 6))
-    return makeTopologyError(file, y.line,
-                             "'generation' must be between 1 and 6");
-  l.count = y.count.value_or(1);
-  l.width = y.width.value_or(0);
-  l.generation = y.generation.value_or(0);
+  l.count = valueOr(y.count, 1);
+  l.width = valueOr(y.width, 0);
+  l.generation = valueOr(y.generation, 0);
   l.latencyUs = y.latency ? y.latency->value : getDefaultLinkLatency(l.kind);
   if (y.bandwidth) {
     l.bandwidthGBps = y.bandwidth->value;
@@ -438,13 +491,8 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
       return std::move(e);
     graph.addLink(link);
   }
-  if (document.nodes) {
-    if (*document.nodes < 1 || *document.nodes > (1 << 20))
-      return makeTopologyError(fileName, 0,
-                               "'nodes' must be between 1 and 1048576, got " +
-                                   Twine(*document.nodes));
-    topology->setNumNodes(*document.nodes);
-  }
+  if (document.nodes)
+    topology->setNumNodes(document.nodes->value);
   if (document.fabric) {
     const YamlFabric &y = *document.fabric;
     Fabric fabric;
@@ -463,12 +511,8 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
     }
     if (y.linkGbit)
       fabric.linkGbit = y.linkGbit->value;
-    if (y.nodesPerLeaf) {
-      if (*y.nodesPerLeaf < 0)
-        return makeTopologyError(fileName, y.line,
-                                 "'nodes_per_leaf' must be non-negative");
-      fabric.nodesPerLeaf = *y.nodesPerLeaf;
-    }
+    if (y.nodesPerLeaf)
+      fabric.nodesPerLeaf = y.nodesPerLeaf->value;
     if (y.oversubscription)
       fabric.oversubscription = y.oversubscription->value;
     if (y.switchLatencyUs)
