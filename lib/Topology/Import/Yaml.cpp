@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Topology/Topology.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
@@ -278,6 +279,27 @@ static int64_t valueOr(const std::optional<Bounded<key>> &bounded,
   return bounded ? bounded->value : fallback;
 }
 
+/// How a message names a device kind ("duplicate GPU 'index' 0").
+static StringRef getKindTitle(DeviceKind kind) {
+  switch (kind) {
+  case DeviceKind::GPU:
+    return "GPU";
+  case DeviceKind::CPU:
+    return "CPU";
+  case DeviceKind::PCIeSwitch:
+    return "PCIe switch";
+  case DeviceKind::NVSwitch:
+    return "NVSwitch";
+  case DeviceKind::NIC:
+    return "NIC";
+  case DeviceKind::NetSwitch:
+    return "network switch";
+  case DeviceKind::Process:
+    return "process";
+  }
+  return "device";
+}
+
 static llvm::Error checkNonNegative(StringRef file, unsigned line,
                                     StringRef what, double value) {
   if (value >= 0 && !std::isinf(value))
@@ -474,6 +496,9 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
   topology->setSource(fileName);
   topology->setName(document.name.value_or(""));
   NodeGraph &graph = topology->getNode();
+  // The line of each (kind, index): one GPU per index, as NCCL's XML has
+  // one per dev, since ranks are numbered in index order.
+  llvm::DenseMap<std::pair<unsigned, int>, unsigned> indexLines;
   for (const YamlDevice &y : document.devices) {
     Device device;
     if (llvm::Error e = convertDevice(fileName, y, device))
@@ -483,6 +508,16 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
           fileName, y.line,
           "duplicate device id '" + device.name + "' (first at line " +
               Twine(graph.getDevice(*other).sourceLine) + ")");
+    if (device.index >= 0) {
+      auto [it, inserted] = indexLines.try_emplace(
+          {static_cast<unsigned>(device.kind), device.index}, y.line);
+      if (!inserted)
+        return makeTopologyError(fileName, y.line,
+                                 "duplicate " + getKindTitle(device.kind) +
+                                     " 'index' " + Twine(device.index) +
+                                     " (also at line " + Twine(it->second) +
+                                     ")");
+    }
     graph.addDevice(std::move(device));
   }
   for (const YamlLink &y : document.links) {
