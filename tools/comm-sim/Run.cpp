@@ -6,6 +6,7 @@
 #include "comm/InitAllDialects.h"
 #include "comm/Sim/Simulator.h"
 #include "comm/Support/InputChecks.h"
+#include "comm/Support/OutputFile.h"
 #include "comm/Topology/TopologyPrinter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -157,7 +158,11 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
       return failure();
     }
     writeChromeTrace(*result, **topology, trace->os());
-    trace->keep();
+    if (llvm::Error error = keepOutputFile(*trace, options.tracePath)) {
+      llvm::errs() << "comm-sim: error: " << llvm::toString(std::move(error))
+                   << "\n";
+      return failure();
+    }
   }
   if (!options.plotPath.empty()) {
     auto plot = openOutputFile(options.plotPath, &error);
@@ -166,7 +171,11 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
       return failure();
     }
     writeTimelineSvg(*result, **topology, plot->os());
-    plot->keep();
+    if (llvm::Error error = keepOutputFile(*plot, options.plotPath)) {
+      llvm::errs() << "comm-sim: error: " << llvm::toString(std::move(error))
+                   << "\n";
+      return failure();
+    }
   }
   return success();
 }

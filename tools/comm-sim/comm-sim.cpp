@@ -14,6 +14,7 @@
 #include "comm/CostModel/Calibration.h"
 #include "comm/CostModel/CostModel.h"
 #include "comm/Pipelines/CompileOptions.h"
+#include "comm/Support/OutputFile.h"
 #include "comm/Support/Version.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
@@ -310,7 +311,8 @@ static int runBenchCommand(Options &o) {
   if (!out)
     return fail(error);
   printBench(model, options, *rows, out->os());
-  out->keep();
+  if (llvm::Error error = keepOutputFile(*out, o.output))
+    return fail(std::move(error));
   if (!o.plot.empty()) {
     auto svg = openOutputFile(o.plot, &error);
     if (!svg)
@@ -320,7 +322,8 @@ static int runBenchCommand(Options &o) {
                (*topology)->getName())
                   .str(),
               svg->os());
-    svg->keep();
+    if (llvm::Error error = keepOutputFile(*svg, o.plot))
+      return fail(std::move(error));
   }
   return 0;
 }
@@ -407,13 +410,15 @@ static int runCalibrateCommand(Options &o) {
                          "band's bound\n"
                        : "\nsome systems' median errors are outside their "
                          "bounds\n");
-  out->keep();
+  if (llvm::Error error = keepOutputFile(*out, o.output))
+    return fail(std::move(error));
   if (!o.writeParams.empty()) {
     auto file = openOutputFile(o.writeParams, &error);
     if (!file)
       return fail(error);
     printCostParams(params, file->os());
-    file->keep();
+    if (llvm::Error error = keepOutputFile(*file, o.writeParams))
+      return fail(std::move(error));
   }
   return 0;
 }
@@ -456,7 +461,8 @@ static int runAlgorithmsCommand(Options &o) {
           list(getNativeAlgorithms(kind, backend)));
     }
   }
-  out->keep();
+  if (llvm::Error error = keepOutputFile(*out, o.output))
+    return fail(std::move(error));
   return 0;
 }
 
@@ -480,7 +486,8 @@ static int runRunCommand(Options &o) {
     return fail(error);
   if (failed(runProgram(options, out->os())))
     return 1;
-  out->keep();
+  if (llvm::Error error = keepOutputFile(*out, o.output))
+    return fail(std::move(error));
   return 0;
 }
 

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Support/OutputFile.h"
 #include "comm/Support/Version.h"
 #include "comm/Topology/Topology.h"
 #include "comm/Topology/TopologyPrinter.h"
@@ -111,6 +112,8 @@ static int run() {
                     "rail-optimized fabric (e.g. dgx-h100x4)\n"
                     "hosts: host<N>, N MPI ranks as processes of this "
                     "machine (host is host4)\n";
+    if (llvm::Error error = checkOutputStream(llvm::outs(), "-"))
+      return fail(llvm::toString(std::move(error)));
     return 0;
   }
   if (topologySpec.empty())
@@ -195,7 +198,8 @@ static int run() {
   } else {
     return fail("unknown export format '" + format + "'; expected yaml or dot");
   }
-  output->keep();
+  if (llvm::Error error = keepOutputFile(*output, outputFile))
+    return fail(llvm::toString(std::move(error)));
   return 0;
 }
 
