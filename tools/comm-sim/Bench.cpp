@@ -133,7 +133,7 @@ llvm::Error mlir::comm::sim::parseDataType(StringRef text,
 llvm::Expected<std::vector<BenchRow>>
 mlir::comm::sim::runBench(const CostModel &model, const BenchOptions &options) {
   const Topology &topology = model.getTopology();
-  uint64_t ranks = options.ranks ? options.ranks : topology.getNumGPUs();
+  uint64_t ranks = options.ranks.value_or(topology.getNumGPUs());
   if (ranks > topology.getNumGPUs())
     return benchError(llvm::formatv("--ranks {0} is more than the {1} GPUs of "
                                     "topology '{2}'",

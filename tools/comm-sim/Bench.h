@@ -11,7 +11,8 @@ namespace sim {
 
 struct BenchOptions {
   CollectiveKind kind = CollectiveKind::AllReduce;
-  uint64_t ranks = 0; ///< 0: every GPU of the topology
+  /// Absent: every GPU of the topology. Fewer than 2 is an error.
+  std::optional<uint64_t> ranks;
   uint64_t minBytes = 8, maxBytes = uint64_t(8) << 30;
   double factor = 2;
   unsigned elementBytes = 4;

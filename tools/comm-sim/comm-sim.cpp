@@ -98,7 +98,8 @@ struct Options {
       cl::sub(calibrate),
       cl::cat(category)};
   cl::opt<uint64_t> ranks{"ranks",
-                          cl::desc("Ranks taking part (default: every GPU)"),
+                          cl::desc("Ranks taking part, at least 2 (default: "
+                                   "every GPU; calibrate: the log's)"),
                           cl::init(0),
                           cl::sub(bench),
                           cl::sub(calibrate),
@@ -262,7 +263,9 @@ static int runBenchCommand(Options &o) {
                 "'; expected all_reduce, reduce_scatter, all_gather, "
                 "all_to_all, broadcast, reduce or sendrecv");
   options.kind = *kind;
-  options.ranks = o.ranks;
+  // --ranks 0 is too few ranks, not "every GPU" (that is no --ranks).
+  if (o.ranks.getNumOccurrences())
+    options.ranks = o.ranks;
   options.json = o.json;
   options.explain = o.explainTerms;
   options.backend = o.ncclOnly ? Backend::nccl : o.backend.getValue();
@@ -365,6 +368,10 @@ static int runCalibrateCommand(Options &o) {
                 "(bench/calibration/points.csv holds published nccl-tests "
                 "figures) or --nccl-tests=<log>... with --topology=<spec> "
                 "(your own nccl-tests runs)");
+  // As in bench: a given --ranks names the group, so 0 is too few, not
+  // "the log's own count" (that is no --ranks).
+  if (o.ranks.getNumOccurrences() && o.ranks < 2)
+    return fail("a collective needs at least 2 ranks, got " + Twine(o.ranks));
   if (!o.ncclTests.empty() && o.topology.empty())
     return fail("--nccl-tests needs --topology=<spec>: the machine the logs "
                 "were measured on (a preset, a cluster such as dgx-h100x4, "
