@@ -17,6 +17,7 @@ static llvm::Error benchError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// A size in bytes with an optional suffix K, M, G or T (powers of two).
 static std::optional<uint64_t> parseSize(StringRef text) {
   text = text.trim();
   uint64_t scale = 1;
@@ -59,7 +60,7 @@ llvm::Error mlir::comm::sim::parseSizeRange(StringRef text,
   std::optional<uint64_t> hi = parts.size() > 1 ? parseSize(parts[1]) : lo;
   if (!lo || !hi)
     return benchError("--sizes '" + text +
-                      "': sizes are integers with an optional K, M or G "
+                      "': sizes are integers with an optional K, M, G or T "
                       "suffix (powers of two)");
   if (*lo == 0 || *hi == 0)
     return benchError("--sizes '" + text +
@@ -86,8 +87,9 @@ llvm::Error mlir::comm::sim::applyNcclTestsFlags(StringRef minBytes,
       return llvm::Error::success();
     std::optional<uint64_t> value = parseSize(text);
     if (!value || *value == 0)
-      return benchError("-" + flag + " '" + text +
-                        "' is not a size in bytes (K, M, G are powers of two)");
+      return benchError(
+          "-" + flag + " '" + text +
+          "' is not a size in bytes (K, M, G, T are powers of two)");
     out = *value;
     return llvm::Error::success();
   };
@@ -148,6 +150,14 @@ mlir::comm::sim::runBench(const CostModel &model, const BenchOptions &options) {
                     options.kind == CollectiveKind::AllToAll;
   uint64_t unit = options.elementBytes * (mustDivide ? ranks : 1);
   bool single = options.minBytes == options.maxBytes;
+  if (single && options.minBytes % options.elementBytes != 0)
+    return benchError(llvm::formatv("{0} of {1} bytes is not a whole number "
+                                    "of {2}-byte elements; use a multiple of "
+                                    "{3} bytes",
+                                    stringifyCollectiveKind(options.kind),
+                                    options.minBytes, options.elementBytes,
+                                    unit)
+                          .str());
   if (single && options.minBytes % unit != 0)
     return benchError(
         llvm::formatv(

@@ -29,8 +29,8 @@ struct BenchOptions {
   bool explain = false;
 };
 
-/// Parses "8:8G", "1M", "8:8G:4" (min:max[:factor]; K, M, G are powers of
-/// two, as nccl-tests' -b/-e).
+/// Parses "8:8G", "1M", "8:8G:4" (min:max[:factor]; K, M, G as in
+/// nccl-tests' -b/-e, and T, are powers of two).
 llvm::Error parseSizeRange(StringRef text, BenchOptions &options);
 /// Applies nccl-tests' -b (first size), -e (last size) and -f (step
 /// factor) over what --sizes gave; empty strings leave a field alone.

@@ -107,7 +107,7 @@ struct Options {
   cl::opt<std::string> sizes{
       "sizes",
       cl::desc("Sizes in bytes: <size>, <min>:<max> or <min>:<max>:<factor> "
-               "(K, M, G are powers of two)"),
+               "(K, M, G, T are powers of two)"),
       cl::init("8:8G"), cl::sub(bench), cl::cat(category)};
   // nccl-tests' own flags, so that its command lines work here.
   cl::opt<std::string> minBytes{"b",
