@@ -69,14 +69,15 @@ FailureOr<CostParams> mlir::comm::getCostParamsFor(Operation *op,
 }
 
 FailureOr<std::shared_ptr<const Topology>>
-mlir::comm::getTopologyFor(Operation *op, StringRef overrideSpec) {
+mlir::comm::getTopologyFor(Operation *op, StringRef overrideSpec,
+                           StringRef overrideHint) {
   std::string spec = getTopologySpec(op, overrideSpec);
   if (spec.empty())
     return emitError(op->getLoc())
            << "no topology: add a '" << kTopologyAttrName
            << "' module attribute (a preset such as \"dgx-h100\", a cluster "
               "\"dgx-h100x4\", or a .xml/.yaml file) or pass "
-              "topology=<preset|file> to the pass";
+           << overrideHint;
   llvm::Expected<std::shared_ptr<const Topology>> topology =
       loadCachedTopology(spec);
   if (!topology)

@@ -72,7 +72,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
     return failure();
   }
   FailureOr<std::shared_ptr<const Topology>> topology =
-      getTopologyFor(*module, options.topologySpec);
+      getTopologyFor(*module, options.topologySpec, "--topology=<preset|file>");
   FailureOr<CostParams> params = getCostParamsFor(*module, options.paramsPath);
   if (failed(topology) || failed(params))
     return failure();

@@ -31,9 +31,11 @@ llvm::Expected<std::shared_ptr<const Topology>>
 loadCachedTopology(StringRef spec);
 
 /// The topology `op` targets. Emits an error at `op` and fails when none is
-/// named or it cannot be loaded.
+/// named or it cannot be loaded. The error for none names the attribute and
+/// `overrideHint`, how the caller takes an override (a tool's flag).
 FailureOr<std::shared_ptr<const Topology>>
-getTopologyFor(Operation *op, StringRef overrideSpec = "");
+getTopologyFor(Operation *op, StringRef overrideSpec = "",
+               StringRef overrideHint = "topology=<preset|file> to the pass");
 
 /// The cost model parameters for `op`: those of the file `overridePath` when
 /// non-empty, else of the file the nearest enclosing `comm.cost_params`
