@@ -12,6 +12,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"
 
@@ -494,7 +495,10 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
 
   auto topology = std::make_unique<Topology>();
   topology->setSource(fileName);
-  topology->setName(document.name.value_or(""));
+  // Unnamed, it is named after its file, as an NCCL XML topology is: the
+  // name is what reports print ("@f on <name>").
+  topology->setName(document.name ? StringRef(*document.name)
+                                  : llvm::sys::path::stem(fileName));
   NodeGraph &graph = topology->getNode();
   // The line of each (kind, index): one GPU per index, as NCCL's XML has
   // one per dev, since ranks are numbered in index order.
