@@ -186,7 +186,8 @@ struct Options {
                                       "or first public function)"),
                              cl::sub(run), cl::cat(category)};
   cl::opt<unsigned> traceRanks{"trace-ranks",
-                               cl::desc("Ranks to put in the trace"),
+                               cl::desc("Ranks to put in the trace and the "
+                                        "plot, the first N (at least 1)"),
                                cl::init(64), cl::sub(run), cl::cat(category)};
 
   // calibrate.
@@ -477,6 +478,11 @@ static int runRunCommand(Options &o) {
   if (o.program.empty())
     return fail("run needs a program: comm-sim run <program.mlir> "
                 "[--topology=<spec>]");
+  // The simulator records the links' timelines only along with some rank's,
+  // so 0 would write a trace with no event at all.
+  if (o.traceRanks == 0)
+    return fail("--trace-ranks must be at least 1, got 0: the trace and the "
+                "plot show the first N ranks and the busiest links");
   SimOptions options;
   options.programPath = o.program;
   options.topologySpec = o.topology;
