@@ -66,10 +66,12 @@ struct Options {
       cl::sub(run),
       cl::sub(calibrate),
       cl::cat(category)};
+  // Listed in --help (LLVM hides aliases), since README.md and the other
+  // tools spell it this way.
   cl::alias costParams{"cost-params",
                        cl::desc("Alias for --params (the name comm-opt's "
                                 "comm-plan and comm-compile use)"),
-                       cl::aliasopt(params)};
+                       cl::aliasopt(params), cl::NotHidden};
   cl::opt<bool> json{"json", cl::desc("Print JSON instead of a table"),
                      cl::sub(bench), cl::sub(run), cl::cat(category)};
   cl::opt<std::string> plot{"plot",
