@@ -651,8 +651,14 @@ void mlir::comm::exportTopologyYaml(const Topology &topology,
       if (d.generation)
         y.generation = d.generation;
       break;
-    case DeviceKind::NetSwitch:
     case DeviceKind::Process:
+      // The rate its pack and unpack kernels copy at.
+      if (d.memoryGBps) {
+        y.memoryGBps = Real{d.memoryGBps};
+        y.memoryKnown = d.memoryKnown;
+      }
+      break;
+    case DeviceKind::NetSwitch:
       break;
     }
     document.devices.push_back(std::move(y));
