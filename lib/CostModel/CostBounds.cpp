@@ -3,7 +3,8 @@
 // A collective cannot finish before the bytes that must cross its tightest
 // cut have crossed it at the cut's raw bandwidth (no efficiencies applied),
 // nor before data has travelled the longest path once. The cuts considered:
-// one GPU's own link into the machine (its injection bandwidth), one node's
+// one GPU's own link into the machine (its injection bandwidth; across
+// machines all of its links, since the NICs' bytes cross its PCIe), one node's
 // NICs, the link every path into one CPU's GPUs crosses (a PCIe
 // machine's socket interconnect), and for point-to-point transfers the
 // path itself.
@@ -31,10 +32,14 @@ CostModel::getBoundTerms(const CollectiveRequest &request,
       return;
     terms.push_back({resource.str(), bytes / (gbps * 1e3), what});
   };
+  // Across machines the bytes to and from the NICs cross the GPU's PCIe
+  // (or C2C) link, not its NVLink: the cut is all of its links together.
   auto gpuCut = [&](double bytes, StringRef what) {
-    cut("gpu", bytes, shape.injectRawGBps,
-        llvm::formatv("{0} through a GPU's {1}", what,
-                      formatBandwidth(shape.injectRawGBps))
+    double gbps = N > 1 ? shape.gpuLinksRawGBps : shape.injectRawGBps;
+    cut("gpu", bytes, gbps,
+        llvm::formatv(
+            "{0} through a GPU's {1}{2}", what, formatBandwidth(gbps),
+            N > 1 && gbps > shape.injectRawGBps ? " (all of its links)" : "")
             .str());
   };
   auto nodeCut = [&](double bytes, StringRef what) {

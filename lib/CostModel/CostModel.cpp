@@ -455,7 +455,7 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   // once per distinct set.
   std::map<SmallVector<unsigned, 8>, bool> seen;
   shape.ringGBps = shape.ringRawGBps = kInf;
-  shape.injectGBps = shape.injectRawGBps = kInf;
+  shape.injectGBps = shape.injectRawGBps = shape.gpuLinksRawGBps = kInf;
   shape.nvls = shape.perNode >= 2;
   for (auto &[node, locals] : byNode) {
     if (!seen.emplace(locals, true).second)
@@ -494,6 +494,9 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
       if (bestRaw > 0) {
         shape.injectRawGBps = std::min(shape.injectRawGBps, bestRaw);
         shape.injectGBps = std::min(shape.injectGBps, best);
+        shape.gpuLinksRawGBps =
+            std::min(shape.gpuLinksRawGBps,
+                     nvlinkRaw > 0 ? nvlinkRaw + otherRaw : bestRaw);
       }
     }
     if (locals.size() < 2)
@@ -599,6 +602,8 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
   }
   if (std::isinf(shape.injectGBps))
     shape.injectGBps = shape.injectRawGBps = shape.ringGBps;
+  if (std::isinf(shape.gpuLinksRawGBps))
+    shape.gpuLinksRawGBps = shape.injectRawGBps;
   if (shape.nodes == 1 && ranks.size() >= 2 && ranks.size() <= 128)
     shape.socketCuts = getSocketCuts(topology, ranks);
   if (shape.nodes == 1 && ranks.size() >= 4 && ranks.size() <= 128)
@@ -637,8 +642,6 @@ llvm::Error CostModel::validate(const CollectiveRequest &request) const {
     return llvm::Error::success();
   };
   StringRef name = stringifyCollectiveKind(request.kind);
-  if (request.kind != CollectiveKind::Barrier && request.bytes == 0)
-    return requestError(name + " of 0 bytes: sizes must be positive");
   if (request.bytes > kMaxRequestBytes)
     return requestError(name + " of " +
                         (request.bytes == UINT64_MAX
@@ -646,7 +649,8 @@ llvm::Error CostModel::validate(const CollectiveRequest &request) const {
                              : std::to_string(request.bytes)) +
                         " bytes: comm models transfers of up to 2^50 bytes "
                         "(1 PiB)");
-  if (request.elementBytes == 0 || request.bytes % request.elementBytes)
+  if (request.elementBytes == 0 ||
+      (request.bytes && request.bytes % request.elementBytes))
     return requestError(name + " of " + Twine(request.bytes) +
                         " bytes is not a whole number of " +
                         Twine(request.elementBytes) + "-byte elements");
@@ -838,13 +842,13 @@ CostModel::predictWith(const CollectiveRequest &request,
   // each machine and across the machines, or, for a group inside one
   // machine, inside each CPU socket and across the sockets
   // (runtime/lib/Schedule.cpp). The schedule runs its chunks as a pipeline
-  // (chunk j enters one step after chunk j - 1). Inside one machine, m
-  // chunks take the busiest link's time for all of the levels' bytes (each
-  // GPU's own link, which both levels cross, among them), plus (the phases
-  // one after the other - that) / m to fill and drain, plus a step per
-  // chunk after the first; the model picks m where the plan gives no chunk
-  // size. Across machines the phases are timed one after the other (see
-  // below). False where the group has no two levels.
+  // (chunk j enters one step after chunk j - 1): m chunks take the busiest
+  // link's time for all of the levels' bytes (inside one machine each GPU's
+  // own link, which both levels cross, among them; across machines the
+  // NICs' bytes leave the GPU over PCIe, beside its NVLink), plus (the
+  // phases one after the other - that) / m to fill and drain, plus a step
+  // per chunk after the first; the model picks m where the plan gives no
+  // chunk size. False where the group has no two levels.
   auto twoLevels = [&]() -> bool {
     double D, l, insideBw, acrossBw, ownBw = 0;
     LinkClass insideClass, acrossClass;
@@ -861,6 +865,10 @@ CostModel::predictWith(const CollectiveRequest &request,
       acrossClass = LinkClass::Network;
       insideWhy = shape.ringBottleneck;
       acrossWhy = "each GPU's share of " + shape.networkBottleneck;
+      // The NICs' bytes leave the GPU over PCIe, beside its NVLink; a GPU
+      // without NVLink sends both levels over its one PCIe link.
+      if (intra == LinkClass::PCIe)
+        ownBw = shape.injectGBps;
       unit = "node";
     } else if (shape.socketLevels) {
       const GroupShape::SocketLevels &levels = *shape.socketLevels;
@@ -926,16 +934,12 @@ CostModel::predictWith(const CollectiveRequest &request,
     double elementBytes = std::max(1u, request.elementBytes);
     double elements = std::max(1.0, std::floor(chunked / elementBytes));
     double stepUs = step(acrossClass);
-    // Across machines the levels are timed one after the other: pipelined,
-    // the figures on dgx-h100x2 fall below the lower bound, which counts
-    // every byte into a GPU through its NVLink though the NIC's arrive over
-    // PCIe; which of the two is wrong has not been measured.
     double m = 1;
-    if (!multiNode && request.chunkBytes && *request.chunkBytes > 0) {
+    if (request.chunkBytes && *request.chunkBytes > 0) {
       double perChunk = std::max<double>(
           1, std::floor(double(*request.chunkBytes) / elementBytes));
       m = std::min(std::ceil(elements / perChunk), 1e9);
-    } else if (!multiNode && !request.chunkBytes && stepUs > 0) {
+    } else if (!request.chunkBytes && stepUs > 0) {
       m = std::round(std::sqrt(hideableUs / stepUs));
       m = std::clamp(m, 1.0, std::min(64.0, elements));
     }
@@ -1649,6 +1653,18 @@ llvm::Expected<SmallVector<Prediction, 4>>
 CostModel::predictAll(const CollectiveRequest &request) const {
   if (llvm::Error error = validate(request))
     return std::move(error);
+  // An empty tensor (a shard of nothing) moves nothing: no time, whatever
+  // the algorithm. A barrier's 0 bytes are its nature, not emptiness.
+  if (request.bytes == 0 && request.kind != CollectiveKind::Barrier) {
+    Prediction p;
+    p.kind = request.kind;
+    p.algorithm = request.algorithm.value_or(Algorithm::ring);
+    p.protocol = request.protocol.value_or(Protocol::simple);
+    p.ranks = request.groups.empty() ? request.pairs.size() * 2
+                                     : request.groups.front().size();
+    p.bottleneck = "nothing to move (0 bytes)";
+    return SmallVector<Prediction, 4>{p};
+  }
   if (topology.hasProcessRanks() && !request.groups.empty())
     if (auto onHost = predictOnHost(request))
       return std::move(*onHost);

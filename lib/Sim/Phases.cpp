@@ -182,6 +182,10 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
             "': " + why);
   };
 
+  // An empty tensor moves nothing: the transfer ends where it starts.
+  if (S == 0 && request.kind != CollectiveKind::Barrier)
+    return phases;
+
   if (request.kind == CollectiveKind::Copy) {
     PhaseSpec phase{"copy", prediction.latencyUs, {}};
     bool hbmOnly = request.copySource == MemorySpace::hbm &&

@@ -280,6 +280,9 @@ struct Queued {
   unsigned instr;
   unsigned token;
   double issuedUs;
+  /// Started while the rank computed on a machine whose transfers progress
+  /// only inside communication calls: not issued before the next one.
+  bool deferred = false;
 };
 
 struct CommStream {
@@ -398,8 +401,14 @@ void Simulation::flushDeferred(uint64_t rank) {
   SmallVector<int64_t, 2> streams = std::move(state.deferred);
   state.deferred.clear();
   for (int64_t streamId : streams) {
+    // Only what was started since the last call: a transfer an earlier
+    // call issued keeps its time, though it may still wait in the queue
+    // behind one in flight.
     for (Queued &queued : state.streams[streamId].queue)
-      queued.issuedUs = std::max(queued.issuedUs, state.clock);
+      if (queued.deferred) {
+        queued.issuedUs = std::max(queued.issuedUs, state.clock);
+        queued.deferred = false;
+      }
     runCommStream(rank, streamId);
   }
 }
@@ -701,7 +710,7 @@ void Simulation::advanceRank(uint64_t rank) {
       for (unsigned body : instr.body) {
         int64_t streamId = program.instrs[body].stream;
         state.streams[streamId].queue.push_back(
-            {body, instr.token, state.clock});
+            {body, instr.token, state.clock, progressInCallsOnly});
         ++state.pendingPerToken[instr.token];
         if (!llvm::is_contained(touched, streamId))
           touched.push_back(streamId);

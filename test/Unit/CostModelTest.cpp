@@ -89,9 +89,13 @@ TEST(CostModel, HierarchicalPutsInterNodePartOnNICs) {
   auto cluster = preset("dgx-h100x4");
   CostModel model(*cluster);
   const uint64_t bytes = uint64_t(1) << 30;
-  auto p = model.predict(allReduce(32, bytes, Algorithm::hierarchical,
-                                   Protocol::simple));
+  // One chunk: the levels one after the other, each its own term.
+  CollectiveRequest request =
+      allReduce(32, bytes, Algorithm::hierarchical, Protocol::simple);
+  request.chunkBytes = 0;
+  auto p = model.predict(request);
   ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+  EXPECT_EQ(p->pipelineChunks, 1u);
   const CostTerm *across = nullptr;
   for (const CostTerm &term : p->terms)
     if (term.name == "all_reduce across nodes")
@@ -103,6 +107,57 @@ TEST(CostModel, HierarchicalPutsInterNodePartOnNICs) {
   double shard = 2.0 * 3 / 4 * bytes / 8;
   EXPECT_NEAR(across->us, shard / (perGpu * 1e3), 1e-6 * across->us);
   EXPECT_NE(across->detail.find("NICs"), std::string::npos);
+}
+
+/// Across machines the hierarchical schedule's chunks run as a pipeline
+/// too: the NICs' bytes leave each GPU over PCIe while the next chunk's
+/// rings use its NVLink, so m chunks take the busier level's time plus
+/// the fill, less than the levels one after the other, and never less
+/// than the lower bound (whose GPU cut counts all of a GPU's links).
+TEST(CostModel, HierarchicalPipelinesAcrossMachines) {
+  auto cluster = preset("dgx-h100x4");
+  CostModel model(*cluster);
+  const uint64_t bytes = uint64_t(1) << 30;
+  CollectiveRequest request =
+      allReduce(32, bytes, Algorithm::hierarchical, Protocol::simple);
+  auto pipelined = model.predict(request);
+  ASSERT_TRUE(static_cast<bool>(pipelined))
+      << llvm::toString(pipelined.takeError());
+  request.chunkBytes = 0;
+  auto sequential = model.predict(request);
+  ASSERT_TRUE(static_cast<bool>(sequential));
+  EXPECT_GT(pipelined->pipelineChunks, 1u);
+  EXPECT_LT(pipelined->timeUs, 0.7 * sequential->timeUs);
+  EXPECT_GE(pipelined->timeUs, pipelined->boundUs);
+  // The busier level is the rings inside the machine: 2 (g-1)/g of the
+  // buffer over a GPU's NVLink, at its efficiency.
+  const CostParams &params = model.getParams();
+  double inside =
+      2.0 * 7 / 8 * bytes / (18 * 20.6 * params.nvlinkEfficiency * 1e3);
+  const CostTerm *bandwidth = nullptr;
+  for (const CostTerm &term : pipelined->terms)
+    if (term.name == "bandwidth")
+      bandwidth = &term;
+  ASSERT_NE(bandwidth, nullptr);
+  EXPECT_NEAR(bandwidth->us, inside, 1e-6 * inside);
+  EXPECT_NE(pipelined->bottleneck.find("nvlink"), std::string::npos)
+      << pipelined->bottleneck;
+  // The bound's GPU cut: NVLink and the PCIe link to the NIC together.
+  SmallVector<BoundTerm, 4> terms;
+  GroupShape shape = model.getGroupShape(request.groups.front());
+  model.getLowerBound(request, shape, &terms);
+  bool sawGpu = false;
+  for (const BoundTerm &term : terms)
+    if (term.resource == "gpu") {
+      sawGpu = true;
+      // NVLS: a GPU sends and receives the buffer once.
+      double links = 18 * 20.6 + 48.0;
+      double moved = shape.nvls ? bytes : 2.0 * 31 / 32 * bytes;
+      EXPECT_NEAR(term.us, moved / (links * 1e3), 1e-6);
+      EXPECT_NE(term.why.find("all of its links"), std::string::npos)
+          << term.why;
+    }
+  EXPECT_TRUE(sawGpu);
 }
 
 /// all_reduce's tree across machines: its bus bandwidth is the ring's or the
@@ -295,7 +350,11 @@ TEST(CostModel, BadRequests) {
     std::string message = llvm::toString(p.takeError());
     EXPECT_NE(message.find(expected.str()), std::string::npos) << message;
   };
-  check(allReduce(8, 0), "0 bytes");
+  // An empty tensor is no error: it moves nothing, in no time.
+  auto empty = model.predict(allReduce(8, 0));
+  ASSERT_TRUE(static_cast<bool>(empty)) << llvm::toString(empty.takeError());
+  EXPECT_EQ(empty->timeUs, 0);
+  EXPECT_NE(empty->bottleneck.find("0 bytes"), std::string::npos);
   check(allReduce(9, 1024), "rank 8 is beyond the 8 GPUs");
   CollectiveRequest gather = allReduce(8, 12);
   gather.kind = CollectiveKind::AllGather;

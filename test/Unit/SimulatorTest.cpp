@@ -41,8 +41,17 @@ std::string group(unsigned n) {
   return text + "]]";
 }
 
-double predicted(const Topology &topology, unsigned n, uint64_t bytes,
-                 Algorithm algorithm) {
+/// The plan fields a prediction decides beyond the algorithm and protocol:
+/// the pipeline's chunk, where the model cut the buffer into several (a
+/// plan that names an algorithm without a chunk runs one).
+std::string chunkOf(const Prediction &p) {
+  return p.pipelineChunks > 1 && p.chunkBytes
+             ? ", chunk_bytes = " + std::to_string(p.chunkBytes)
+             : "";
+}
+
+Prediction predicted(const Topology &topology, unsigned n, uint64_t bytes,
+                     Algorithm algorithm) {
   CollectiveRequest request;
   request.kind = CollectiveKind::AllReduce;
   request.bytes = bytes;
@@ -54,7 +63,7 @@ double predicted(const Topology &topology, unsigned n, uint64_t bytes,
   request.groups.push_back(ranks);
   auto p = CostModel(topology).predict(request);
   EXPECT_TRUE(static_cast<bool>(p));
-  return p->timeUs;
+  return p ? *p : Prediction();
 }
 } // namespace
 
@@ -74,16 +83,18 @@ TEST(Simulator, AloneMatchesTheCostModel) {
                  Case{"dgx-h100x4", 32, "nvls", Algorithm::nvls}}) {
     auto topology = buildTopologyPreset(c.topology);
     ASSERT_TRUE(static_cast<bool>(topology));
+    Prediction p = predicted(**topology, c.ranks, 256 << 20, c.expected);
     Fixture f;
     std::string source =
         "func.func @f(%x: tensor<67108864xf32>) -> tensor<67108864xf32> {\n"
         "  %0 = comm.all_reduce sum %x over " +
         group(c.ranks) + " plan <algorithm = " + c.algorithm +
-        ", protocol = simple> : tensor<67108864xf32>\n"
+        ", protocol = simple" + chunkOf(p) +
+        "> : tensor<67108864xf32>\n"
         "  return %0 : tensor<67108864xf32>\n}\n";
     FailureOr<SimResult> result = f.run(source, **topology);
     ASSERT_TRUE(succeeded(result)) << c.topology;
-    double expected = predicted(**topology, c.ranks, 256 << 20, c.expected);
+    double expected = p.timeUs;
     EXPECT_NEAR(result->stepTimeUs, expected, 0.05 * expected)
         << c.topology << " " << c.algorithm;
   }
@@ -113,7 +124,7 @@ TEST(Simulator, SocketHierarchicalPipelines) {
   auto sequential = model.predict(request);
   ASSERT_TRUE(static_cast<bool>(sequential));
   EXPECT_EQ(sequential->pipelineChunks, 1u);
-  double ring = predicted(**topology, 4, bytes, Algorithm::ring);
+  double ring = predicted(**topology, 4, bytes, Algorithm::ring).timeUs;
   EXPECT_LT(pipelined->timeUs, sequential->timeUs);
   EXPECT_LT(pipelined->timeUs * 1.3, ring);
   // Never below what must cross the CPUs' link.
@@ -250,7 +261,7 @@ TEST(Simulator, RealizedAlgorithmsAgreeWithTheModel) {
                 " {\n  %0 = comm." + op +
                 " plan <algorithm = " + stringifyAlgorithm(algorithm).str() +
                 ", protocol = " + stringifyProtocol(protocol).str() +
-                "> : " + inType +
+                chunkOf(*p) + "> : " + inType +
                 (k.kind == CollectiveKind::AllReduce ||
                          k.kind == CollectiveKind::Broadcast
                      ? ""

@@ -291,6 +291,11 @@ struct GroupShape {
   /// the NVSwitch, or its PCIe link).
   double injectGBps = 0;
   double injectRawGBps = 0;
+  /// Raw bandwidth of all of a GPU's links together (its NVLink and its
+  /// PCIe or C2C link; the group's slowest GPU): across machines the bytes
+  /// to and from the NICs leave and enter the GPU over PCIe, beside its
+  /// NVLink traffic.
+  double gpuLinksRawGBps = 0;
   /// Whether every node's GPUs of the group share a reduction-capable
   /// NVSwitch.
   bool nvls = false;
