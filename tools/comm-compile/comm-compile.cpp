@@ -145,7 +145,7 @@ private:
   }
   OwningOpRef<ModuleOp> parse(StringRef filename);
   LogicalResult compile(ModuleOp module, const CompileOptions &options,
-                        std::pair<double, double> *tolerances = nullptr);
+                        MutableArrayRef<EntryPoint> tolerances = {});
   LogicalResult writeFile(StringRef path,
                           function_ref<LogicalResult(raw_ostream &)> body);
   LogicalResult execute(ArrayRef<std::string> command);
@@ -167,14 +167,14 @@ private:
 /// Reads the tolerances of the planned program's wire precisions just
 /// before lowering erases its plans.
 struct ToleranceProbe : public PassInstrumentation {
-  explicit ToleranceProbe(std::pair<double, double> &tolerances)
-      : tolerances(tolerances) {}
+  explicit ToleranceProbe(MutableArrayRef<EntryPoint> entries)
+      : entries(entries) {}
   void runBeforePass(Pass *pass, Operation *op) override {
     if (pass->getArgument() == "comm-bufferize")
       if (auto module = dyn_cast<ModuleOp>(op))
-        tolerances = defaultTolerances(module);
+        setEntryTolerances(module, entries);
   }
-  std::pair<double, double> &tolerances;
+  MutableArrayRef<EntryPoint> entries;
 };
 } // namespace
 
@@ -195,7 +195,7 @@ OwningOpRef<ModuleOp> Driver::parse(StringRef filename) {
 /// Plans (when options name a topology) and lowers `module` on one
 /// PassManager; -v prints the pipeline it runs.
 LogicalResult Driver::compile(ModuleOp module, const CompileOptions &options,
-                              std::pair<double, double> *tolerances) {
+                              MutableArrayRef<EntryPoint> tolerances) {
   PassManager pm(&context, ModuleOp::getOperationName());
   buildCompilePipeline(pm, options);
   if (failed(applyPassManagerCLOptions(pm)))
@@ -205,8 +205,8 @@ LogicalResult Driver::compile(ModuleOp module, const CompileOptions &options,
     pm.printAsTextualPipeline(llvm::errs());
     llvm::errs() << "' replays it)\n";
   }
-  if (tolerances)
-    pm.addInstrumentation(std::make_unique<ToleranceProbe>(*tolerances));
+  if (!tolerances.empty())
+    pm.addInstrumentation(std::make_unique<ToleranceProbe>(tolerances));
   return pm.run(module);
 }
 
@@ -387,13 +387,12 @@ int Driver::run() {
       collectEntryPoints(*module, kind == OutputKind::Executable);
   if (failed(entries))
     return 1;
-  std::pair<double, double> tolerances{1e-5, 1e-6};
   step((options.topology.empty()
             ? "lowering for "
             : "planning for " + options.topology + " (strategy " +
                   stringifyStrategy(strategy).str() + ") and lowering for ") +
        stringifyTarget(target));
-  if (failed(compile(*module, options, &tolerances)))
+  if (failed(compile(*module, options, *entries)))
     return 1;
 
   if (kind == OutputKind::Mlir)
@@ -481,7 +480,6 @@ int Driver::run() {
   // An executable: the harness main, with the reference when checking.
   HarnessOptions harness;
   harness.target = target;
-  std::tie(harness.rtol, harness.atol) = tolerances;
   harness.programName = llvm::sys::path::filename(inputFilename).str();
   if (auto size = (*module)->getAttrOfType<IntegerAttr>("comm.world_size"))
     harness.worldSize = size.getInt();

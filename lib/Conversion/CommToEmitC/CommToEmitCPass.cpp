@@ -329,6 +329,18 @@ struct ConvertCommToEmitCPass
           builder.getStringAttr("extern \"C\" __attribute__((weak)) void " +
                                 getComputeSymbol(name.getKey()) +
                                 "(const comm_compute_args *);"));
+    // Every body is declared before the first one, so that a function may
+    // call one defined after it (C++ needs the prototype first).
+    SmallVector<emitc::FuncOp> bodies;
+    for (auto function : module.getOps<emitc::FuncOp>())
+      if (!function.isExternal())
+        bodies.push_back(function);
+    if (!bodies.empty()) {
+      builder.setInsertionPoint(bodies.front());
+      for (emitc::FuncOp function : bodies)
+        emitc::DeclareFuncOp::create(builder, function.getLoc(),
+                                     function.getSymNameAttr());
+    }
     builder.setInsertionPointToEnd(module.getBody());
     for (auto &[name, type] : entries)
       emitc::VerbatimOp::create(builder, module.getLoc(),

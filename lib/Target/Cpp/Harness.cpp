@@ -37,9 +37,7 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
      << quoteCString(stringifyTarget(options.target)) << ", "
      << "COMMRT_BACKEND_"
      << StringRef(stringifyBackend(getBackend(options.target))).upper() << ", "
-     << (cuda ? "COMMRT_HBM" : "COMMRT_HOST") << ", ";
-  os << llvm::format("%.17g", options.rtol) << ", "
-     << llvm::format("%.17g", options.atol) << ", " << options.worldSize
+     << (cuda ? "COMMRT_HBM" : "COMMRT_HOST") << ", " << options.worldSize
      << ");\n";
   auto call = [&](StringRef name, const EntryPoint &entry) {
     os << "[&](std::vector<void *> &a) { return " << name << "(h.ctx";
@@ -71,7 +69,8 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
       call(options.referencePrefix + entry.name, entry);
     else
       os << "nullptr";
-    os << ");\n";
+    os << ",\n          " << llvm::format("%.17g", entry.rtol) << ", "
+       << llvm::format("%.17g", entry.atol) << ");\n";
   }
   os << "  return h.finish();\n}\n";
 }

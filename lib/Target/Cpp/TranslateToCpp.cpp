@@ -9,6 +9,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -137,37 +139,73 @@ void mlir::comm::makeReference(ModuleOp module, StringRef prefix) {
           StringAttr::get(module.getContext(), prefix + function.getSymName()));
 }
 
-std::pair<double, double> mlir::comm::defaultTolerances(ModuleOp module) {
-  double rtol = 1e-5, atol = 1e-6;
-  module.walk([&](Operation *op) {
-    // The bound comm-reduce-precision recorded for what the op does.
-    if (auto bound = op->getAttrOfType<FloatAttr>(
-            CommDialect::getErrorBoundAttrName())) {
-      rtol = std::max(rtol, bound.getValueAsDouble());
-      atol = std::max(atol, bound.getValueAsDouble());
+/// The tolerances one op's results need: the bound comm-reduce-precision
+/// recorded, and a few roundings of a 16-bit type the op sends in or sums.
+static void addTolerances(Operation *op, std::pair<double, double> &tol) {
+  auto &[rtol, atol] = tol;
+  // The bound comm-reduce-precision recorded for what the op does.
+  if (auto bound =
+          op->getAttrOfType<FloatAttr>(CommDialect::getErrorBoundAttrName())) {
+    rtol = std::max(rtol, bound.getValueAsDouble());
+    atol = std::max(atol, bound.getValueAsDouble());
+  }
+  // A sum of 16-bit floats rounds at every step: another algorithm (a
+  // plan's, or a bucket's) adds in another order and rounds elsewhere.
+  Type precision;
+  if (isa<AllReduceOp, ReduceScatterOp, ReduceOp>(op))
+    if (Type element = getElementTypeOrSelf(op->getResult(0).getType());
+        element.isBF16() || element.isF16())
+      precision = element;
+  auto plan = op->getAttrOfType<PlanAttr>("plan");
+  if (plan && plan.getPrecision())
+    precision = plan.getPrecision();
+  if (!precision)
+    return;
+  // A few roundings of the wire type's unit (bf16: 2^-8, f16: 2^-11).
+  if (precision.isBF16()) {
+    rtol = std::max(rtol, 0x1p-5);
+    atol = std::max(atol, 0x1p-5);
+  } else if (precision.isF16()) {
+    rtol = std::max(rtol, 0x1p-8);
+    atol = std::max(atol, 0x1p-8);
+  }
+}
+
+void mlir::comm::setEntryTolerances(ModuleOp module,
+                                    MutableArrayRef<EntryPoint> entries) {
+  SymbolTable symbols(module);
+  // Each function's own ops, then the functions it calls (a call graph
+  // walked once per entry; recursion is cut by `seen`).
+  llvm::StringMap<std::pair<double, double>> own;
+  llvm::StringMap<SmallVector<StringRef, 4>> callees;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    std::pair<double, double> tol{1e-5, 1e-6};
+    SmallVector<StringRef, 4> calls;
+    function.walk([&](Operation *op) {
+      addTolerances(op, tol);
+      if (auto call = dyn_cast<func::CallOp>(op))
+        calls.push_back(call.getCallee());
+    });
+    own[function.getSymName()] = tol;
+    callees[function.getSymName()] = std::move(calls);
+  }
+  for (EntryPoint &entry : entries) {
+    std::pair<double, double> tol{1e-5, 1e-6};
+    llvm::StringSet<> seen;
+    SmallVector<StringRef> work{entry.name};
+    while (!work.empty()) {
+      StringRef name = work.pop_back_val();
+      if (!seen.insert(name).second)
+        continue;
+      auto it = own.find(name);
+      if (it == own.end())
+        continue;
+      tol.first = std::max(tol.first, it->second.first);
+      tol.second = std::max(tol.second, it->second.second);
+      llvm::append_range(work, callees[name]);
     }
-    // A sum of 16-bit floats rounds at every step: another algorithm (a
-    // plan's, or a bucket's) adds in another order and rounds elsewhere.
-    Type precision;
-    if (isa<AllReduceOp, ReduceScatterOp, ReduceOp>(op))
-      if (Type element = getElementTypeOrSelf(op->getResult(0).getType());
-          element.isBF16() || element.isF16())
-        precision = element;
-    auto plan = op->getAttrOfType<PlanAttr>("plan");
-    if (plan && plan.getPrecision())
-      precision = plan.getPrecision();
-    if (!precision)
-      return;
-    // A few roundings of the wire type's unit (bf16: 2^-8, f16: 2^-11).
-    if (precision.isBF16()) {
-      rtol = std::max(rtol, 0x1p-5);
-      atol = std::max(atol, 0x1p-5);
-    } else if (precision.isF16()) {
-      rtol = std::max(rtol, 0x1p-8);
-      atol = std::max(atol, 0x1p-8);
-    }
-  });
-  return {rtol, atol};
+    std::tie(entry.rtol, entry.atol) = tol;
+  }
 }
 
 void mlir::comm::registerCommTranslations() {

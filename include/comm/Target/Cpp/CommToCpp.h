@@ -31,6 +31,8 @@ struct EntryPoint {
   std::string name;
   std::vector<Type> inputs;
   std::vector<Type> results;
+  /// Tolerances of its floating-point results (setEntryTolerances).
+  double rtol = 1e-5, atol = 1e-6;
 };
 
 /// The public functions of `module` (before lowering), or an error on the
@@ -43,9 +45,6 @@ struct HarnessOptions {
   Target target = Target::cpu_mpi;
   /// Prefix of the reference entry points (empty: no check).
   std::string referencePrefix;
-  /// Default tolerances of floating-point results, from the precisions the
-  /// program sends in.
-  double rtol = 1e-5, atol = 1e-6;
   std::string programName;
   /// The module's comm.world_size: the harness refuses to run on another
   /// number of ranks (0: unknown, not checked).
@@ -63,12 +62,13 @@ void emitHarness(ArrayRef<EntryPoint> entries, const HarnessOptions &options,
 /// planned program is checked against.
 void makeReference(ModuleOp module, StringRef prefix);
 
-/// The smallest precision any #comm.plan of `module` sends floating-point
-/// data in (or any reduction of 16-bit floats sums in: another algorithm
-/// rounds in another order), and the largest comm.error_bound
-/// comm-reduce-precision recorded, as tolerances (rtol, atol) for checking
-/// its results.
-std::pair<double, double> defaultTolerances(ModuleOp module);
+/// Sets each entry point's tolerances (rtol, atol) for checking its
+/// results, from what it and the functions it calls do: the smallest
+/// precision any #comm.plan there sends floating-point data in (or any
+/// reduction of 16-bit floats sums in: another algorithm rounds in another
+/// order), and the largest comm.error_bound comm-reduce-precision recorded
+/// there; 1e-5 and 1e-6 where nothing is narrower than f32.
+void setEntryTolerances(ModuleOp module, MutableArrayRef<EntryPoint> entries);
 
 /// Registers --comm-to-cpp with mlir-translate's registry.
 void registerCommTranslations();
