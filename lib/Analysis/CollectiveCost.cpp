@@ -189,8 +189,9 @@ FailureOr<ProgramRanks> mlir::comm::getProgramRanks(Operation *op,
         scope->getAttrOfType<IntegerAttr>(CommDialect::getWorldSizeAttrName());
     if (!size)
       continue;
+    // Located at the attribute's holder, without printing it (a module).
     if (size.getInt() < 0 || static_cast<uint64_t>(size.getInt()) > ranks.gpus)
-      return scope->emitError()
+      return emitError(scope->getLoc())
              << "comm.world_size is " << size.getInt() << " but topology '"
              << topologyName << "' has " << ranks.gpus << " " << ranks.rankNoun
              << "s"

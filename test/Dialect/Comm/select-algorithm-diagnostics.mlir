@@ -7,17 +7,26 @@
 // PROTO: error: comm-select-algorithm: unknown protocol 'll64'; expected one of simple, ll, ll128
 // CHANNELS: error: comm-select-algorithm: channels must be in [0, 64] and chunk-bytes non-negative, got channels=65 chunk-bytes=0
 // TOPO: error: cannot load topology 'dgx-h9000': unknown topology preset 'dgx-h9000'
+// A forced field that cannot apply to an op is a warning that says why and
+// what was chosen instead.
+// RUN: comm-opt %S/Inputs/forced-nvls.mlir --comm-select-algorithm="algorithm=nvls" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DROPPED
+// DROPPED: forced-nvls.mlir:4:10: warning: comm-select-algorithm: algorithm=nvls does not apply here ({{.+}}); chose {{[a-z_]+}}/{{[a-z0-9]+}} {{[0-9.]+}} us
+// RUN: comm-opt %S/Inputs/forced-nvls.mlir --comm-select-algorithm="algorithm=nvls backend=mpi" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNREALIZED
+// UNREALIZED: warning: comm-select-algorithm: algorithm=nvls does not apply here (the mpi backend does not run nvls for comm.all_reduce); chose
 
 // With explain, every op planned says what the model predicts, what
 // bounds it, and what came next.
 module attributes {comm.topology = "dgx-h100"} {
-  func.func @f(%x: tensor<256xf32>, %y: tensor<67108864xf32>) -> tensor<67108864xf32> {
+  func.func @f(%x: tensor<256xf32>, %y: tensor<67108864xf32>, %z: tensor<0xf32>) -> tensor<67108864xf32> {
     // expected-remark @+1 {{comm-select-algorithm: direct/ll 27.28 us on the nccl backend (bound 0.30 us, 1% of it); limited by each GPU's own link; next best halving_doubling/ll 29.30 us}}
     %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<256xf32>
     // expected-remark @+1 {{comm-select-algorithm: nvls/simple}}
     %1 = comm.all_reduce sum %y over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xf32>
     // expected-remark @+1 {{comm-select-algorithm: halving_doubling/ll}}
     comm.barrier over [[0, 1, 2, 3, 4, 5, 6, 7]]
+    // An empty tensor moves nothing: no plan.
+    // expected-remark @+1 {{comm-select-algorithm: moves 0 bytes; no plan}}
+    %2 = comm.all_reduce sum %z over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<0xf32>
     return %1 : tensor<67108864xf32>
   }
 }

@@ -17,7 +17,7 @@
 // CHECK: comm.all_gather %{{.*}} over {{\[}}[0, 1, 2, 3]] dim 0 : tensor<16xf32> -> tensor<64xf32>
 // CHECK: comm.broadcast %{{.*}} over {{\[}}[0, 1, 2, 3]] root 0 : tensor<262144xf32>
 // CHECK: comm.reduce_scatter sum %{{.*}} plan <algorithm = hierarchical> :
-// CHECK: comm.send %{{.*}} plan <algorithm = direct, protocol = simple>
+// CHECK: comm.send %{{.*}} plan <algorithm = direct> :
 func.func @host(%a: tensor<1024xf32>, %b: tensor<262144xf32>, %c: tensor<16xf32>, %d: tensor<262144xf32>, %e: tensor<1024xf32>, %f: tensor<16777216xf32>, %g: tensor<16384xf32>) -> (tensor<1024xf32>, tensor<262144xf32>, tensor<64xf32>, tensor<262144xf32>, tensor<256xf32>, tensor<16777216xf32>, tensor<16384xf32>) {
   // expected-remark @+1 {{comm-select-algorithm: native 16.80 us on the mpi backend (bound 3.54 us, 21% of it); limited by the host's shared memory and cores (measured); the backend's own collective: no schedule is predicted more than 10% faster (the measurements' noise); next best tree 15.50 us}}
   %0 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<1024xf32>

@@ -88,6 +88,12 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
     ++numOpsNotCarried;
     return success();
   }
+  // An empty tensor moves nothing: there is nothing to choose.
+  if (request->bytes == 0 && kind != CollectiveKind::Barrier) {
+    if (explain)
+      op->emitRemark() << "comm-select-algorithm: moves 0 bytes; no plan";
+    return success();
+  }
   auto old = op->getAttrOfType<PlanAttr>("plan");
   std::optional<Algorithm> written = old ? old.getAlgorithm() : std::nullopt;
   std::optional<Protocol> writtenProtocol =
@@ -109,15 +115,28 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   CollectiveRequest free = *request;
   // Forced fields apply where they can; where the model finds nothing with
   // them (a protocol the algorithm has no form for), it chooses freely.
-  if (!written && forcedAlgorithm &&
-      isRealized(kind, *forcedAlgorithm, backend))
-    request->algorithm = forcedAlgorithm;
+  // Why a forced field could not apply, said as a warning: the user asked
+  // for it.
+  std::string dropped;
+  bool takesAlgorithm = !getRealizedAlgorithms(kind, backend).empty();
+  if (!written && forcedAlgorithm && takesAlgorithm) {
+    if (isRealized(kind, *forcedAlgorithm, backend))
+      request->algorithm = forcedAlgorithm;
+    else
+      dropped = ("the " + stringifyBackend(backend) + " backend does not run " +
+                 stringifyAlgorithm(*forcedAlgorithm) + " for " +
+                 op->getName().getStringRef())
+                    .str();
+  }
   if (!writtenProtocol && forcedProtocol)
     request->protocol = forcedProtocol;
   llvm::Expected<SmallVector<Prediction, 4>> predictions =
       model.predictAll(*request);
   if (!predictions) {
-    llvm::consumeError(predictions.takeError());
+    std::string why = llvm::toString(predictions.takeError());
+    if ((request->algorithm && !written) ||
+        (request->protocol && !writtenProtocol))
+      dropped = why;
     predictions = model.predictAll(free);
   }
   if (!predictions) {
@@ -153,15 +172,26 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
     }
   }
   const Prediction &best = predictions->front();
+  if (!dropped.empty()) {
+    InFlightDiagnostic warning = op->emitWarning() << "comm-select-algorithm:";
+    if (forcedAlgorithm && !written)
+      warning << " algorithm=" << stringifyAlgorithm(*forcedAlgorithm);
+    if (forcedProtocol && !writtenProtocol)
+      warning << " protocol=" << stringifyProtocol(*forcedProtocol);
+    warning << " does not apply here (" << dropped << "); chose "
+            << describe(best);
+  }
 
   // A barrier takes no algorithm: its prediction is the backend's own.
   std::optional<Algorithm> chosen = written;
   if (!chosen && !best.native && isRealized(kind, best.algorithm, backend))
     chosen = best.algorithm;
-  // A protocol means nothing to the backend's own collective or to a
-  // measured schedule (MPI has no LL).
+  // A protocol means nothing to the backend's own collective, to a
+  // measured schedule or to any transfer among the processes of a host
+  // (MPI has no LL).
   std::optional<Protocol> protocolToWrite = writtenProtocol;
-  if (!protocolToWrite && !best.native && !best.measured)
+  if (!protocolToWrite && !best.native && !best.measured &&
+      !model.getTopology().hasProcessRanks())
     protocolToWrite = best.protocol;
   std::optional<int64_t> planChannels = old ? old.getChannels() : std::nullopt;
   std::optional<int64_t> planChunk = old ? old.getChunkBytes() : std::nullopt;
