@@ -237,6 +237,21 @@ def CommReducePrecision : Pass<"comm-reduce-precision", "::mlir::ModuleOp"> {
     faster than in f32. It writes the type into the plan's `precision` and
     the bound into `comm.error_bound`. A precision a person wrote stays.
 
+    A `comm.send` and the `comm.recv`s that take its messages (the same
+    source, target and tag) are one transfer: both ends get one wire type,
+    under the smallest tolerance stated at any of them, or neither changes
+    (comm-verify-schedule rejects ends that disagree). A collective the
+    backend does not carry (any on `verbs`) is timed as the point-to-point
+    schedule comm-decompose will write, on MPI's model of those transfers.
+
+    The pass judges each op it sees against the whole tolerance, so it must
+    see the ops the program wrote: `comm-plan` runs it before it cuts any
+    op into pieces (the hierarchical split, comm-decompose, comm-pipeline),
+    and the pieces inherit the op's precision and `comm.error_bound`. Run
+    alone after those passes, it would judge each piece by itself, and
+    values that pass through several pieces could take more error than the
+    tolerance states.
+
     ```mlir
     %0 = comm.all_reduce sum %g over [[0, 1, 2, 3, 4, 5, 6, 7]]
         {comm.max_rel_error = 5.0e-02 : f64} : tensor<16777216xf32>
@@ -628,7 +643,13 @@ def CommVerifySchedule : Pass<"comm-verify-schedule", "::mlir::ModuleOp"> {
     receive until its send was posted, a `comm.wait` until the transfers of
     its `comm.start` ended; sends do not block; each plan `stream` runs the
     transfers started on it in order, beside the compute stream. Loops with
-    constant bounds are unrolled and calls followed, as the simulator does.
+    constant bounds are unrolled and calls followed, as the simulator does;
+    a loop whose trip count is known only at run time is checked as one
+    trip (every rank runs it equally often, the program being SPMD), which
+    covers any count when each trip's transfers meet within the trip.
+    Loops and other ops without transfers in their regions (or the
+    functions those call) are skipped; transfers inside an `scf.if` (whose
+    branch may differ between ranks) are an error.
 
     Errors, each located at the op, with notes where the other ranks wait:
 

@@ -62,6 +62,20 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
     return;
   }
   pm.addPass(createCommFuse(getFuseOptions(options)));
+  // Only comm's planner narrows wire types (the frameworks leave the wire
+  // to the backend). It judges the ops the program wrote, before any is
+  // cut into pieces: a tolerance bounds what the whole op does to its
+  // data, and pieces narrowed one by one would each spend all of it. The
+  // pieces inherit the precision and the recorded bound.
+  if (options.strategy == Strategy::comm) {
+    CommReducePrecisionOptions precision;
+    precision.topology = options.topology;
+    precision.costParams = options.costParams;
+    precision.backend = options.backend;
+    precision.maxRelError = options.maxRelError;
+    precision.explain = options.explain;
+    pm.addPass(createCommReducePrecision(precision));
+  }
   // Only comm's planner splits all_reduces across a slow cut by itself (it
   // keeps the split that simulates fastest); a baseline splits them only
   // when told to (hierarchical=faster or always), to see what that gives.
@@ -85,8 +99,8 @@ void mlir::comm::buildPlanningTail(OpPassManager &pm,
   decompose.backend = options.backend;
   decompose.explain = options.explain;
   pm.addPass(createCommDecompose(decompose));
-  // Only comm's planner narrows wire types and chooses algorithms; the
-  // frameworks leave both to the backend (NCCL's own tuner).
+  // Only comm's planner chooses algorithms; the frameworks leave that to
+  // the backend (NCCL's own tuner).
   if (options.strategy == Strategy::comm) {
     // Computes whose result is all-reduced are cut into parts whose
     // transfers overlap the next part (comm-schedule starts them).
@@ -96,13 +110,6 @@ void mlir::comm::buildPlanningTail(OpPassManager &pm,
     chunked.backend = options.backend;
     chunked.explain = options.explain;
     pm.addPass(createCommPipeline(chunked));
-    CommReducePrecisionOptions precision;
-    precision.topology = options.topology;
-    precision.costParams = options.costParams;
-    precision.backend = options.backend;
-    precision.maxRelError = options.maxRelError;
-    precision.explain = options.explain;
-    pm.addPass(createCommReducePrecision(precision));
     CommSelectAlgorithmOptions select;
     select.topology = options.topology;
     select.costParams = options.costParams;

@@ -5,21 +5,25 @@
 // RUN: not comm-opt %s --comm-plan="topology=dgx-h9000" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPE
 // NOPE: comm-plan.mlir:{{[0-9]+}}:{{[0-9]+}}: error: cannot load topology 'dgx-h9000': unknown topology preset 'dgx-h9000'
 // NOPE-NOT: see current operation
+// More ranks than the topology has: located at the module, not followed by it.
+// RUN: not comm-opt %S/Inputs/eight-ranks.mlir --comm-plan="topology=pcie-4gpu" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WORLD
+// WORLD: eight-ranks.mlir:1:1: error: comm.world_size is 8 but topology 'pcie-4gpu' has 4 GPUs; for 8 ranks use 'pcie-4gpux2'
+// WORLD-NOT: see current operation
 
 // The planning pipeline as it stands: the program is checked against the
-// topology, small collectives are bucketed, what the backend cannot run
-// becomes sends and receives, computes and their all-reduces are cut into
-// overlapping parts, data travels narrower where a tolerance allows it,
-// every collective gets the cost model's algorithm and protocol for the
+// topology, small collectives are bucketed, data travels narrower where a
+// tolerance allows it (judged on the ops as written, before any is cut),
+// what the backend cannot run becomes sends and receives, computes and
+// their all-reduces are cut into overlapping parts, every collective gets the cost model's algorithm and protocol for the
 // backend, transfers start early and are waited for late,
 // the program is simplified, and every rank's schedule is checked.
 // PIPELINE: builtin.module(
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
 // PIPELINE-NEXT: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 max-tensors=0 mode=cost threshold-bytes=268435456 topology=dgx-h100},
+// PIPELINE-NEXT: comm-reduce-precision{allow-f16=false backend=nccl cost-params= explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
 // PIPELINE-NEXT: comm-plan-hierarchical{mode=auto},
 // PIPELINE-NEXT: comm-decompose{backend=nccl explain=false hierarchical=false hierarchical-if-faster=false split-all-reduce=false to-p2p=unsupported topology=},
 // PIPELINE-NEXT: comm-pipeline{backend=nccl chunks=0 cost-params= explain=false max-chunks=8 topology=dgx-h100},
-// PIPELINE-NEXT: comm-reduce-precision{allow-f16=false backend=nccl cost-params= explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
 // PIPELINE-NEXT: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 cost-params= explain=false protocol= topology=dgx-h100},
 // PIPELINE-NEXT: comm-route{backend=nccl choose=true explain=false topology=dgx-h100},
 // PIPELINE-NEXT: comm-schedule{backend=nccl cost-params= explain=false memory-budget=0 streams=1 topology=dgx-h100},

@@ -88,9 +88,9 @@ struct LoweringPipelineOptions
 void buildPlanningPipeline(OpPassManager &pm,
                            const PlanningPipelineOptions &options);
 
-/// What planning runs after comm-fuse and the hierarchical split: the
-/// decomposition the backend needs, then (strategy=comm) comm-pipeline,
-/// comm-reduce-precision and comm-select-algorithm, then comm-route,
+/// What planning runs after comm-fuse, comm-reduce-precision and the
+/// hierarchical split: the decomposition the backend needs, then
+/// (strategy=comm) comm-pipeline and comm-select-algorithm, then comm-route,
 /// comm-schedule and the canonicalizer. The hierarchical search plans each
 /// of its variants with it.
 void buildPlanningTail(OpPassManager &pm,

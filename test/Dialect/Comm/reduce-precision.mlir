@@ -4,6 +4,8 @@
 // RUN: comm-opt %s --comm-reduce-precision="explain allow-f16" -split-input-file -verify-diagnostics -o /dev/null
 // RUN: not comm-opt %s --comm-reduce-precision="max-rel-error=1.5" -split-input-file 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: error: comm-reduce-precision: max-rel-error must be in [0, 1), got 1.5
+// RUN: not comm-opt %s --comm-plan="topology=dgx-h100 max-rel-error=nan" -split-input-file 2>&1 | FileCheck %s --check-prefix=NAN
+// NAN: error: comm-reduce-precision: max-rel-error must be in [0, 1), got nan
 
 module attributes {comm.topology = "dgx-h100"} {
 /// A large sum with a 5% tolerance: bf16 bounds the error of 8 roundings at
@@ -75,5 +77,22 @@ func.func @negative_others(%i: tensor<16777216xi32>, %g: tensor<16777216xf32>) -
   %1 = comm.all_reduce sum %g over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<16777216xf32>
   %2 = comm.all_reduce sum %g over [[0, 1, 2, 3, 4, 5, 6, 7]] plan <precision = f16> {comm.max_rel_error = 5.0e-02 : f64} : tensor<16777216xf32>
   return %0, %1, %2 : tensor<16777216xi32>, tensor<16777216xf32>, tensor<16777216xf32>
+}
+
+/// A send and its receive are one transfer: a tolerance at either end
+/// narrows both (the receiver reads what the sender wrote); another pair's
+/// receive without a tolerance anywhere stays f32 with its send.
+// CHECK-LABEL: func.func @transfer
+// CHECK: comm.send %{{.*}} tag 1 plan <precision = bf16> {comm.error_bound = 3.906250e-03 : f64, comm.max_rel_error = 5.000000e-02 : f64}
+// CHECK: comm.recv from {{\[\[}}0, 1]] tag 1 plan <precision = bf16> {comm.error_bound = 3.906250e-03 : f64}
+// CHECK: comm.send %{{.*}} tag 2 : tensor<16777216xf32>
+// CHECK: comm.recv from {{\[\[}}1, 0]] tag 2 : tensor<16777216xf32>
+func.func @transfer(%x: tensor<16777216xf32>) -> tensor<16777216xf32> {
+  // expected-remark @+1 {{comm-reduce-precision: bf16 on the wire, error bound 3.906250e-03}}
+  comm.send %x to [[0, 1]] tag 1 {comm.max_rel_error = 5.0e-02 : f64} : tensor<16777216xf32>
+  %v = comm.recv from [[0, 1]] tag 1 : tensor<16777216xf32>
+  comm.send %v to [[1, 0]] tag 2 : tensor<16777216xf32>
+  %w = comm.recv from [[1, 0]] tag 2 : tensor<16777216xf32>
+  return %w : tensor<16777216xf32>
 }
 }

@@ -70,6 +70,19 @@ module attributes {comm.world_size = 2 : i64} {
 
 // -----
 
+// Both ends of a transfer must agree on the wire type a plan gives it.
+module attributes {comm.world_size = 2 : i64} {
+  func.func @negative_wire_precision(%x: tensor<64xf32>) -> tensor<64xf32> {
+    // expected-note @+1 {{the matching comm.send}}
+    comm.send %x to [[0, 1]] tag 2 plan <precision = bf16> : tensor<64xf32>
+    // expected-error @+1 {{rank 1 receives from rank 0 (tag 2) as f32 (no plan precision) on the wire, but the matching comm.send sends bf16}}
+    %r = comm.recv from [[0, 1]] tag 2 : tensor<64xf32>
+    return %r : tensor<64xf32>
+  }
+}
+
+// -----
+
 // Each rank receives before it sends: both wait forever.
 module attributes {comm.world_size = 2 : i64} {
   func.func @cycle(%x: tensor<64xf32>) -> tensor<64xf32> {
@@ -115,5 +128,64 @@ module attributes {comm.world_size = 4 : i64} {
     %a = comm.wait %t : tensor<64xf32>
     %b = comm.wait %u : tensor<64xf32>
     return %a, %b : tensor<64xf32>, tensor<64xf32>
+  }
+}
+
+// -----
+
+// A loop whose trip count is known only at run time is checked as one trip
+// (every rank runs it equally often); one without transfers is skipped.
+module attributes {comm.world_size = 2 : i64} {
+  // CHECK-LABEL: func.func @run_time_trips
+  func.func @run_time_trips(%x: tensor<64xf32>, %n: index) -> tensor<64xf32> {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<64xf32>) {
+      comm.send %a to [[0, 1], [1, 0]] tag 1 : tensor<64xf32>
+      %b = comm.recv from [[0, 1], [1, 0]] tag 1 : tensor<64xf32>
+      %c = comm.all_reduce sum %b over [[0, 1]] : tensor<64xf32>
+      scf.yield %c : tensor<64xf32>
+    }
+    %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %r) -> (tensor<64xf32>) {
+      %d = arith.addf %a, %a : tensor<64xf32>
+      scf.yield %d : tensor<64xf32>
+    }
+    return %s : tensor<64xf32>
+  }
+}
+
+// -----
+
+// One trip of a run-time loop must match by itself.
+module attributes {comm.world_size = 2 : i64} {
+  func.func @negative_run_time_trip(%x: tensor<64xf32>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-error @+1 {{rank 0's comm.send to rank 1 (tag 2) is never received: a send without its receive}}
+      comm.send %x to [[0, 1]] tag 2 : tensor<64xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// A branch may differ between ranks: transfers under an scf.if, also in a
+// function it calls, cannot be checked.
+module attributes {comm.world_size = 2 : i64} {
+  func.func private @reduce(%x: tensor<64xf32>) -> tensor<64xf32> {
+    %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<64xf32>
+    return %0 : tensor<64xf32>
+  }
+  func.func @negative_branch(%x: tensor<64xf32>, %p: i1) -> tensor<64xf32> {
+    // expected-error @+1 {{comm-verify-schedule: cannot check transfers inside 'scf.if'}}
+    %r = scf.if %p -> (tensor<64xf32>) {
+      %0 = func.call @reduce(%x) : (tensor<64xf32>) -> tensor<64xf32>
+      scf.yield %0 : tensor<64xf32>
+    } else {
+      scf.yield %x : tensor<64xf32>
+    }
+    return %r : tensor<64xf32>
   }
 }

@@ -722,9 +722,11 @@ StartOp mlir::comm::createStartedRecv(OpBuilder &builder, SendOp send) {
       StartOp::create(builder, loc, TokenType::get(builder.getContext()));
   OpBuilder inside(builder.getContext());
   inside.createBlock(&start.getBody());
-  Value received = RecvOp::create(inside, loc, send.getInput().getType(),
-                                  send.getPairsAttr(), send.getTagAttr(),
-                                  send.getPlanAttr());
+  auto received = RecvOp::create(inside, loc, send.getInput().getType(),
+                                 send.getPairsAttr(), send.getTagAttr(),
+                                 send.getPlanAttr());
+  if (Attribute bound = send->getAttr(CommDialect::getErrorBoundAttrName()))
+    received->setAttr(CommDialect::getErrorBoundAttrName(), bound);
   YieldOp::create(inside, loc, ValueRange{received});
   return start;
 }
@@ -734,6 +736,22 @@ Value mlir::comm::createWaitedRecv(OpBuilder &builder, StartOp start) {
   return WaitOp::create(builder, start.getLoc(), TypeRange{type},
                         start.getToken())
       .getResult(0);
+}
+
+PieceBoundListener::PieceBoundListener(OpBuilder &builder, Operation *whole)
+    : builder(builder), outer(builder.getListener()),
+      bound(whole->getAttr(CommDialect::getErrorBoundAttrName())) {
+  builder.setListener(this);
+}
+
+PieceBoundListener::~PieceBoundListener() { builder.setListener(outer); }
+
+void PieceBoundListener::notifyOperationInserted(
+    Operation *op, OpBuilder::InsertPoint previous) {
+  if (bound && isa<CollectiveOpInterface, PointToPointOpInterface>(op))
+    op->setAttr(CommDialect::getErrorBoundAttrName(), bound);
+  if (outer)
+    outer->notifyOperationInserted(op, previous);
 }
 
 PlanAttr mlir::comm::getPiecePlan(PlanAttr plan) {

@@ -308,6 +308,7 @@ std::string DecomposePass::whyNotP2P(Operation *op) {
 
 LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
   OpBuilder b(op);
+  PieceBoundListener bounds(b, op);
   auto plan = op->getAttrOfType<PlanAttr>("plan");
   Value result;
   if (auto permute = dyn_cast<PermuteOp>(op)) {
@@ -453,6 +454,7 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
 
 void DecomposePass::split(AllReduceOp op) {
   OpBuilder b(op);
+  PieceBoundListener bounds(b, op);
   Location loc = op.getLoc();
   ReplicaGroupsAttr groups = op.getGroups();
   int64_t n = groups.getGroupSize();
@@ -635,6 +637,7 @@ static Value permuteBlocks(OpBuilder &b, Location loc, RingBuilder &shapes,
 void mlir::comm::splitHierarchically(Operation *op,
                                      const HierarchicalSplit &split) {
   OpBuilder b(op);
+  PieceBoundListener bounds(b, op);
   Location loc = op->getLoc();
   MLIRContext *ctx = op->getContext();
   ReplicaGroupsAttr inside = ReplicaGroupsAttr::get(ctx, split.inside);

@@ -345,6 +345,7 @@ void PipelinePass::splitGather(AllGatherOp op, ComputeOp reader) {
   // result (`rotated over`: part (s + p) mod n on the rank at position p)
   // is the rows of the rank s places after; the join is rotated back.
   OpBuilder b(reader);
+  PieceBoundListener bounds(b, op);
   Location loc = op.getLoc();
   ReplicaGroupsAttr groups = op.getGroups();
   int64_t n = groups.getGroupSize();
@@ -379,6 +380,7 @@ void PipelinePass::splitScatter(ComputeOp compute, ReduceScatterOp op) {
   // sum travels, adds what arrives and passes it on; the last sum is the
   // rank's own rows.
   OpBuilder b(compute);
+  PieceBoundListener bounds(b, op);
   Location loc = op.getLoc();
   ReplicaGroupsAttr groups = op.getGroups();
   int64_t n = groups.getGroupSize();

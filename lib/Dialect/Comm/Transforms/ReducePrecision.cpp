@@ -11,7 +11,11 @@
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+#include <tuple>
 
 namespace mlir {
 namespace comm {
@@ -30,10 +34,67 @@ struct ReducePrecisionPass
   void runOnOperation() override;
 
 private:
-  LogicalResult narrow(Operation *op, const CostModel &model,
-                       const Topology &topology);
+  /// A narrower wire type for `op` and the error bound it adds.
+  struct Narrowing {
+    FloatType wire;
+    double bound;
+  };
+  /// Decides whether `op`'s data travels narrower under `tolerance` (0:
+  /// none stated): std::nullopt to keep it, failure on a cost model error.
+  FailureOr<std::optional<Narrowing>> decide(Operation *op, double tolerance,
+                                             const CostModel &model,
+                                             const Topology &topology);
+  void apply(Operation *op, const Narrowing &narrowing);
+};
+
+/// The comm.send and comm.recv ops of a module that may meet on the wire:
+/// those sharing a (source, target, tag) message, transitively. Both ends
+/// of a message must use one wire type.
+struct Transfers {
+  explicit Transfers(ModuleOp module);
+  /// The ends of the transfers `op` belongs to, or an empty list.
+  ArrayRef<Operation *> getClass(Operation *op) const;
+
+private:
+  llvm::EquivalenceClasses<Operation *> classes;
+  DenseMap<Operation *, SmallVector<Operation *, 2>> members;
+  static const SmallVector<Operation *, 2> none;
 };
 } // namespace
+
+const SmallVector<Operation *, 2> Transfers::none;
+
+Transfers::Transfers(ModuleOp module) {
+  std::map<std::tuple<int64_t, int64_t, int64_t>, Operation *> byMessage;
+  module.walk([&](Operation *op) {
+    if (!isa<SendOp, RecvOp>(op))
+      return;
+    auto p2p = cast<PointToPointOpInterface>(op);
+    classes.insert(op);
+    ArrayRef<int64_t> pairs = p2p.getSourceTargetPairs();
+    int64_t tag = p2p.getTransferTag().value_or(0);
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+      auto [it, inserted] =
+          byMessage.insert({{pairs[i], pairs[i + 1], tag}, op});
+      if (!inserted)
+        classes.unionSets(it->second, op);
+    }
+  });
+  for (auto it = classes.begin(); it != classes.end(); ++it) {
+    if (!(*it)->isLeader())
+      continue;
+    SmallVector<Operation *, 2> all(classes.member_begin(**it),
+                                    classes.member_end());
+    for (Operation *op : all)
+      members[op] = all;
+  }
+}
+
+ArrayRef<Operation *> Transfers::getClass(Operation *op) const {
+  auto it = members.find(op);
+  return it == members.end() ? ArrayRef<Operation *>(none)
+                             : ArrayRef<Operation *>(it->second);
+}
 
 /// The tolerance of `op`: its own comm.max_rel_error, else the nearest
 /// enclosing op's, else `fallback` (0: none).
@@ -85,32 +146,39 @@ static double getConversionUs(const Topology &topology, double sentBytes,
   return 2 * 3.0 + moved / (hbm * 1e3);
 }
 
-LogicalResult ReducePrecisionPass::narrow(Operation *op, const CostModel &model,
-                                          const Topology &topology) {
+/// Whether comm-reduce-precision considers `op` at all: f32 data that
+/// moves between ranks.
+static bool isCandidate(Operation *op) {
   std::optional<CollectiveRequest> request = getCollectiveRequest(op);
   if (!request || request->kind == CollectiveKind::Copy ||
-      request->kind == CollectiveKind::Barrier ||
-      !isCarriedBy(request->kind, backend))
-    return success();
+      request->kind == CollectiveKind::Barrier)
+    return false;
   Type element;
+  if (auto collective = dyn_cast<CollectiveOpInterface>(op))
+    element = collective.getCommElementType();
+  else if (auto p2p = dyn_cast<PointToPointOpInterface>(op))
+    element = cast<ShapedType>(p2p.getTransferType()).getElementType();
+  return element && element.isF32();
+}
+
+static bool hasWrittenPrecision(Operation *op) {
+  auto plan = op->getAttrOfType<PlanAttr>("plan");
+  return plan && plan.getPrecision();
+}
+
+FailureOr<std::optional<ReducePrecisionPass::Narrowing>>
+ReducePrecisionPass::decide(Operation *op, double tolerance,
+                            const CostModel &model, const Topology &topology) {
+  std::optional<CollectiveRequest> request = getCollectiveRequest(op);
   std::optional<ReductionKind> reduction;
   double sent = request->bytes, received = request->bytes;
   if (auto collective = dyn_cast<CollectiveOpInterface>(op)) {
-    element = collective.getCommElementType();
     reduction = collective.getReduction();
     sent = collective.getBytesSentPerRank();
     received = collective.getBytesReceivedPerRank();
-  } else if (auto p2p = dyn_cast<PointToPointOpInterface>(op)) {
-    element = cast<ShapedType>(p2p.getTransferType()).getElementType();
   }
-  if (!element || !element.isF32())
-    return success();
-  auto plan = op->getAttrOfType<PlanAttr>("plan");
-  if (plan && plan.getPrecision())
-    return success(); // a person's choice
-  double tolerance = getTolerance(op, maxRelError);
   if (tolerance <= 0)
-    return success();
+    return std::optional<Narrowing>();
 
   // Narrower types that meet the tolerance, the range-safe one first.
   MLIRContext *ctx = op->getContext();
@@ -137,24 +205,32 @@ LogicalResult ReducePrecisionPass::narrow(Operation *op, const CostModel &model,
                                 *bf16, tolerance)
                       .str();
     }
-    return success();
+    return std::optional<Narrowing>();
   }
   auto [wire, bound] = candidates.front();
 
   // Worth it only if the transfer gains more than the conversions cost.
-  request->backend = backend;
+  // A collective the backend does not carry (any on verbs) becomes its
+  // point-to-point schedule (comm-decompose, later in comm-plan): it is
+  // timed as those transfers would run it on MPI.
+  request->backend =
+      isCarriedBy(request->kind, backend) ? backend : Backend::mpi;
   request->native = !request->algorithm;
   llvm::Expected<Prediction> full = model.predict(*request);
-  if (!full)
-    return op->emitError() << "comm-reduce-precision: "
-                           << llvm::toString(full.takeError());
+  if (!full) {
+    op->emitError() << "comm-reduce-precision: "
+                    << llvm::toString(full.takeError());
+    return failure();
+  }
   CollectiveRequest narrowed = *request;
   narrowed.bytes = request->bytes / request->elementBytes * 2;
   narrowed.elementBytes = 2;
   llvm::Expected<Prediction> small = model.predict(narrowed);
-  if (!small)
-    return op->emitError() << "comm-reduce-precision: "
-                           << llvm::toString(small.takeError());
+  if (!small) {
+    op->emitError() << "comm-reduce-precision: "
+                    << llvm::toString(small.takeError());
+    return failure();
+  }
   double conversion = getConversionUs(topology, sent, received);
   double narrowUs = small->timeUs + conversion;
   if (narrowUs >= full->timeUs) {
@@ -164,15 +240,9 @@ LogicalResult ReducePrecisionPass::narrow(Operation *op, const CostModel &model,
           "comm-reduce-precision: kept f32: {0} would take {1:F2} us "
           "({2:F2} us on the wire + {3:F2} us converting) against {4:F2} us",
           wire, narrowUs, small->timeUs, conversion, full->timeUs);
-    return success();
+    return std::optional<Narrowing>();
   }
 
-  op->setAttr("plan", getPlanWith(ctx, plan, [&](PlanFields &fields) {
-                fields.precision = wire;
-              }));
-  op->setAttr(CommDialect::getErrorBoundAttrName(),
-              FloatAttr::get(Float64Type::get(ctx), bound));
-  ++numOpsNarrowed;
   if (explain)
     op->emitRemark() << llvm::formatv(
         "comm-reduce-precision: {0} on the wire, error bound {1:e} <= {2:e} "
@@ -180,12 +250,23 @@ LogicalResult ReducePrecisionPass::narrow(Operation *op, const CostModel &model,
         "instead of {6:F2} us",
         wire, bound, tolerance, narrowUs, small->timeUs, conversion,
         full->timeUs);
-  return success();
+  return std::optional<Narrowing>(Narrowing{wire, bound});
+}
+
+void ReducePrecisionPass::apply(Operation *op, const Narrowing &narrowing) {
+  MLIRContext *ctx = op->getContext();
+  op->setAttr("plan", getPlanWith(ctx, op->getAttrOfType<PlanAttr>("plan"),
+                                  [&](PlanFields &fields) {
+                                    fields.precision = narrowing.wire;
+                                  }));
+  op->setAttr(CommDialect::getErrorBoundAttrName(),
+              FloatAttr::get(Float64Type::get(ctx), narrowing.bound));
+  ++numOpsNarrowed;
 }
 
 void ReducePrecisionPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (maxRelError < 0 || maxRelError >= 1) {
+  if (!(maxRelError >= 0 && maxRelError < 1)) { // NaN too
     emitError(module.getLoc())
         << "comm-reduce-precision: max-rel-error must be in "
            "[0, 1), got "
@@ -198,9 +279,39 @@ void ReducePrecisionPass::runOnOperation() {
   if (failed(loaded) || failed(params))
     return signalPassFailure();
   CostModel model(**loaded, *params);
+  Transfers transfers(module);
+  DenseSet<Operation *> decided;
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
-    return failed(narrow(op, model, **loaded)) ? WalkResult::interrupt()
-                                               : WalkResult::advance();
+    if (decided.count(op) || !isCandidate(op))
+      return WalkResult::advance();
+    // A send and the receives that take its messages are one transfer:
+    // both ends use one wire type or the receiver reads garbage. Its
+    // tolerance is the smallest one stated at any end; a precision a
+    // person wrote at one end is left for comm-verify-schedule to check
+    // against the others.
+    SmallVector<Operation *, 2> ends{op};
+    if (ArrayRef<Operation *> all = transfers.getClass(op); !all.empty())
+      ends.assign(all.begin(), all.end());
+    decided.insert(ends.begin(), ends.end());
+    double tolerance = 0;
+    bool candidates = true;
+    for (Operation *end : ends) {
+      if (hasWrittenPrecision(end) || !isCandidate(end))
+        candidates = false;
+      double stated = getTolerance(end, maxRelError);
+      if (stated > 0)
+        tolerance = tolerance > 0 ? std::min(tolerance, stated) : stated;
+    }
+    if (!candidates)
+      return WalkResult::advance();
+    FailureOr<std::optional<Narrowing>> narrowing =
+        decide(op, tolerance, model, **loaded);
+    if (failed(narrowing))
+      return WalkResult::interrupt();
+    if (*narrowing)
+      for (Operation *end : ends)
+        apply(end, **narrowing);
+    return WalkResult::advance();
   });
   if (result.wasInterrupted())
     signalPassFailure();

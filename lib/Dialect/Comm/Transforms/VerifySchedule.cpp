@@ -46,6 +46,7 @@ struct Step {
   ArrayRef<int64_t> pairs;    ///< Send, Recv, Permute
   int64_t tag = 0;            ///< Send, Recv
   Type type;                  ///< Send, Recv
+  Type wire;                  ///< Send, Recv: the plan's precision, if any
 };
 
 /// The steps of one function, loops unrolled and calls followed.
@@ -136,6 +137,34 @@ private:
 // Flattening
 //===----------------------------------------------------------------------===//
 
+/// Whether the regions of `op` hold a transfer, directly or in a function
+/// they call.
+static bool holdsTransfers(Operation *op) {
+  DenseSet<Operation *> visited;
+  SmallVector<Operation *> work{op};
+  while (!work.empty()) {
+    Operation *scope = work.pop_back_val();
+    if (!visited.insert(scope).second)
+      continue;
+    WalkResult found = scope->walk([&](Operation *inner) {
+      if (inner == scope)
+        return WalkResult::advance();
+      if (isa<CollectiveOpInterface, PointToPointOpInterface, StartOp, WaitOp>(
+              inner))
+        return WalkResult::interrupt();
+      if (auto call = dyn_cast<func::CallOp>(inner))
+        if (auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                inner, call.getCalleeAttr());
+            callee && !callee.isExternal())
+          work.push_back(callee);
+      return WalkResult::advance();
+    });
+    if (found.wasInterrupted())
+      return true;
+  }
+  return false;
+}
+
 static Step makeStep(Operation *op, StepKind kind, int64_t stream) {
   Step step;
   step.op = op;
@@ -189,6 +218,8 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
       step.pairs = p2p.getSourceTargetPairs();
       step.tag = p2p.getTransferTag().value_or(0);
       step.type = p2p.getTransferType();
+      if (auto plan = op->getAttrOfType<PlanAttr>("plan"))
+        step.wire = plan.getPrecision();
       out.push_back(add(std::move(step)));
       continue;
     }
@@ -201,15 +232,15 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
       continue;
     }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      std::optional<int64_t> trips =
-          loop.getStaticTripCount()
-              ? std::optional<int64_t>(
-                    loop.getStaticTripCount()->getSExtValue())
-              : std::nullopt;
-      if (!trips)
-        return op->emitError() << "comm-verify-schedule: cannot check a "
-                                  "loop without constant bounds";
-      for (int64_t trip = 0; trip < *trips; ++trip) {
+      if (!holdsTransfers(op))
+        continue;
+      // A trip count known only at run time is the same on every rank
+      // (the program is SPMD): one trip is checked, which covers any
+      // count when each trip's transfers meet within the trip.
+      int64_t trips = loop.getStaticTripCount()
+                          ? loop.getStaticTripCount()->getSExtValue()
+                          : 1;
+      for (int64_t trip = 0; trip < trips; ++trip) {
         if (failed(flattenBlock(*loop.getBody(), depth, out, tokens, stream)))
           return failure();
         if (steps.size() > kMaxSteps)
@@ -236,14 +267,9 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
         return failure();
       continue;
     }
-    // Anything else holding transfers in its regions is not followed.
-    bool holdsTransfers = false;
-    for (Region &region : op->getRegions())
-      region.walk([&](Operation *inner) {
-        if (isa<CollectiveOpInterface, PointToPointOpInterface, StartOp>(inner))
-          holdsTransfers = true;
-      });
-    if (holdsTransfers)
+    // Anything else holding transfers in its regions (an scf.if, whose
+    // branch may differ between ranks) is not followed.
+    if (holdsTransfers(op))
       return op->emitError() << "comm-verify-schedule: cannot check "
                                 "transfers inside '"
                              << op->getName() << "'";
@@ -316,6 +342,28 @@ bool Machine::tryStep(int64_t rank, unsigned index) {
                                 << " from rank " << *from << " (tag " << tag
                                 << "), but the matching "
                                 << "comm.send sends " << send.type;
+      diag.attachNote(send.op->getLoc()) << "the matching comm.send";
+    } else if (step.kind == StepKind::Recv && send.wire != step.wire &&
+               !typeError) {
+      // Each end converts to and from its plan's precision: the bytes on
+      // the wire must be read as they were written.
+      typeError = true;
+      auto wireName = [](const Step &end) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        if (end.wire)
+          os << end.wire;
+        else
+          os << cast<ShapedType>(end.type).getElementType() << " (no plan "
+             << "precision)";
+        return text;
+      };
+      InFlightDiagnostic diag = step.op->emitError()
+                                << "rank " << rank << " receives from rank "
+                                << *from << " (tag " << tag << ") as "
+                                << wireName(step)
+                                << " on the wire, but the matching "
+                                << "comm.send sends " << wireName(send);
       diag.attachNote(send.op->getLoc()) << "the matching comm.send";
     }
     return true;

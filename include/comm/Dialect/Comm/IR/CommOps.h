@@ -8,6 +8,7 @@
 #include "comm/Dialect/Comm/IR/CommInterfaces.h"
 #include "comm/Dialect/Comm/IR/CommTypes.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
@@ -80,6 +81,24 @@ RankedTensorType getSliceType(RankedTensorType type, int64_t parts);
 /// keep: the wire type, the route and the stream (an algorithm or protocol
 /// named the whole collective's). Null when none is set.
 PlanAttr getPiecePlan(PlanAttr plan);
+
+/// While alive, gives every transfer `builder` inserts the error bound
+/// comm-reduce-precision recorded on `whole` (comm.error_bound), the op a
+/// pass cuts into those pieces: the pieces carry the whole op's wire type
+/// (getPiecePlan) and so its bound, which is what a check of the results
+/// must allow. Does nothing where `whole` has no bound.
+class PieceBoundListener : public OpBuilder::Listener {
+public:
+  PieceBoundListener(OpBuilder &builder, Operation *whole);
+  ~PieceBoundListener() override;
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint previous) override;
+
+private:
+  OpBuilder &builder;
+  OpBuilder::Listener *outer;
+  Attribute bound;
+};
 
 } // namespace comm
 } // namespace mlir
