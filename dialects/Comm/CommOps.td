@@ -201,8 +201,9 @@ def Comm_ReduceOp : Comm_GroupedCollectiveOp<"reduce",
   let summary = "reduce across each group onto its root";
   let description = [{
     The rank at position `root` of a group receives the element-wise
-    reduction of the inputs of its group. Every other rank's result is its
-    own input, unchanged.
+    reduction of the inputs of its group. Every other rank of the group
+    gets its own input back, unchanged; a rank in no group gets zeros, as
+    from every grouped collective (docs/Lowering.md).
 
     ```mlir
     %0 = comm.reduce sum %x over [[0, 1, 2, 3]] root 2 : tensor<64xi32>
