@@ -84,7 +84,10 @@ static cl::opt<bool> withHarness(
     "emit-harness",
     cl::desc("link a main() that fills deterministic inputs on every rank, "
              "runs each public function, checks it against the unplanned "
-             "program (or --reference) and prints timings"),
+             "program (or --reference) and prints timings; the program "
+             "takes --iterations N, --warmup N, --inputs integers|random, "
+             "--rtol X, --atol X (replacing each function's tolerance, "
+             "derived from the precisions it sends in) and --no-check"),
     cl::cat(category));
 static cl::opt<std::string> referenceFilename(
     "reference",
@@ -343,6 +346,15 @@ int Driver::run() {
   if (withHarness && kind != OutputKind::Executable)
     return error("--emit-harness makes an executable; -o '" + outputFilename +
                  "' names an object, library or source");
+  // The source is C++ for the cpu target and CUDA C++ for the cuda ones:
+  // a file named for the other would be compiled as the wrong language.
+  if (kind == OutputKind::Source && (extension == ".cu") != cuda)
+    return error("-o '" + outputFilename + "' names " +
+                 (cuda ? "a C++ source, but target "
+                       : "a CUDA source, but "
+                         "target ") +
+                 stringifyTarget(target) + " writes " +
+                 (cuda ? "CUDA C++ (name it .cu)" : "C++ (name it .cpp)"));
 
   step("parsing " + inputFilename);
   OwningOpRef<ModuleOp> module = parse(inputFilename);
