@@ -77,6 +77,8 @@ mlir::comm::getCollectiveRequest(Operation *op) {
         element && element.isIntOrFloat()
             ? std::max(1u, (element.getIntOrFloatBitWidth() + 7) / 8)
             : 1;
+    request.reduction = collective.getReduction();
+    request.floatElements = element && isa<FloatType>(element);
     // The size nccl-tests reports: the larger of what a rank hands in and
     // gets back (all_gather's output, reduce_scatter's input).
     request.bytes = std::max(collective.getBytesSentPerRank(),

@@ -627,6 +627,25 @@ GroupShape CostModel::getGroupShape(ArrayRef<int64_t> ranks) const {
 // Validation
 //===----------------------------------------------------------------------===//
 
+bool mlir::comm::nvlsReduces(const CollectiveRequest &request) {
+  if (request.kind != CollectiveKind::AllReduce &&
+      request.kind != CollectiveKind::ReduceScatter &&
+      request.kind != CollectiveKind::Reduce)
+    return true;
+  ReductionKind op = request.reduction.value_or(ReductionKind::sum);
+  bool sum = op == ReductionKind::sum;
+  bool minMax = op == ReductionKind::min || op == ReductionKind::max;
+  switch (request.elementBytes) {
+  case 2: // f16, bf16 (NCCL has no 16-bit integers)
+    return request.floatElements && (sum || minMax);
+  case 4:
+  case 8:
+    return request.floatElements ? sum : sum || minMax;
+  default:
+    return false;
+  }
+}
+
 static llvm::Error requestError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
@@ -1039,7 +1058,7 @@ CostModel::predictWith(const CollectiveRequest &request,
       break;
     }
     case Algorithm::nvls: {
-      if (!shape.nvls || protocol != Protocol::simple)
+      if (!shape.nvls || protocol != Protocol::simple || !nvlsReduces(request))
         return std::nullopt;
       double nvlsBw =
           shape.injectRawGBps * P.getNvlsEfficiency(shape.nvlsGeneration);
@@ -1141,7 +1160,8 @@ CostModel::predictWith(const CollectiveRequest &request,
       break;
     }
     case Algorithm::nvls: {
-      if (!shape.nvls || multiNode || protocol != Protocol::simple)
+      if (!shape.nvls || multiNode || protocol != Protocol::simple ||
+          !nvlsReduces(request))
         return std::nullopt;
       double bw =
           shape.injectRawGBps * P.getNvlsEfficiency(shape.nvlsGeneration);

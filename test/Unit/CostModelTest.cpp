@@ -160,6 +160,55 @@ TEST(CostModel, HierarchicalPipelinesAcrossMachines) {
   EXPECT_TRUE(sawGpu);
 }
 
+/// NVLink SHARP reduces only what NCCL lets it (ncclNvlsSupported): sum,
+/// min and max of integers and 16-bit floats, only sum of f32 and f64,
+/// nothing of 8-bit types, no product or average. Elsewhere the model has
+/// no nvls figure, so no plan names it.
+TEST(CostModel, NvlsOnlyWhereNcclReduces) {
+  auto topology = preset("dgx-h100");
+  CostModel model(*topology);
+  struct Case {
+    ReductionKind op;
+    unsigned elementBytes;
+    bool isFloat;
+    bool nvls;
+  };
+  for (Case c : {Case{ReductionKind::sum, 4, true, true},
+                 Case{ReductionKind::max, 4, true, false},
+                 Case{ReductionKind::min, 8, true, false},
+                 Case{ReductionKind::max, 2, true, true},
+                 Case{ReductionKind::max, 4, false, true},
+                 Case{ReductionKind::sum, 8, false, true},
+                 Case{ReductionKind::sum, 1, false, false},
+                 Case{ReductionKind::prod, 4, true, false},
+                 Case{ReductionKind::avg, 2, true, false}}) {
+    CollectiveRequest request =
+        allReduce(8, 64 << 20, Algorithm::nvls, Protocol::simple);
+    request.reduction = c.op;
+    request.elementBytes = c.elementBytes;
+    request.floatElements = c.isFloat;
+    EXPECT_EQ(nvlsReduces(request), c.nvls)
+        << stringifyReductionKind(c.op).str() << " " << c.elementBytes;
+    auto p = model.predict(request);
+    EXPECT_EQ(static_cast<bool>(p), c.nvls)
+        << stringifyReductionKind(c.op).str() << " " << c.elementBytes;
+    if (!p)
+      llvm::consumeError(p.takeError());
+    // Without a fixed algorithm the search never lands on nvls there.
+    request.algorithm.reset();
+    auto best = model.predict(request);
+    ASSERT_TRUE(static_cast<bool>(best));
+    if (!c.nvls)
+      EXPECT_NE(best->algorithm, Algorithm::nvls);
+  }
+  // A collective that does not reduce is not limited.
+  CollectiveRequest gather = allReduce(8, 64 << 20, Algorithm::nvls);
+  gather.kind = CollectiveKind::AllGather;
+  gather.reduction.reset();
+  gather.elementBytes = 1;
+  EXPECT_TRUE(nvlsReduces(gather));
+}
+
 /// all_reduce's tree across machines: its bus bandwidth is the ring's or the
 /// tree's share of the NICs, and its latency has 2 ceil(log2 N) levels
 /// across machines, each costing treeNetworkLevelUs.

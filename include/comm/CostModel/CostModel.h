@@ -135,6 +135,11 @@ struct CollectiveRequest {
   /// input of reduce_scatter and all_to_all.
   uint64_t bytes = 0;
   unsigned elementBytes = 4;
+  /// What the collective reduces with, and whether its elements are
+  /// floating point: what NVLink SHARP can reduce depends on both
+  /// (nvlsReduces). Unset: a sum.
+  std::optional<ReductionKind> reduction;
+  bool floatElements = true;
   int64_t root = 0;
   SmallVector<std::pair<int64_t, int64_t>> pairs;
   MemorySpace copySource = MemorySpace::hbm, copyTarget = MemorySpace::host;
@@ -160,6 +165,13 @@ struct CollectiveRequest {
   /// the chunk (Prediction::chunkBytes).
   std::optional<uint64_t> chunkBytes;
 };
+
+/// Whether NVLink SHARP (the nvls algorithm) can reduce what `request`
+/// reduces, as NCCL decides it (ncclNvlsSupported in src/include/device.h):
+/// sum, min and max of 32- and 64-bit integers and of 16-bit floats; only
+/// sum of 32- and 64-bit floats; nothing of 8-bit types, and no product,
+/// average or bitwise reduction. True for collectives that do not reduce.
+bool nvlsReduces(const CollectiveRequest &request);
 
 /// A named part of a predicted time.
 struct CostTerm {

@@ -19,6 +19,19 @@ func.func @sizes(%x: tensor<256xf32>, %y: tensor<67108864xf32>) -> (tensor<256xf
   return %0, %1 : tensor<256xf32>, tensor<67108864xf32>
 }
 
+/// NVLink SHARP reduces what NCCL lets it: the max of f32 is not among
+/// that (only their sum), the max of bf16 and of i32 are.
+// CHECK-LABEL: func.func @nvls_reductions
+// CHECK: comm.all_reduce max %{{.*}} plan <algorithm = {{ring|tree|hierarchical|direct|halving_doubling}}, protocol = {{[a-z0-9]+}}> : tensor<67108864xf32>
+// CHECK: comm.all_reduce max %{{.*}} plan <algorithm = nvls, protocol = simple> : tensor<67108864xbf16>
+// CHECK: comm.all_reduce max %{{.*}} plan <algorithm = nvls, protocol = simple> : tensor<67108864xi32>
+func.func @nvls_reductions(%f: tensor<67108864xf32>, %b: tensor<67108864xbf16>, %i: tensor<67108864xi32>) -> (tensor<67108864xf32>, tensor<67108864xbf16>, tensor<67108864xi32>) {
+  %0 = comm.all_reduce max %f over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xf32>
+  %1 = comm.all_reduce max %b over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xbf16>
+  %2 = comm.all_reduce max %i over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xi32>
+  return %0, %1, %2 : tensor<67108864xf32>, tensor<67108864xbf16>, tensor<67108864xi32>
+}
+
 /// Every kind gets a plan from the model; a barrier takes no algorithm, only
 /// its protocol; fields of other kinds (precision, stream) stay. On verbs
 /// only point to point runs: the collectives are left for the lowering to
