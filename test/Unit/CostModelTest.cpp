@@ -31,6 +31,14 @@ CollectiveRequest allReduce(unsigned ranks, uint64_t bytes,
   request.groups.push_back(group);
   return request;
 }
+/// The term of `p` named `name` (the last, where several are), or null.
+const CostTerm *findTerm(const Prediction &p, StringRef name) {
+  const CostTerm *found = nullptr;
+  for (const CostTerm &term : p.terms)
+    if (term.name == name)
+      found = &term;
+  return found;
+}
 } // namespace
 
 /// A ring all_reduce over n ranks moves 2(n-1)/n of the message per rank:
@@ -96,10 +104,7 @@ TEST(CostModel, HierarchicalPutsInterNodePartOnNICs) {
   auto p = model.predict(request);
   ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
   EXPECT_EQ(p->pipelineChunks, 1u);
-  const CostTerm *across = nullptr;
-  for (const CostTerm &term : p->terms)
-    if (term.name == "all_reduce across nodes")
-      across = &term;
+  const CostTerm *across = findTerm(*p, "all_reduce across nodes");
   ASSERT_NE(across, nullptr);
   double eff = model.getParams().networkEfficiency[static_cast<unsigned>(
       NetworkKind::InfiniBand)];
@@ -134,10 +139,7 @@ TEST(CostModel, HierarchicalPipelinesAcrossMachines) {
   const CostParams &params = model.getParams();
   double inside =
       2.0 * 7 / 8 * bytes / (18 * 20.6 * params.nvlinkEfficiency * 1e3);
-  const CostTerm *bandwidth = nullptr;
-  for (const CostTerm &term : pipelined->terms)
-    if (term.name == "bandwidth")
-      bandwidth = &term;
+  const CostTerm *bandwidth = findTerm(*pipelined, "bandwidth");
   ASSERT_NE(bandwidth, nullptr);
   EXPECT_NEAR(bandwidth->us, inside, 1e-6 * inside);
   EXPECT_NE(pipelined->bottleneck.find("nvlink"), std::string::npos)
@@ -198,8 +200,9 @@ TEST(CostModel, NvlsOnlyWhereNcclReduces) {
     request.algorithm.reset();
     auto best = model.predict(request);
     ASSERT_TRUE(static_cast<bool>(best));
-    if (!c.nvls)
+    if (!c.nvls) {
       EXPECT_NE(best->algorithm, Algorithm::nvls);
+    }
   }
   // A collective that does not reduce is not limited.
   CollectiveRequest gather = allReduce(8, 64 << 20, Algorithm::nvls);
@@ -313,10 +316,7 @@ TEST(CostModel, RootedHalvingDoublingAndHierarchical) {
   request.kind = CollectiveKind::Broadcast;
   auto p = clusterModel.predict(request);
   ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
-  const CostTerm *across = nullptr;
-  for (const CostTerm &term : p->terms)
-    if (term.name == "across nodes")
-      across = &term;
+  const CostTerm *across = findTerm(*p, "across nodes");
   ASSERT_NE(across, nullptr);
   double eff =
       clusterModel.getParams()

@@ -173,7 +173,6 @@ static void addTolerances(Operation *op, std::pair<double, double> &tol) {
 
 void mlir::comm::setEntryTolerances(ModuleOp module,
                                     MutableArrayRef<EntryPoint> entries) {
-  SymbolTable symbols(module);
   // Each function's own ops, then the functions it calls (a call graph
   // walked once per entry; recursion is cut by `seen`).
   llvm::StringMap<std::pair<double, double>> own;

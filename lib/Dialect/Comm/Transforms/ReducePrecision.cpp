@@ -52,17 +52,14 @@ private:
 /// of a message must use one wire type.
 struct Transfers {
   explicit Transfers(ModuleOp module);
-  /// The ends of the transfers `op` belongs to, or an empty list.
-  ArrayRef<Operation *> getClass(Operation *op) const;
+  /// The ends of the transfers `op` belongs to; just `op` for an op that
+  /// is no send or receive.
+  SmallVector<Operation *, 2> getEnds(Operation *op) const;
 
 private:
   llvm::EquivalenceClasses<Operation *> classes;
-  DenseMap<Operation *, SmallVector<Operation *, 2>> members;
-  static const SmallVector<Operation *, 2> none;
 };
 } // namespace
-
-const SmallVector<Operation *, 2> Transfers::none;
 
 Transfers::Transfers(ModuleOp module) {
   std::map<std::tuple<int64_t, int64_t, int64_t>, Operation *> byMessage;
@@ -80,20 +77,12 @@ Transfers::Transfers(ModuleOp module) {
         classes.unionSets(it->second, op);
     }
   });
-  for (auto it = classes.begin(); it != classes.end(); ++it) {
-    if (!(*it)->isLeader())
-      continue;
-    SmallVector<Operation *, 2> all(classes.member_begin(**it),
-                                    classes.member_end());
-    for (Operation *op : all)
-      members[op] = all;
-  }
 }
 
-ArrayRef<Operation *> Transfers::getClass(Operation *op) const {
-  auto it = members.find(op);
-  return it == members.end() ? ArrayRef<Operation *>(none)
-                             : ArrayRef<Operation *>(it->second);
+SmallVector<Operation *, 2> Transfers::getEnds(Operation *op) const {
+  if (!classes.contains(op))
+    return {op};
+  return llvm::to_vector<2>(classes.members(op));
 }
 
 /// The tolerance of `op`: its own comm.max_rel_error, else the nearest
@@ -289,9 +278,7 @@ void ReducePrecisionPass::runOnOperation() {
     // tolerance is the smallest one stated at any end; a precision a
     // person wrote at one end is left for comm-verify-schedule to check
     // against the others.
-    SmallVector<Operation *, 2> ends{op};
-    if (ArrayRef<Operation *> all = transfers.getClass(op); !all.empty())
-      ends.assign(all.begin(), all.end());
+    SmallVector<Operation *, 2> ends = transfers.getEnds(op);
     decided.insert(ends.begin(), ends.end());
     double tolerance = 0;
     bool candidates = true;
