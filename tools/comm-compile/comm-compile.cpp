@@ -14,6 +14,7 @@
 #include "comm/InitAllPasses.h"
 #include "comm/Pipelines/Pipelines.h"
 #include "comm/Support/InputChecks.h"
+#include "comm/Support/OutputFile.h"
 #include "comm/Support/Version.h"
 #include "comm/Target/Cpp/CommToCpp.h"
 #include "mlir/IR/Diagnostics.h"
@@ -224,7 +225,12 @@ Driver::writeFile(StringRef path,
   }
   if (failed(body(file->os())))
     return failure();
-  file->keep();
+  // A write that failed (a full disk) is an error of ours, not LLVM's
+  // fatal "IO failure" when the stream is destroyed.
+  if (llvm::Error failed = keepOutputFile(*file, path)) {
+    error(llvm::toString(std::move(failed)));
+    return failure();
+  }
   step("wrote " + path);
   return success();
 }
