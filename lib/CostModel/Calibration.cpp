@@ -166,6 +166,9 @@ mlir::comm::evaluatePoints(ArrayRef<MeasuredPoint> points,
     CollectiveRequest request;
     request.kind = point.kind;
     request.bytes = point.bytes;
+    request.elementBytes = point.elementBytes;
+    request.floatElements = point.floatElements;
+    request.reduction = point.reduction;
     // nccl-tests measure NCCL's own choice.
     request.backend = Backend::nccl;
     request.native = true;
@@ -244,13 +247,17 @@ bool mlir::comm::printCalibrationReport(ArrayRef<PointResult> results,
   }
   if (perPoint) {
     os << "\n";
-    os << llvm::formatv("{0,-28} {1,14} {2,10} {3,10} {4,8}  {5}\n", "system",
-                        "size", "measured", "predicted", "error", "algorithm");
-    for (const PointResult &r : results)
-      os << llvm::formatv("{0,-28} {1,14} {2,10:F2} {3,10:F2} {4,8:P1}  {5}\n",
-                          r.point->system, r.point->bytes,
-                          r.point->busBandwidthGBps, r.predictedGBps,
-                          r.relativeError, r.algorithm);
+    os << llvm::formatv("{0,-28} {1,14} {2,10} {3,10} {4,8}  {5,-20} {6}\n",
+                        "system", "size", "measured", "predicted", "error",
+                        "algorithm", "type redop");
+    for (const PointResult &r : results) {
+      const MeasuredPoint &p = *r.point;
+      os << llvm::formatv(
+          "{0,-28} {1,14} {2,10:F2} {3,10:F2} {4,8:P1}  {5,-20} {6} {7}\n",
+          p.system, p.bytes, p.busBandwidthGBps, r.predictedGBps,
+          r.relativeError, r.algorithm, p.typeName,
+          p.reduction ? stringifyReductionKind(*p.reduction) : "-");
+    }
   }
   return allWithin;
 }

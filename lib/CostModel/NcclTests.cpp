@@ -14,6 +14,7 @@
 #include "comm/Topology/Topology.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -39,6 +40,44 @@ static std::optional<CollectiveKind> getKindFromName(StringRef name) {
     if (name.contains(text))
       return kind;
   return std::nullopt;
+}
+
+namespace {
+/// An element type as nccl-tests names it (its test_typenames).
+struct NcclTestsType {
+  unsigned bytes;
+  bool isFloat;
+};
+} // namespace
+
+static std::optional<NcclTestsType> getNcclTestsType(StringRef name) {
+  return llvm::StringSwitch<std::optional<NcclTestsType>>(name)
+      .Cases({"int8", "uint8"}, NcclTestsType{1, false})
+      .Cases({"int32", "uint32"}, NcclTestsType{4, false})
+      .Cases({"int64", "uint64"}, NcclTestsType{8, false})
+      .Cases({"half", "bfloat16"}, NcclTestsType{2, true})
+      .Case("float", NcclTestsType{4, true})
+      .Case("double", NcclTestsType{8, true})
+      .Cases({"f8e4m3", "f8e5m2"}, NcclTestsType{1, true})
+      .Default(std::nullopt);
+}
+
+/// A reduction as nccl-tests names it (its test_opnames): false for a
+/// name it does not print; "none" (the collectives that do not reduce)
+/// leaves `reduction` empty. "mulsum" is ncclRedOpCreatePreMulSum, which
+/// NCCL runs as it runs a floating-point avg (a sum of pre-scaled inputs):
+/// the model sees it as avg.
+static bool getNcclTestsReduction(StringRef name,
+                                  std::optional<ReductionKind> &reduction) {
+  if (name == "none") {
+    reduction.reset();
+    return true;
+  }
+  reduction = name == "mulsum" ? std::optional(ReductionKind::avg)
+                               : symbolizeReductionKind(name);
+  // comm's bitwise reductions are not nccl-tests'.
+  return reduction && llvm::is_contained(
+                          {"sum", "prod", "max", "min", "avg", "mulsum"}, name);
 }
 
 /// Drops mpirun's "[1,0]<stdout>:" and similar rank prefixes.
@@ -71,7 +110,7 @@ mlir::comm::readNcclTestsLog(StringRef path,
         "reduce_perf.log, sendrecv_perf.log) or pass --collective");
 
   // Columns of the data rows, from the header line that names them.
-  int sizeColumn = -1, busbwColumn = -1;
+  int sizeColumn = -1, busbwColumn = -1, typeColumn = -1, redopColumn = -1;
   unsigned headerLine = 0;
   llvm::StringSet<> ranks;
   std::vector<MeasuredPoint> points;
@@ -96,6 +135,12 @@ mlir::comm::readNcclTestsLog(StringRef path,
       // first busbw is the out-of-place one.
       sizeColumn = 0;
       busbwColumn = llvm::find(words, "busbw") - words.begin();
+      auto columnOf = [&](StringRef name) {
+        auto it = llvm::find(words, name);
+        return it == words.end() ? -1 : int(it - words.begin());
+      };
+      typeColumn = columnOf("type");
+      redopColumn = columnOf("redop");
       headerLine = lineNo;
       continue;
     }
@@ -118,6 +163,29 @@ mlir::comm::readNcclTestsLog(StringRef path,
     if (bytes == 0 || busbw == 0)
       continue; // nothing moved, or nothing measured
     MeasuredPoint point;
+    // `-d all` and `-o all` print a row per type and reduction: each is its
+    // own point, predicted for what it measured.
+    if (typeColumn >= 0 && typeColumn < int(words.size())) {
+      auto type = getNcclTestsType(words[typeColumn]);
+      if (!type)
+        return makeTopologyError(
+            path, lineNo,
+            "unknown element type '" + words[typeColumn] +
+                "' in the type column; expected one nccl-tests prints: "
+                "int8, uint8, int32, uint32, int64, uint64, half, float, "
+                "double, bfloat16, f8e4m3, f8e5m2");
+      point.elementBytes = type->bytes;
+      point.floatElements = type->isFloat;
+      point.typeName = words[typeColumn].str();
+    }
+    if (redopColumn >= 0 && redopColumn < int(words.size())) {
+      if (!getNcclTestsReduction(words[redopColumn], point.reduction))
+        return makeTopologyError(
+            path, lineNo,
+            "unknown reduction '" + words[redopColumn] +
+                "' in the redop column; expected one nccl-tests prints: "
+                "sum, prod, max, min, avg, mulsum or none");
+    }
     point.system = llvm::sys::path::stem(fileName).str();
     point.topology = options.topology;
     point.kind = *kind;

@@ -113,22 +113,27 @@ llvm::Error mlir::comm::sim::applyNcclTestsFlags(StringRef minBytes,
 
 llvm::Error mlir::comm::sim::parseDataType(StringRef text,
                                            BenchOptions &options) {
-  auto type =
-      llvm::StringSwitch<std::optional<std::pair<unsigned, StringRef>>>(text)
-          .Cases({"f32", "float"}, std::pair{4u, StringRef("float")})
-          .Cases({"f16", "half"}, std::pair{2u, StringRef("half")})
-          .Case("bf16", std::pair{2u, StringRef("bfloat16")})
-          .Cases({"f64", "double"}, std::pair{8u, StringRef("double")})
-          .Cases({"i8", "int8"}, std::pair{1u, StringRef("int8")})
-          .Cases({"u8", "uint8"}, std::pair{1u, StringRef("uint8")})
-          .Cases({"i32", "int32"}, std::pair{4u, StringRef("int32")})
-          .Cases({"i64", "int64"}, std::pair{8u, StringRef("int64")})
-          .Default(std::nullopt);
+  struct DataType {
+    unsigned bytes;
+    StringRef name;
+    bool isFloat;
+  };
+  auto type = llvm::StringSwitch<std::optional<DataType>>(text)
+                  .Cases({"f32", "float"}, DataType{4, "float", true})
+                  .Cases({"f16", "half"}, DataType{2, "half", true})
+                  .Case("bf16", DataType{2, "bfloat16", true})
+                  .Cases({"f64", "double"}, DataType{8, "double", true})
+                  .Cases({"i8", "int8"}, DataType{1, "int8", false})
+                  .Cases({"u8", "uint8"}, DataType{1, "uint8", false})
+                  .Cases({"i32", "int32"}, DataType{4, "int32", false})
+                  .Cases({"i64", "int64"}, DataType{8, "int64", false})
+                  .Default(std::nullopt);
   if (!type)
     return benchError("unknown --dtype '" + text +
                       "'; expected f32, f16, bf16, f64, i8, u8, i32 or i64");
-  options.elementBytes = type->first;
-  options.typeName = type->second.str();
+  options.elementBytes = type->bytes;
+  options.typeName = type->name.str();
+  options.floatElements = type->isFloat;
   return llvm::Error::success();
 }
 
@@ -174,6 +179,8 @@ mlir::comm::sim::runBench(const CostModel &model, const BenchOptions &options) {
   request.protocol = options.protocol;
   request.backend = options.backend;
   request.native = options.native;
+  request.reduction = options.reduction;
+  request.floatElements = options.floatElements;
   SmallVector<int64_t, 8> group;
   for (uint64_t r = 0; r < ranks; ++r)
     group.push_back(r);
@@ -301,7 +308,9 @@ void mlir::comm::sim::printBench(const CostModel &model,
             .str();
     os << llvm::formatv("{0,12}  {1,12}  {2,8}  {3,6}  {4,6}", row.bytes,
                         row.bytes / options.elementBytes, options.typeName,
-                        reduces ? options.opName : "none", rooted ? 0 : -1)
+                        reduces ? stringifyReductionKind(options.reduction)
+                                : "none",
+                        rooted ? 0 : -1)
        << half << half
        << llvm::formatv("  {0,-20} {1,8:F2} {2,7:P0}\n", describeAlgorithm(p),
                         p.boundUs, p.efficiency);

@@ -17,8 +17,12 @@ struct BenchOptions {
   double factor = 2;
   unsigned elementBytes = 4;
   std::string typeName = "float";
-  /// The reduction nccl-tests' redop column names (its -o/--op).
-  std::string opName = "sum";
+  /// Whether the elements are floating point (what NCCL's NVLS reduces
+  /// depends on it).
+  bool floatElements = true;
+  /// The reduction (nccl-tests' -o/--op): named in the redop column and
+  /// passed to the model, which limits NVLS to what NCCL reduces with it.
+  ReductionKind reduction = ReductionKind::sum;
   std::optional<Algorithm> algorithm;
   std::optional<Protocol> protocol;
   /// The backend the collective runs on, and whether to search its own

@@ -281,10 +281,13 @@ static int runBenchCommand(Options &o) {
   if (llvm::Error e =
           applyNcclTestsFlags(o.minBytes, o.maxBytes, o.stepFactor, options))
     return fail(std::move(e));
-  if (!llvm::is_contained({"sum", "prod", "min", "max", "avg"}, o.op))
+  // nccl-tests' reductions (its -o); bitwise ones are comm's own.
+  std::optional<ReductionKind> reduction = symbolizeReductionKind(o.op);
+  if (!reduction || !llvm::is_contained({"sum", "prod", "min", "max", "avg"},
+                                        StringRef(o.op)))
     return fail("unknown --op '" + o.op +
                 "'; expected sum, prod, min, max or avg");
-  options.opName = o.op;
+  options.reduction = *reduction;
   if (llvm::Error e = parseDataType(o.dtype, options))
     return fail(std::move(e));
   if (!o.algorithm.empty()) {

@@ -16,6 +16,14 @@ struct MeasuredPoint {
   CollectiveKind kind = CollectiveKind::AllReduce;
   uint64_t ranks = 0;
   uint64_t bytes = 0;
+  /// The element type and reduction measured (nccl-tests' type and redop
+  /// columns; f32 sum where a file does not say): NCCL's choice of
+  /// algorithm depends on them (NVLS reduces neither avg nor f32 max).
+  unsigned elementBytes = 4;
+  bool floatElements = true;
+  std::optional<ReductionKind> reduction;
+  /// The type as the source names it (nccl-tests' "bfloat16"), for reports.
+  std::string typeName = "float";
   double busBandwidthGBps = 0;
   std::string source;
   unsigned line = 0;
@@ -45,9 +53,10 @@ struct NcclTestsLogOptions {
 /// Reads the standard output of an nccl-tests run, as it prints it (with or
 /// without mpirun's "[1,0]<stdout>:" prefixes, NCCL's INFO lines mixed in,
 /// old or new column sets): the ranks from its "Rank N ... on HOST" lines,
-/// and a point per data row with its out-of-place bus bandwidth (rows of
-/// size 0 or without bandwidth are skipped). The system is named after the
-/// file. Errors give the file and line.
+/// and a point per data row with its out-of-place bus bandwidth, element
+/// type and reduction (rows of size 0 or without bandwidth are skipped; a
+/// type or reduction nccl-tests does not print is an error). The system is
+/// named after the file. Errors give the file and line.
 llvm::Expected<std::vector<MeasuredPoint>>
 readNcclTestsLog(StringRef path, const NcclTestsLogOptions &options);
 
