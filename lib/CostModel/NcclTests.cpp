@@ -43,23 +43,37 @@ static std::optional<CollectiveKind> getKindFromName(StringRef name) {
 }
 
 namespace {
-/// An element type as nccl-tests names it (its test_typenames).
-struct NcclTestsType {
+struct NamedType {
+  StringRef ncclTests, shortName;
   unsigned bytes;
   bool isFloat;
 };
 } // namespace
 
-static std::optional<NcclTestsType> getNcclTestsType(StringRef name) {
-  return llvm::StringSwitch<std::optional<NcclTestsType>>(name)
-      .Cases({"int8", "uint8"}, NcclTestsType{1, false})
-      .Cases({"int32", "uint32"}, NcclTestsType{4, false})
-      .Cases({"int64", "uint64"}, NcclTestsType{8, false})
-      .Cases({"half", "bfloat16"}, NcclTestsType{2, true})
-      .Case("float", NcclTestsType{4, true})
-      .Case("double", NcclTestsType{8, true})
-      .Cases({"f8e4m3", "f8e5m2"}, NcclTestsType{1, true})
-      .Default(std::nullopt);
+static const NamedType kTypes[] = {
+    {"int8", "i8", 1, false},        {"uint8", "u8", 1, false},
+    {"int32", "i32", 4, false},      {"uint32", "u32", 4, false},
+    {"int64", "i64", 8, false},      {"uint64", "u64", 8, false},
+    {"half", "f16", 2, true},        {"float", "f32", 4, true},
+    {"double", "f64", 8, true},      {"bfloat16", "bf16", 2, true},
+    {"f8e4m3", "f8E4M3FN", 1, true}, {"f8e5m2", "f8E5M2", 1, true}};
+
+std::optional<NcclTestsType> mlir::comm::lookupNcclTestsType(StringRef name) {
+  for (const NamedType &type : kTypes)
+    if (name == type.ncclTests || name == type.shortName)
+      return NcclTestsType{type.bytes, type.isFloat, type.ncclTests};
+  return std::nullopt;
+}
+
+StringRef mlir::comm::getNcclTestsTypeNames() {
+  static const std::string names = [] {
+    std::string text;
+    for (const NamedType &type : kTypes)
+      text += (text.empty() ? "" : ", ") + type.ncclTests.str() + " (" +
+              type.shortName.str() + ")";
+    return text;
+  }();
+  return names;
 }
 
 /// A reduction as nccl-tests names it (its test_opnames): false for a
@@ -166,17 +180,15 @@ mlir::comm::readNcclTestsLog(StringRef path,
     // `-d all` and `-o all` print a row per type and reduction: each is its
     // own point, predicted for what it measured.
     if (typeColumn >= 0 && typeColumn < int(words.size())) {
-      auto type = getNcclTestsType(words[typeColumn]);
+      auto type = lookupNcclTestsType(words[typeColumn]);
       if (!type)
-        return makeTopologyError(
-            path, lineNo,
-            "unknown element type '" + words[typeColumn] +
-                "' in the type column; expected one nccl-tests prints: "
-                "int8, uint8, int32, uint32, int64, uint64, half, float, "
-                "double, bfloat16, f8e4m3, f8e5m2");
+        return makeTopologyError(path, lineNo,
+                                 "unknown element type '" + words[typeColumn] +
+                                     "' in the type column; expected one of " +
+                                     getNcclTestsTypeNames());
       point.elementBytes = type->bytes;
       point.floatElements = type->isFloat;
-      point.typeName = words[typeColumn].str();
+      point.typeName = type->name.str();
     }
     if (redopColumn >= 0 && redopColumn < int(words.size())) {
       if (!getNcclTestsReduction(words[redopColumn], point.reduction))

@@ -1,6 +1,7 @@
 //===- Bench.cpp - nccl-tests style predictions ----------------*- C++ -*-===//
 
 #include "Bench.h"
+#include "comm/CostModel/Calibration.h"
 #include "comm/Topology/TopologyPrinter.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -113,24 +114,12 @@ llvm::Error mlir::comm::sim::applyNcclTestsFlags(StringRef minBytes,
 
 llvm::Error mlir::comm::sim::parseDataType(StringRef text,
                                            BenchOptions &options) {
-  struct DataType {
-    unsigned bytes;
-    StringRef name;
-    bool isFloat;
-  };
-  auto type = llvm::StringSwitch<std::optional<DataType>>(text)
-                  .Cases({"f32", "float"}, DataType{4, "float", true})
-                  .Cases({"f16", "half"}, DataType{2, "half", true})
-                  .Case("bf16", DataType{2, "bfloat16", true})
-                  .Cases({"f64", "double"}, DataType{8, "double", true})
-                  .Cases({"i8", "int8"}, DataType{1, "int8", false})
-                  .Cases({"u8", "uint8"}, DataType{1, "uint8", false})
-                  .Cases({"i32", "int32"}, DataType{4, "int32", false})
-                  .Cases({"i64", "int64"}, DataType{8, "int64", false})
-                  .Default(std::nullopt);
+  // nccl-tests' names (-d) and MLIR's, one table for the bench and the
+  // log reader (Calibration.h).
+  std::optional<NcclTestsType> type = lookupNcclTestsType(text);
   if (!type)
-    return benchError("unknown --dtype '" + text +
-                      "'; expected f32, f16, bf16, f64, i8, u8, i32 or i64");
+    return benchError("unknown --dtype '" + text + "'; expected one of " +
+                      getNcclTestsTypeNames());
   options.elementBytes = type->bytes;
   options.typeName = type->name.str();
   options.floatElements = type->isFloat;

@@ -40,8 +40,7 @@ llvm::Error parseSizeRange(StringRef text, BenchOptions &options);
 /// factor) over what --sizes gave; empty strings leave a field alone.
 llvm::Error applyNcclTestsFlags(StringRef minBytes, StringRef maxBytes,
                                 StringRef factor, BenchOptions &options);
-/// Parses an nccl-tests or MLIR type name: f32/float, f16/half, bf16,
-/// f64/double, i8/int8, i32/int32, i64/int64, u8/uint8.
+/// Parses an nccl-tests type name or its short form (lookupNcclTestsType).
 llvm::Error parseDataType(StringRef text, BenchOptions &options);
 
 struct BenchRow {

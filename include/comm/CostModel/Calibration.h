@@ -38,6 +38,21 @@ struct MeasuredPoint {
 /// "# hold-out: <system>" marks that system's points as held out.
 llvm::Expected<std::vector<MeasuredPoint>> readMeasuredPoints(StringRef path);
 
+/// An element type as nccl-tests names it (its test_typenames: int8, uint8,
+/// int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3,
+/// f8e5m2), or by a short name (i8, u8, i32, u32, i64, u64, f16, f32,
+/// f64, bf16, and MLIR's f8E4M3FN, f8E5M2): its size, whether it is floating
+/// point, and nccl-tests' name. The one table of them, for the log reader and
+/// comm-sim bench's --dtype.
+struct NcclTestsType {
+  unsigned bytes;
+  bool isFloat;
+  StringRef name;
+};
+std::optional<NcclTestsType> lookupNcclTestsType(StringRef name);
+/// The names lookupNcclTestsType takes, for error messages.
+StringRef getNcclTestsTypeNames();
+
 /// What readNcclTestsLog needs beyond the log.
 struct NcclTestsLogOptions {
   /// Topology spec the points are predicted on.
