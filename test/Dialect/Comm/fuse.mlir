@@ -237,6 +237,39 @@ func.func @layers(%x: tensor<1024xf32>, %w: tensor<64xf32>) -> tensor<64xf32> {
 
 // -----
 
+/// Cost mode, the collectives written in the opposite order of their
+/// readiness (JAX and XLA all-reduce after the whole backward, the first
+/// layer's gradients first): the run is cut in the order the operands
+/// become ready, so layer 2's gradients (ready at 500 us) travel under
+/// layer 1's backward as in @layers. Cut in program order, one bucket of
+/// all four looked as fast (each waited for layer 1), which delayed layer
+/// 2's gradients by the whole of layer 1. Each bucket goes where its
+/// member latest in the block was.
+// COST-LABEL: func.func @reversed
+// COST: %[[L2:.*]]:2 = comm.compute "layer2.backward"
+// COST-NEXT: %[[L1:.*]]:2 = comm.compute "layer1.backward"
+// COST-NEXT: %[[P1:.*]] = comm.pack %[[L1]]#0, %[[L1]]#1 offsets [0, 4194304] : tensor<4194304xf32>, tensor<4096xf32> -> tensor<4198400xf32>
+// COST-NEXT: comm.all_reduce sum %[[P1]] {{.*}} : tensor<4198400xf32>
+// COST-NEXT: comm.unpack
+// COST-NEXT: %[[P2:.*]] = comm.pack %[[L2]]#0, %[[L2]]#1 offsets [0, 4194304] : tensor<4194304xf32>, tensor<4096xf32> -> tensor<4198400xf32>
+// COST-NEXT: comm.all_reduce sum %[[P2]] {{.*}} : tensor<4198400xf32>
+// COST-NEXT: comm.unpack
+// COST-NEXT: comm.compute "optimizer"
+module attributes {comm.topology = "dgx-h100"} {
+func.func @reversed(%x: tensor<1024xf32>, %w: tensor<64xf32>) -> tensor<64xf32> {
+  %g2, %b2 = comm.compute "layer2.backward"(%x, %w) time_us 500.0 : (tensor<1024xf32>, tensor<64xf32>) -> (tensor<4194304xf32>, tensor<4096xf32>)
+  %g1, %b1 = comm.compute "layer1.backward"(%x, %w) time_us 500.0 : (tensor<1024xf32>, tensor<64xf32>) -> (tensor<4194304xf32>, tensor<4096xf32>)
+  %r1 = comm.all_reduce sum %g1 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<4194304xf32>
+  %r2 = comm.all_reduce sum %g2 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<4194304xf32>
+  %s1 = comm.all_reduce sum %b1 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<4096xf32>
+  %s2 = comm.all_reduce sum %b2 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<4096xf32>
+  %u = comm.compute "optimizer"(%r2, %s2, %r1, %s1) time_us 50.0 : (tensor<4194304xf32>, tensor<4096xf32>, tensor<4194304xf32>, tensor<4096xf32>) -> tensor<64xf32>
+  return %u : tensor<64xf32>
+}
+}
+
+// -----
+
 /// Cost mode: small gradients all ready together go in one bucket (each
 /// collective's latency would otherwise be paid again).
 // COST-LABEL: func.func @together

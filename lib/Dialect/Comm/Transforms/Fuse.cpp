@@ -2,11 +2,12 @@
 //
 // comm-fuse: collectives that could travel as one (same kind, same
 // attributes, same element type) are gathered in program order into
-// buckets, each becoming pack + one collective + unpack where its last
-// member was. A bucket never moves a collective past a use of its result,
-// nor across an async boundary or a point-to-point exchange. Bucket
-// boundaries come from byte limits (PyTorch DDP), from fusion cycles
-// (Horovod) or from the cost model.
+// runs and cut into buckets (the cost mode cuts a run in the order its
+// members become ready), each becoming pack + one collective + unpack
+// where its member latest in the block was. A bucket never moves a collective
+// past a use of its result, nor across an async boundary or a point-to-point
+// exchange. Bucket boundaries come from byte limits (PyTorch DDP), from fusion
+// cycles (Horovod) or from the cost model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,7 +107,14 @@ static int64_t getBytes(Operation *op) {
 void FusePass::materialize(Bucket &bucket) {
   if (bucket.members.size() < 2)
     return;
-  Operation *last = bucket.members.back();
+  // The fused op goes where the member latest in the block was: every
+  // member's operand is defined by then, and no result of the run a bucket
+  // comes from is used before its last member (a use closes the run). The
+  // cost mode lists members in the order they become ready.
+  Operation *last = bucket.members.front();
+  for (Operation *member : bucket.members)
+    if (last->isBeforeInBlock(member))
+      last = member;
   OpBuilder builder(last);
   // An all_gather over k ranks gathers k blocks of the packed shards, so
   // its unpack reads each tensor from every block; a reduce_scatter hands
@@ -285,6 +293,17 @@ FusePass::partition(ArrayRef<Operation *> run,
                     const CostModel &model) {
   size_t maxMembers = maxTensors > 0 ? std::min<int64_t>(maxTensors, 256) : 256;
   size_t m = run.size();
+  // The communication stream takes the members in the order their operands
+  // become ready, not in program order: comm-schedule starts each
+  // collective right after its operand is computed. A gradient computed
+  // early and all-reduced late in the program (JAX's and XLA's order) runs
+  // under the compute that follows it, unless a bucket ties it to a later
+  // one; judged in program order, fusing the two looked free.
+  SmallVector<Operation *> order(run.begin(), run.end());
+  llvm::stable_sort(order, [&](Operation *a, Operation *b) {
+    return ready.lookup(a) < ready.lookup(b);
+  });
+  run = order;
   SmallVector<CollectiveRequest> requests;
   for (Operation *op : run) {
     std::optional<CollectiveRequest> request = getCollectiveRequest(op);
