@@ -13,8 +13,8 @@
 //    recorded with the buffer they write; an op that reads such a buffer
 //    waits for it first; comm.wait completes them all;
 //  - sends that never block the sender (completed before their buffer is
-//    freed and when the function returns), so that SPMD programs that send
-//    before they receive cannot deadlock;
+//    written or freed and when the function returns), so that SPMD programs
+//    that send before they receive cannot deadlock;
 //  - a caching allocator for the buffers the program allocates;
 //  - errors turned into a commgen::Error that names the op's location in the
 //    source program; the generated C entry points return it as a status.
@@ -142,7 +142,9 @@ struct Pending {
   const char *lo = nullptr, *hi = nullptr;
   /// More bytes it writes (the pieces of a deferred unpack).
   std::vector<Range> alsoWrites;
-  /// The bytes a deferred operation reads.
+  /// The bytes a deferred operation reads, or that a transfer still in
+  /// flight reads (its source, where it sends from the caller's buffer):
+  /// what a later write must wait for (beforeWrite).
   std::vector<Range> reads;
   /// Runs after the request completes (convert back, transpose, free), or
   /// runs the deferred operation.
@@ -150,6 +152,10 @@ struct Pending {
   /// A transfer queued behind others, not issued yet (see Issue order):
   /// it already stands for the bytes it will write.
   bool queued = false;
+  /// Its place in program order (State::clock when it was recorded; a
+  /// queued transfer keeps its placeholder's): a write waits only for the
+  /// readers before it.
+  uint64_t seq = 0;
   bool live() const { return request || finish || queued; }
 };
 
@@ -167,6 +173,8 @@ struct State {
   std::map<int64_t, commrt_stream *> streams;
   /// Sends started by blocking comm.send ops, not yet completed.
   std::vector<Pending> sends;
+  /// Counts the operations recorded in a Pending (program order).
+  uint64_t clock = 0;
   /// The comm.starts of the running entry point not yet waited for, so
   /// that a compute stand-in can drive their transfers (progress()).
   std::vector<Async *> started;
@@ -391,6 +399,8 @@ inline void complete(Pending &p, const char *loc, const char *op) {
 
 void issueUpTo(commrt_context *ctx, Async *async, size_t index,
                const char *loc);
+void beforeWrite(commrt_context *ctx, const void *ptr, size_t bytes,
+                 const char *loc, uint64_t before = 0);
 
 /// Before an op of an async body reads `ptr`, waits for the started
 /// operations (among the first `end`) that write it, issuing first the
@@ -437,16 +447,26 @@ inline bool writesAny(const Async *async, size_t end,
 inline void runLocal(Async *async, std::vector<Range> reads,
                      std::vector<Range> writes, std::function<void()> run,
                      const char *loc) {
+  commrt_context *ctx = current();
+  // Deferred, it writes when it runs, after what was recorded later: only
+  // what came before it is waited for.
+  uint64_t seq = async ? ++state(ctx).clock : UINT64_MAX;
+  auto writeThenRun = [ctx, writes, run, loc, seq]() {
+    for (const Range &w : writes)
+      beforeWrite(ctx, w.lo, static_cast<size_t>(w.hi - w.lo), loc, seq);
+    run();
+  };
   if (!async)
-    return run();
-  auto readsThenRun = [async, reads, run, loc]() {
+    return writeThenRun();
+  auto readsThenRun = [async, reads, writeThenRun, loc]() {
     for (const Range &r : reads)
       waitFor(async, r.lo, static_cast<size_t>(r.hi - r.lo), loc);
-    run();
+    writeThenRun();
   };
   if (writes.empty() || !writesAny(async, async->pending.size(), reads))
     return readsThenRun();
   Pending p;
+  p.seq = seq;
   p.lo = writes.front().lo;
   p.hi = writes.front().hi;
   p.alsoWrites.assign(writes.begin() + 1, writes.end());
@@ -459,12 +479,13 @@ inline void runLocal(Async *async, std::vector<Range> reads,
 /// comm.start.
 inline void issued(Async *async, commrt_request *req, const void *target,
                    size_t bytes, std::function<void()> finish, const char *loc,
-                   const char *op) {
+                   const char *op, std::vector<Range> reads = {}) {
   Pending p;
   p.request = req;
   p.lo = static_cast<const char *>(target);
   p.hi = p.lo + bytes;
   p.finish = std::move(finish);
+  p.reads = std::move(reads);
   if (!async) {
     complete(p, loc, op);
     return;
@@ -473,9 +494,11 @@ inline void issued(Async *async, commrt_request *req, const void *target,
   State &st = state(async->ctx);
   if (st.fillAsync == async) {
     st.fillAsync = nullptr;
+    p.seq = async->pending[st.fillIndex].seq;
     async->pending[st.fillIndex] = std::move(p);
     return;
   }
+  p.seq = ++st.clock;
   async->pending.push_back(std::move(p));
 }
 
@@ -582,6 +605,7 @@ bool queueTransfer(Async *async, std::initializer_list<Range> reads,
     return false;
   Pending p;
   p.queued = true;
+  p.seq = ++st.clock;
   if (writes.size()) {
     p.lo = writes.begin()->lo;
     p.hi = writes.begin()->hi;
@@ -640,6 +664,61 @@ inline void drainSends(commrt_context *ctx, const char *loc) {
   st.sends.clear();
   for (Pending &p : sends)
     complete(p, loc, "comm.send");
+}
+
+/// Before an operation writes `bytes` at `ptr`, completes what earlier
+/// operations still read there (write after read): the function's blocking
+/// sends, and the transfers and deferred operations of its running
+/// comm.starts (issuing first a queued transfer that will read them). A
+/// send returns before it has read its buffer (MPI reads one over its eager
+/// limit when the receiver comes), and comm-bufferize gives each result a
+/// buffer of its own, but a loop's iteration argument is one buffer that
+/// every iteration's result is copied into: the send of one iteration may
+/// still read it when the iteration copies its result there. Only readers
+/// recorded before `before` count (a deferred operation's own place; 0: the
+/// operation runs now, or is the queued transfer being issued), so that a
+/// later reader of what this writes keeps waiting for it.
+inline void beforeWrite(commrt_context *ctx, const void *ptr, size_t bytes,
+                        const char *loc, uint64_t before) {
+  if (!ptr || bytes == 0)
+    return;
+  State &st = state(ctx);
+  if (before == 0)
+    before = st.issuing && st.fillAsync
+                 ? st.fillAsync->pending[st.fillIndex].seq
+                 : UINT64_MAX;
+  Range written = range(ptr, bytes);
+  auto reads = [&](const std::vector<Range> &ranges) {
+    return std::any_of(ranges.begin(), ranges.end(),
+                       [&](const Range &r) { return intersects(r, written); });
+  };
+  bool completed = false;
+  for (size_t i = 0; i < st.sends.size(); ++i)
+    if (st.sends[i].live() && st.sends[i].seq < before &&
+        reads(st.sends[i].reads)) {
+      complete(st.sends[i], loc, "comm.send");
+      completed = true;
+    }
+  if (completed)
+    st.sends.erase(std::remove_if(st.sends.begin(), st.sends.end(),
+                                  [](const Pending &p) { return !p.live(); }),
+                   st.sends.end());
+  for (;;) {
+    auto it = std::find_if(
+        st.queue.begin(), st.queue.end(), [&](const State::Queued &q) {
+          return q.async->pending[q.index].seq < before && reads(q.reads);
+        });
+    if (it == st.queue.end())
+      break;
+    issueUpTo(ctx, it->async, it->index, loc);
+  }
+  for (size_t a = 0; a < st.started.size(); ++a) {
+    Async *async = st.started[a];
+    for (size_t i = 0; i < async->pending.size(); ++i)
+      if (async->pending[i].live() && !async->pending[i].queued &&
+          async->pending[i].seq < before && reads(async->pending[i].reads))
+        complete(async->pending[i], loc, "comm.wait");
+  }
 }
 
 /// Advances the started transfers of the running entry point (its
@@ -773,6 +852,7 @@ void collective(commrt_context *ctx, Async *async, const char *op,
                 commrt_memory_space space, commrt_stream *s, const char *loc,
                 Run run, bool writeTarget = true) {
   waitFor(async, src, bytesOf(srcCount, dtype), loc);
+  beforeWrite(ctx, dst, bytesOf(dstCount, dtype), loc);
   // Source: convert to the wire type, then transpose.
   Wire w = toWire(ctx, src, srcCount, dtype, wire, space, s, loc);
   Temp preTemp;
@@ -823,7 +903,12 @@ void collective(commrt_context *ctx, Async *async, const char *op,
       keep->clear();
     };
   }
-  issued(async, req, dst, bytesOf(dstCount, dtype), std::move(after), loc, op);
+  // Sent from the caller's buffer: it reads `src` until it completes.
+  std::vector<Range> reads;
+  if (send == src)
+    reads.push_back(range(src, bytesOf(srcCount, dtype)));
+  issued(async, req, dst, bytesOf(dstCount, dtype), std::move(after), loc, op,
+         std::move(reads));
 }
 
 /// The algorithm, channels and chunk size of a #comm.plan. The default
@@ -850,6 +935,7 @@ inline commrt_status planned(commrt_comm *c, commrt_collective kind,
 inline void skip(commrt_context *ctx, void *dst, int64_t count,
                  commrt_dtype dtype, commrt_memory_space space,
                  const char *loc) {
+  beforeWrite(ctx, dst, bytesOf(count, dtype), loc);
   check(commrt_memset(ctx, dst, space, 0,
                       static_cast<int64_t>(bytesOf(count, dtype)), nullptr),
         loc, "commrt_memset");
@@ -1074,6 +1160,7 @@ inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
   // the wire type).
   if (position != root) {
     waitFor(async, src, bytesOf(count, dtype), loc);
+    beforeWrite(ctx, dst, bytesOf(count, dtype), loc);
     check(commrt_copy(ctx, dst, space, src, space,
                       static_cast<int64_t>(bytesOf(count, dtype)), s),
           loc, "comm.reduce");
@@ -1180,6 +1267,9 @@ inline void send(Async *async, const Pairs &pairs, int64_t tag, const void *buf,
                        &p.request),
           loc, "comm.send");
     p.finish = [w]() {};
+    if (w->data == buf)
+      p.reads.push_back(range(buf, bytesOf(count, dtype)));
+    p.seq = ++st.clock;
     if (async)
       async->pending.push_back(std::move(p));
     else
@@ -1213,6 +1303,7 @@ inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
       peer = pairs.flat[2 * k];
   if (peer < 0)
     return skip(ctx, buf, count, dtype, space, loc);
+  beforeWrite(ctx, buf, bytesOf(count, dtype), loc);
   void *target = buf;
   std::shared_ptr<Temp> temp;
   if (wire != dtype) {
@@ -1465,6 +1556,8 @@ void compute(Async *async, const char *name, comm_compute_fn fn, double timeUs,
   int64_t total = static_cast<int64_t>(sizeof...(Tensors));
   for (int64_t i = 0; i < numInputs; ++i)
     waitFor(async, list[i].data, bytesOf(list[i].count, list[i].dtype), loc);
+  for (int64_t i = numInputs; i < total; ++i)
+    beforeWrite(ctx, list[i].data, bytesOf(list[i].count, list[i].dtype), loc);
   comm_compute_args args;
   args.ctx = ctx;
   args.name = name;
