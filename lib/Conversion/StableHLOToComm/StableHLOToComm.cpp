@@ -267,14 +267,14 @@ static void foldBoundaries(func::FuncOp func) {
 //===----------------------------------------------------------------------===//
 
 /// The integer of a splat stablehlo.constant, if `value` is one.
-static std::optional<int64_t> getConstantInt(Value value) {
+static std::optional<APInt> getConstantInt(Value value) {
   Operation *def = value.getDefiningOp();
   if (!def || !isNamed(def, "stablehlo.constant"))
     return std::nullopt;
   auto dense = def->getAttrOfType<DenseIntElementsAttr>("value");
   if (!dense || !dense.isSplat())
     return std::nullopt;
-  return dense.getSplatValue<APInt>().getSExtValue();
+  return dense.getSplatValue<APInt>();
 }
 
 static bool hasDirection(Operation *compare, StringRef direction) {
@@ -283,10 +283,21 @@ static bool hasDirection(Operation *compare, StringRef direction) {
   return attr && attr.getAttrData().ends_with(direction);
 }
 
-/// The trip count of a stablehlo.while written as JAX's fori_loop: a counter
-/// starting at a constant, compared less-than a constant, incremented by a
-/// positive constant.
-static std::optional<int64_t> getTripCount(Operation *loop) {
+namespace {
+/// A stablehlo.while written as JAX's fori_loop: a counter starting at
+/// `init`, compared less-than `limit`, incremented by `step` (all constants
+/// of the counter's type, widened to 128 bits by its signedness so that no
+/// arithmetic on them overflows).
+struct CountedLoop {
+  APInt init, limit, step;
+  /// The largest value the counter's type holds, widened likewise.
+  APInt counterMax;
+  Type counterType;
+};
+} // namespace
+
+/// Matches a counted loop (see CountedLoop).
+static std::optional<CountedLoop> matchCountedLoop(Operation *loop) {
   if (loop->getNumRegions() != 2 || !loop->getRegion(0).hasOneBlock() ||
       !loop->getRegion(1).hasOneBlock())
     return std::nullopt;
@@ -317,39 +328,98 @@ static std::optional<int64_t> getTripCount(Operation *loop) {
     return std::nullopt;
   }
   auto arg = dyn_cast<BlockArgument>(counter);
-  std::optional<int64_t> limit = getConstantInt(limitValue);
+  std::optional<APInt> limit = getConstantInt(limitValue);
   if (!arg || arg.getOwner() != &cond || !limit)
     return std::nullopt;
   unsigned index = arg.getArgNumber();
-  std::optional<int64_t> init = getConstantInt(loop->getOperand(index));
+  std::optional<APInt> init = getConstantInt(loop->getOperand(index));
   Operation *next = bodyReturn->getOperand(index).getDefiningOp();
   if (!init || !next || !isNamed(next, "stablehlo.add") ||
       next->getNumOperands() != 2)
     return std::nullopt;
   Value bodyCounter = body.getArgument(index);
-  std::optional<int64_t> step;
+  std::optional<APInt> step;
   if (next->getOperand(0) == bodyCounter)
     step = getConstantInt(next->getOperand(1));
   else if (next->getOperand(1) == bodyCounter)
     step = getConstantInt(next->getOperand(0));
-  if (!step || *step <= 0)
+  auto counterType = dyn_cast<ShapedType>(counter.getType());
+  if (!step || !counterType || !counterType.getElementType().isInteger())
     return std::nullopt;
-  return *limit > *init ? (*limit - *init + *step - 1) / *step : 0;
+  Type element = counterType.getElementType();
+  unsigned width = element.getIntOrFloatBitWidth();
+  if (width > 64 || init->getBitWidth() != width ||
+      limit->getBitWidth() != width || step->getBitWidth() != width)
+    return std::nullopt;
+  // The comparison is unsigned on an unsigned type or where it says so.
+  auto compareType =
+      dyn_cast_or_null<OpaqueAttr>(compare->getAttr("compare_type"));
+  bool isUnsigned = element.isUnsignedInteger() ||
+                    (compareType && compareType.getAttrData().ends_with(
+                                        "comparison_type UNSIGNED>"));
+  auto widen = [&](const APInt &value) {
+    return isUnsigned ? value.zext(128) : value.sext(128);
+  };
+  CountedLoop result{widen(*init), widen(*limit), widen(*step),
+                     widen(isUnsigned ? APInt::getMaxValue(width)
+                                      : APInt::getSignedMaxValue(width)),
+                     element};
+  if (!result.step.isStrictlyPositive())
+    return std::nullopt;
+  return result;
+}
+
+/// The number of trips of a counted loop, exactly; a located error where it
+/// does not fit the index of the scf.for it becomes (64 bits), or where the
+/// counter's last increment overflows its type (the counter would wrap and
+/// the loop go on).
+static FailureOr<int64_t> getTripCount(Operation *loop,
+                                       const CountedLoop &counted) {
+  const APInt &init = counted.init, &limit = counted.limit,
+              &step = counted.step;
+  if (limit.sle(init))
+    return 0;
+  // Operands below 2^64 in magnitude: nothing here overflows 128 bits.
+  APInt trips = (limit - init + step - 1).sdiv(step);
+  APInt last = init + trips * step;
+  auto text = [](const APInt &value) {
+    return llvm::toString(value, 10, true);
+  };
+  if (last.sgt(counted.counterMax))
+    return loop->emitError()
+           << "'stablehlo.while' counts from " << text(init) << " to below "
+           << text(limit) << " by " << text(step) << ", but its "
+           << counted.counterType
+           << " counter overflows on the last increment (" << text(init)
+           << " + " << text(trips) << " x " << text(step) << " = " << text(last)
+           << "): it would wrap around instead of ending the loop, which comm "
+              "does not import";
+  if (trips.sgt(APInt::getSignedMaxValue(64).sext(128)))
+    return loop->emitError()
+           << "'stablehlo.while' counts " << text(trips) << " trips (from "
+           << text(init) << " to below " << text(limit) << " by " << text(step)
+           << "), more than a 64-bit trip count holds; comm imports counted "
+              "loops of at most "
+           << std::numeric_limits<int64_t>::max() << " trips";
+  return trips.getSExtValue();
 }
 
 /// Rewrites counted stablehlo.while loops as scf.for (the counter stays an
 /// iteration argument, so the body is unchanged), innermost first, so that
 /// the planner and the simulator see their trip counts.
-static void convertCountedLoops(func::FuncOp func) {
+static LogicalResult convertCountedLoops(func::FuncOp func) {
   SmallVector<Operation *> loops;
   func.walk([&](Operation *op) {
     if (isNamed(op, "stablehlo.while"))
       loops.push_back(op);
   });
   for (Operation *loop : loops) {
-    std::optional<int64_t> trips = getTripCount(loop);
-    if (!trips)
+    std::optional<CountedLoop> counted = matchCountedLoop(loop);
+    if (!counted)
       continue;
+    FailureOr<int64_t> trips = getTripCount(loop, *counted);
+    if (failed(trips))
+      return failure();
     OpBuilder builder(loop);
     Location loc = loop->getLoc();
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
@@ -373,6 +443,7 @@ static void convertCountedLoops(func::FuncOp func) {
     loop->replaceAllUsesWith(forOp.getResults());
     loop->erase();
   }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -782,7 +853,8 @@ void ConvertStableHLOToCommPass::runOnOperation() {
     module->removeAttr(name);
 
   for (auto func : module.getOps<func::FuncOp>()) {
-    convertCountedLoops(func);
+    if (failed(convertCountedLoops(func)))
+      return signalPassFailure();
     SmallVector<Operation *> collectives;
     func.walk([&](Operation *op) {
       if (isCollective(op))
