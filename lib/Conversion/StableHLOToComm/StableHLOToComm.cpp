@@ -675,14 +675,25 @@ static FailureOr<int64_t> getIndexAttr(Operation *op, StringRef name) {
 
 LogicalResult Importer::convert(Operation *op) {
   StringRef name = op->getName().getStringRef();
-  Operation *parent = op->getParentOp();
-  if (!isa<func::FuncOp, scf::ForOp>(parent))
-    return op->emitError()
-           << "'" << name << "' inside '" << parent->getName()
-           << "' is not imported: comm takes collectives in functions and in "
-              "counted loops (a fori_loop: a counter from a constant, "
-              "compared less-than a constant, incremented by a positive "
-              "constant), and this loop is not one";
+  // Every op up to the function counts: a counted loop inside a case is
+  // still inside the case.
+  for (Operation *parent = op->getParentOp(); !isa<func::FuncOp>(parent);
+       parent = parent->getParentOp()) {
+    if (isa<scf::ForOp>(parent))
+      continue;
+    InFlightDiagnostic diag =
+        op->emitError() << "'" << name << "' inside '" << parent->getName()
+                        << "' is not imported: comm takes collectives "
+                           "in functions and in counted loops (a "
+                           "fori_loop: a counter from a constant, "
+                           "compared less-than a constant, incremented "
+                           "by a positive constant)";
+    if (isNamed(parent, "stablehlo.while"))
+      diag << ", and this loop is not one";
+    diag.attachNote(parent->getLoc())
+        << "the '" << parent->getName() << "' is here";
+    return diag;
+  }
   if (op->getNumOperands() != op->getNumResults())
     return op->emitError() << "has " << op->getNumOperands() << " operands and "
                            << op->getNumResults()
