@@ -15,6 +15,7 @@
 #include "comm/Conversion/Passes.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Support/CNames.h"
 #include "comm/Support/InputChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -776,6 +777,35 @@ LogicalResult Importer::convert(Operation *op) {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// The name JAX's entry `main` takes, which the compiled program's C entry
+/// point cannot: the jitted function's (`jit_step` gives `step`), made a C
+/// identifier. Where comm-compile would reject that name for an entry point
+/// (`jit_main` gives `main`; a keyword, a C library function: whyNotCName)
+/// or another symbol has it, JAX's own `jit_` name, then that with `_1`,
+/// `_2`, ... appended, the first that neither holds for.
+static std::string getEntryName(ModuleOp module, func::FuncOp entry) {
+  StringRef name = module.getSymName().value_or("");
+  name.consume_front("jit_");
+  std::string base = name.empty() ? "step" : name.str();
+  for (char &c : base)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  if (!llvm::isAlpha(base.front()))
+    base = "step_" + base;
+  auto isFree = [&](StringRef candidate) {
+    Operation *other = module.lookupSymbol(candidate);
+    return (!other || other == entry) &&
+           whyNotCName(candidate, /*entryPoint=*/true).empty();
+  };
+  if (isFree(base))
+    return base;
+  std::string prefixed = "jit_" + base;
+  std::string candidate = prefixed;
+  for (unsigned suffix = 1; !isFree(candidate); ++suffix)
+    candidate = prefixed + "_" + std::to_string(suffix);
+  return candidate;
+}
+
 namespace {
 struct ConvertStableHLOToCommPass
     : public comm::impl::ConvertStableHLOToCommBase<
@@ -824,21 +854,9 @@ void ConvertStableHLOToCommPass::runOnOperation() {
       return signalPassFailure();
     }
   }
-  // JAX names its entry `main`, which the compiled program's C entry point
-  // cannot take: it becomes the jitted function's name (`jit_step` gives
-  // `step`).
-  if (auto entry = module.lookupSymbol<func::FuncOp>("main")) {
-    StringRef name = module.getSymName().value_or("");
-    name.consume_front("jit_");
-    std::string renamed = name.empty() ? "step" : name.str();
-    for (char &c : renamed)
-      if (!llvm::isAlnum(c))
-        c = '_';
-    if (!llvm::isAlpha(renamed.front()))
-      renamed = "step_" + renamed;
-    if (!module.lookupSymbol(renamed))
-      entry.setSymName(renamed);
-  }
+  // JAX names its entry `main`, which a compiled program's cannot be.
+  if (auto entry = module.lookupSymbol<func::FuncOp>("main"))
+    entry.setSymName(getEntryName(module, entry));
   for (auto func : module.getOps<func::FuncOp>()) {
     if (failed(rewriteBoundaries(func)))
       return signalPassFailure();

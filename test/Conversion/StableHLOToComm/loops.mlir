@@ -40,9 +40,9 @@
 /// An unsigned counter below 4000000000 (more than a signed i32 holds):
 /// the constants are read as unsigned. Without collectives the loop is one
 /// compute: 9 FLOPs a trip (the negate's 8, the counter's add) x 4e9 trips.
-// CHECK-LABEL: func.func public @unsigned
+// CHECK-LABEL: func.func public @unsigned_counter
 // CHECK: comm.compute "scf.for"(%arg0) flops 3.600000e+10
-"builtin.module"() <{sym_name = "jit_unsigned"}> ({
+"builtin.module"() <{sym_name = "jit_unsigned_counter"}> ({
   "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<8xf32>):
     %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<ui32>}> : () -> tensor<ui32>
