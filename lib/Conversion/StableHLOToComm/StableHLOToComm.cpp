@@ -845,6 +845,10 @@ void ConvertStableHLOToCommPass::runOnOperation() {
     return signalPassFailure();
   if (failed(inlineCalls(module)))
     return signalPassFailure();
+  // A program XLA's partitioner would still split (jit shardings instead of
+  // shard_map) has no collectives to import yet.
+  if (failed(checkPartitioned(module)))
+    return signalPassFailure();
   for (Operation &op : llvm::make_early_inc_range(module.getOps())) {
     if (isNamed(&op, "sdy.mesh"))
       op.erase();
