@@ -153,6 +153,11 @@ def ConvertStableHLOToComm : Pass<"convert-stablehlo-to-comm",
     `sdy.manual_computation`; comm-opt defers verifying such input to this
     pass, since calls inside unregistered ops do not resolve).
 
+    - The program must be partitioned already, its collectives explicit
+      (`jax.shard_map`, `jax.pmap`): a sharding that would have XLA's SPMD
+      partitioner split compute or reshard a value (a program partitioned
+      by jit shardings instead) is a located error naming it, since comm
+      does not run the partitioner.
     - The per-process program is made explicit: calls are inlined, private
       functions erased, and where shard_map's boundary meets an argument or
       a result of the entry function, it takes or gives the process's shard

@@ -116,9 +116,11 @@ def _mesh_context(mesh):
 
 def from_jax(fn, *args, mesh=None, topology=DEFAULT_TOPOLOGY, workdir=None,
              strategies=(None, "naive", "ddp", "horovod", "xla"), name=None):
-    """Lowers jax.jit(fn).lower(*args) (fn is typically a shard_map'ed
-    function; mesh, if given, is the jax Mesh, set as the current mesh while
-    lowering), writes its StableHLO to <workdir>/<name>.stablehlo.mlir,
+    """Lowers jax.jit(fn).lower(*args) (fn is a shard_map'ed or pmap'ed
+    function, whose collectives are explicit: one partitioned by jit
+    shardings raises CommError, since XLA's partitioner would insert its
+    collectives; mesh, if given, is the jax Mesh, set as the current mesh
+    while lowering), writes its StableHLO to <workdir>/<name>.stablehlo.mlir,
     imports it into comm, plans it with every strategy in `strategies`
     (None is comm's own planner, reported as "comm"), simulates the
     unplanned import ("as-is") and every plan on `topology`, and returns a

@@ -291,6 +291,31 @@ class FromJaxTest(TempDirTest):
         for key in res.step_time_us:
             self.assertIn(key, text)
 
+    def test_jit_shardings_raise(self):
+        # Partitioned by jit shardings, not shard_map: XLA's partitioner
+        # would insert the collectives, and the import says so.
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+        if len(jax.devices()) < 8:
+            self.skipTest("needs 8 devices (XLA_FLAGS=%s)" % _FLAG)
+        mesh = Mesh(np.array(jax.devices()[:8]), ("data",))
+
+        def loss(w, x):
+            return jnp.mean(jnp.tanh(x @ w) ** 2)
+
+        step = jax.jit(jax.grad(loss),
+                       in_shardings=(NamedSharding(mesh, P()),
+                                     NamedSharding(mesh, P("data"))),
+                       out_shardings=NamedSharding(mesh, P()))
+        with self.assertRaises(comm.CommError) as caught:
+            comm.from_jax(step, jnp.zeros((64, 64)), jnp.ones((32, 64)),
+                          mesh=mesh, workdir=self.tmp, name="auto")
+        self.assertIn("this program is not partitioned yet", str(caught.exception))
+        self.assertIn("jax.shard_map", str(caught.exception))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

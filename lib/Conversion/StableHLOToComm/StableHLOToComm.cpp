@@ -15,6 +15,7 @@
 #include "comm/Conversion/Passes.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Support/CNames.h"
 #include "comm/Support/InputChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -267,14 +268,14 @@ static void foldBoundaries(func::FuncOp func) {
 //===----------------------------------------------------------------------===//
 
 /// The integer of a splat stablehlo.constant, if `value` is one.
-static std::optional<int64_t> getConstantInt(Value value) {
+static std::optional<APInt> getConstantInt(Value value) {
   Operation *def = value.getDefiningOp();
   if (!def || !isNamed(def, "stablehlo.constant"))
     return std::nullopt;
   auto dense = def->getAttrOfType<DenseIntElementsAttr>("value");
   if (!dense || !dense.isSplat())
     return std::nullopt;
-  return dense.getSplatValue<APInt>().getSExtValue();
+  return dense.getSplatValue<APInt>();
 }
 
 static bool hasDirection(Operation *compare, StringRef direction) {
@@ -283,10 +284,21 @@ static bool hasDirection(Operation *compare, StringRef direction) {
   return attr && attr.getAttrData().ends_with(direction);
 }
 
-/// The trip count of a stablehlo.while written as JAX's fori_loop: a counter
-/// starting at a constant, compared less-than a constant, incremented by a
-/// positive constant.
-static std::optional<int64_t> getTripCount(Operation *loop) {
+namespace {
+/// A stablehlo.while written as JAX's fori_loop: a counter starting at
+/// `init`, compared less-than `limit`, incremented by `step` (all constants
+/// of the counter's type, widened to 128 bits by its signedness so that no
+/// arithmetic on them overflows).
+struct CountedLoop {
+  APInt init, limit, step;
+  /// The largest value the counter's type holds, widened likewise.
+  APInt counterMax;
+  Type counterType;
+};
+} // namespace
+
+/// Matches a counted loop (see CountedLoop).
+static std::optional<CountedLoop> matchCountedLoop(Operation *loop) {
   if (loop->getNumRegions() != 2 || !loop->getRegion(0).hasOneBlock() ||
       !loop->getRegion(1).hasOneBlock())
     return std::nullopt;
@@ -317,39 +329,98 @@ static std::optional<int64_t> getTripCount(Operation *loop) {
     return std::nullopt;
   }
   auto arg = dyn_cast<BlockArgument>(counter);
-  std::optional<int64_t> limit = getConstantInt(limitValue);
+  std::optional<APInt> limit = getConstantInt(limitValue);
   if (!arg || arg.getOwner() != &cond || !limit)
     return std::nullopt;
   unsigned index = arg.getArgNumber();
-  std::optional<int64_t> init = getConstantInt(loop->getOperand(index));
+  std::optional<APInt> init = getConstantInt(loop->getOperand(index));
   Operation *next = bodyReturn->getOperand(index).getDefiningOp();
   if (!init || !next || !isNamed(next, "stablehlo.add") ||
       next->getNumOperands() != 2)
     return std::nullopt;
   Value bodyCounter = body.getArgument(index);
-  std::optional<int64_t> step;
+  std::optional<APInt> step;
   if (next->getOperand(0) == bodyCounter)
     step = getConstantInt(next->getOperand(1));
   else if (next->getOperand(1) == bodyCounter)
     step = getConstantInt(next->getOperand(0));
-  if (!step || *step <= 0)
+  auto counterType = dyn_cast<ShapedType>(counter.getType());
+  if (!step || !counterType || !counterType.getElementType().isInteger())
     return std::nullopt;
-  return *limit > *init ? (*limit - *init + *step - 1) / *step : 0;
+  Type element = counterType.getElementType();
+  unsigned width = element.getIntOrFloatBitWidth();
+  if (width > 64 || init->getBitWidth() != width ||
+      limit->getBitWidth() != width || step->getBitWidth() != width)
+    return std::nullopt;
+  // The comparison is unsigned on an unsigned type or where it says so.
+  auto compareType =
+      dyn_cast_or_null<OpaqueAttr>(compare->getAttr("compare_type"));
+  bool isUnsigned = element.isUnsignedInteger() ||
+                    (compareType && compareType.getAttrData().ends_with(
+                                        "comparison_type UNSIGNED>"));
+  auto widen = [&](const APInt &value) {
+    return isUnsigned ? value.zext(128) : value.sext(128);
+  };
+  CountedLoop result{widen(*init), widen(*limit), widen(*step),
+                     widen(isUnsigned ? APInt::getMaxValue(width)
+                                      : APInt::getSignedMaxValue(width)),
+                     element};
+  if (!result.step.isStrictlyPositive())
+    return std::nullopt;
+  return result;
+}
+
+/// The number of trips of a counted loop, exactly; a located error where it
+/// does not fit the index of the scf.for it becomes (64 bits), or where the
+/// counter's last increment overflows its type (the counter would wrap and
+/// the loop go on).
+static FailureOr<int64_t> getTripCount(Operation *loop,
+                                       const CountedLoop &counted) {
+  const APInt &init = counted.init, &limit = counted.limit,
+              &step = counted.step;
+  if (limit.sle(init))
+    return 0;
+  // Operands below 2^64 in magnitude: nothing here overflows 128 bits.
+  APInt trips = (limit - init + step - 1).sdiv(step);
+  APInt last = init + trips * step;
+  auto text = [](const APInt &value) {
+    return llvm::toString(value, 10, true);
+  };
+  if (last.sgt(counted.counterMax))
+    return loop->emitError()
+           << "'stablehlo.while' counts from " << text(init) << " to below "
+           << text(limit) << " by " << text(step) << ", but its "
+           << counted.counterType
+           << " counter overflows on the last increment (" << text(init)
+           << " + " << text(trips) << " x " << text(step) << " = " << text(last)
+           << "): it would wrap around instead of ending the loop, which comm "
+              "does not import";
+  if (trips.sgt(APInt::getSignedMaxValue(64).sext(128)))
+    return loop->emitError()
+           << "'stablehlo.while' counts " << text(trips) << " trips (from "
+           << text(init) << " to below " << text(limit) << " by " << text(step)
+           << "), more than a 64-bit trip count holds; comm imports counted "
+              "loops of at most "
+           << std::numeric_limits<int64_t>::max() << " trips";
+  return trips.getSExtValue();
 }
 
 /// Rewrites counted stablehlo.while loops as scf.for (the counter stays an
 /// iteration argument, so the body is unchanged), innermost first, so that
 /// the planner and the simulator see their trip counts.
-static void convertCountedLoops(func::FuncOp func) {
+static LogicalResult convertCountedLoops(func::FuncOp func) {
   SmallVector<Operation *> loops;
   func.walk([&](Operation *op) {
     if (isNamed(op, "stablehlo.while"))
       loops.push_back(op);
   });
   for (Operation *loop : loops) {
-    std::optional<int64_t> trips = getTripCount(loop);
-    if (!trips)
+    std::optional<CountedLoop> counted = matchCountedLoop(loop);
+    if (!counted)
       continue;
+    FailureOr<int64_t> trips = getTripCount(loop, *counted);
+    if (failed(trips))
+      return failure();
     OpBuilder builder(loop);
     Location loc = loop->getLoc();
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
@@ -373,6 +444,7 @@ static void convertCountedLoops(func::FuncOp func) {
     loop->replaceAllUsesWith(forOp.getResults());
     loop->erase();
   }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -604,14 +676,25 @@ static FailureOr<int64_t> getIndexAttr(Operation *op, StringRef name) {
 
 LogicalResult Importer::convert(Operation *op) {
   StringRef name = op->getName().getStringRef();
-  Operation *parent = op->getParentOp();
-  if (!isa<func::FuncOp, scf::ForOp>(parent))
-    return op->emitError()
-           << "'" << name << "' inside '" << parent->getName()
-           << "' is not imported: comm takes collectives in functions and in "
-              "counted loops (a fori_loop: a counter from a constant, "
-              "compared less-than a constant, incremented by a positive "
-              "constant), and this loop is not one";
+  // Every op up to the function counts: a counted loop inside a case is
+  // still inside the case.
+  for (Operation *parent = op->getParentOp(); !isa<func::FuncOp>(parent);
+       parent = parent->getParentOp()) {
+    if (isa<scf::ForOp>(parent))
+      continue;
+    InFlightDiagnostic diag =
+        op->emitError() << "'" << name << "' inside '" << parent->getName()
+                        << "' is not imported: comm takes collectives "
+                           "in functions and in counted loops (a "
+                           "fori_loop: a counter from a constant, "
+                           "compared less-than a constant, incremented "
+                           "by a positive constant)";
+    if (isNamed(parent, "stablehlo.while"))
+      diag << ", and this loop is not one";
+    diag.attachNote(parent->getLoc())
+        << "the '" << parent->getName() << "' is here";
+    return diag;
+  }
   if (op->getNumOperands() != op->getNumResults())
     return op->emitError() << "has " << op->getNumOperands() << " operands and "
                            << op->getNumResults()
@@ -694,6 +777,35 @@ LogicalResult Importer::convert(Operation *op) {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// The name JAX's entry `main` takes, which the compiled program's C entry
+/// point cannot: the jitted function's (`jit_step` gives `step`), made a C
+/// identifier. Where comm-compile would reject that name for an entry point
+/// (`jit_main` gives `main`; a keyword, a C library function: whyNotCName)
+/// or another symbol has it, JAX's own `jit_` name, then that with `_1`,
+/// `_2`, ... appended, the first that neither holds for.
+static std::string getEntryName(ModuleOp module, func::FuncOp entry) {
+  StringRef name = module.getSymName().value_or("");
+  name.consume_front("jit_");
+  std::string base = name.empty() ? "step" : name.str();
+  for (char &c : base)
+    if (!llvm::isAlnum(c))
+      c = '_';
+  if (!llvm::isAlpha(base.front()))
+    base = "step_" + base;
+  auto isFree = [&](StringRef candidate) {
+    Operation *other = module.lookupSymbol(candidate);
+    return (!other || other == entry) &&
+           whyNotCName(candidate, /*entryPoint=*/true).empty();
+  };
+  if (isFree(base))
+    return base;
+  std::string prefixed = "jit_" + base;
+  std::string candidate = prefixed;
+  for (unsigned suffix = 1; !isFree(candidate); ++suffix)
+    candidate = prefixed + "_" + std::to_string(suffix);
+  return candidate;
+}
+
 namespace {
 struct ConvertStableHLOToCommPass
     : public comm::impl::ConvertStableHLOToCommBase<
@@ -733,6 +845,10 @@ void ConvertStableHLOToCommPass::runOnOperation() {
     return signalPassFailure();
   if (failed(inlineCalls(module)))
     return signalPassFailure();
+  // A program XLA's partitioner would still split (jit shardings instead of
+  // shard_map) has no collectives to import yet.
+  if (failed(checkPartitioned(module)))
+    return signalPassFailure();
   for (Operation &op : llvm::make_early_inc_range(module.getOps())) {
     if (isNamed(&op, "sdy.mesh"))
       op.erase();
@@ -742,21 +858,9 @@ void ConvertStableHLOToCommPass::runOnOperation() {
       return signalPassFailure();
     }
   }
-  // JAX names its entry `main`, which the compiled program's C entry point
-  // cannot take: it becomes the jitted function's name (`jit_step` gives
-  // `step`).
-  if (auto entry = module.lookupSymbol<func::FuncOp>("main")) {
-    StringRef name = module.getSymName().value_or("");
-    name.consume_front("jit_");
-    std::string renamed = name.empty() ? "step" : name.str();
-    for (char &c : renamed)
-      if (!llvm::isAlnum(c))
-        c = '_';
-    if (!llvm::isAlpha(renamed.front()))
-      renamed = "step_" + renamed;
-    if (!module.lookupSymbol(renamed))
-      entry.setSymName(renamed);
-  }
+  // JAX names its entry `main`, which a compiled program's cannot be.
+  if (auto entry = module.lookupSymbol<func::FuncOp>("main"))
+    entry.setSymName(getEntryName(module, entry));
   for (auto func : module.getOps<func::FuncOp>()) {
     if (failed(rewriteBoundaries(func)))
       return signalPassFailure();
@@ -782,7 +886,8 @@ void ConvertStableHLOToCommPass::runOnOperation() {
     module->removeAttr(name);
 
   for (auto func : module.getOps<func::FuncOp>()) {
-    convertCountedLoops(func);
+    if (failed(convertCountedLoops(func)))
+      return signalPassFailure();
     SmallVector<Operation *> collectives;
     func.walk([&](Operation *op) {
       if (isCollective(op))

@@ -151,13 +151,14 @@
   "func.func"() <{function_type = (tensor<8xf32>, tensor<i32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<8xf32>, %n: tensor<i32>):
     %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    // expected-note @+1 {{the 'stablehlo.while' is here}}
     %r:2 = "stablehlo.while"(%c0, %arg0) ({
     ^bb0(%i: tensor<i32>, %x: tensor<8xf32>):
       %lt = "stablehlo.compare"(%i, %n) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
       "stablehlo.return"(%lt) : (tensor<i1>) -> ()
     }, {
     ^bb0(%i: tensor<i32>, %x: tensor<8xf32>):
-      // expected-error @+1 {{'stablehlo.collective_permute' inside 'stablehlo.while' is not imported: comm takes collectives in functions and in counted loops}}
+      // expected-error @+1 {{'stablehlo.collective_permute' inside 'stablehlo.while' is not imported: comm takes collectives in functions and in counted loops (a fori_loop: a counter from a constant, compared less-than a constant, incremented by a positive constant), and this loop is not one}}
       %y = "stablehlo.collective_permute"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}> : (tensor<8xf32>) -> tensor<8xf32>
       %one = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
       %j = "stablehlo.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
@@ -236,3 +237,124 @@
     "func.return"(%arg1) : (tensor<4xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
+
+// -----
+
+// A counted loop of 2^64 - 2 trips: more than a 64-bit trip count holds
+// (computed in 64 bits it was -2 trips).
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    %c0 = "stablehlo.constant"() <{value = dense<-9223372036854775807> : tensor<i64>}> : () -> tensor<i64>
+    // expected-error @+1 {{'stablehlo.while' counts 18446744073709551614 trips (from -9223372036854775807 to below 9223372036854775807 by 1), more than a 64-bit trip count holds; comm imports counted loops of at most 9223372036854775807 trips}}
+    %r:2 = "stablehlo.while"(%c0, %arg0) ({
+    ^bb0(%i: tensor<i64>, %x: tensor<8xf32>):
+      %lim = "stablehlo.constant"() <{value = dense<9223372036854775807> : tensor<i64>}> : () -> tensor<i64>
+      %p = "stablehlo.compare"(%i, %lim) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      "stablehlo.return"(%p) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%i: tensor<i64>, %x: tensor<8xf32>):
+      %one = "stablehlo.constant"() <{value = dense<1> : tensor<i64>}> : () -> tensor<i64>
+      %n = "stablehlo.add"(%i, %one) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+      "stablehlo.return"(%n, %x) : (tensor<i64>, tensor<8xf32>) -> ()
+    }) : (tensor<i64>, tensor<8xf32>) -> (tensor<i64>, tensor<8xf32>)
+    "func.return"(%r#1) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_replicas = 4 : i32} : () -> ()
+
+// -----
+
+// An i32 counter from 0 below INT32_MAX by 2: the last increment gives
+// 2^31, which wraps, so the loop does not end after its count.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    // expected-error @+1 {{'stablehlo.while' counts from 0 to below 2147483647 by 2, but its 'i32' counter overflows on the last increment (0 + 1073741824 x 2 = 2147483648): it would wrap around instead of ending the loop, which comm does not import}}
+    %r:2 = "stablehlo.while"(%c0, %arg0) ({
+    ^bb0(%i: tensor<i32>, %x: tensor<8xf32>):
+      %lim = "stablehlo.constant"() <{value = dense<2147483647> : tensor<i32>}> : () -> tensor<i32>
+      %p = "stablehlo.compare"(%i, %lim) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      "stablehlo.return"(%p) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%i: tensor<i32>, %x: tensor<8xf32>):
+      %two = "stablehlo.constant"() <{value = dense<2> : tensor<i32>}> : () -> tensor<i32>
+      %n = "stablehlo.add"(%i, %two) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+      "stablehlo.return"(%n, %x) : (tensor<i32>, tensor<8xf32>) -> ()
+    }) : (tensor<i32>, tensor<8xf32>) -> (tensor<i32>, tensor<8xf32>)
+    "func.return"(%r#1) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_replicas = 4 : i32} : () -> ()
+
+// -----
+
+// A fori_loop (counted: an scf.for once imported) inside a case: every op
+// up to the function is checked, not only the loop around the collective,
+// which gave "'stablehlo.return' has no comm equivalent" at the case's
+// return.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>, tensor<i32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>, %k: tensor<i32>):
+    // expected-note @+1 {{the 'stablehlo.case' is here}}
+    %r = "stablehlo.case"(%k) ({
+      "stablehlo.return"(%arg0) : (tensor<8xf32>) -> ()
+    }, {
+      %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+      %w:2 = "stablehlo.while"(%c0, %arg0) ({
+      ^bb0(%i: tensor<i32>, %x: tensor<8xf32>):
+        %lim = "stablehlo.constant"() <{value = dense<2> : tensor<i32>}> : () -> tensor<i32>
+        %lt = "stablehlo.compare"(%i, %lim) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        "stablehlo.return"(%lt) : (tensor<i1>) -> ()
+      }, {
+      ^bb0(%i: tensor<i32>, %x: tensor<8xf32>):
+        // expected-error @+1 {{'stablehlo.all_reduce' inside 'stablehlo.case' is not imported: comm takes collectives in functions and in counted loops (a fori_loop: a counter from a constant, compared less-than a constant, incremented by a positive constant)}}
+        %y = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+          "stablehlo.return"(%s) : (tensor<f32>) -> ()
+        }) : (tensor<8xf32>) -> tensor<8xf32>
+        %one = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+        %j = "stablehlo.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+        "stablehlo.return"(%j, %y) : (tensor<i32>, tensor<8xf32>) -> ()
+      }) : (tensor<i32>, tensor<8xf32>) -> (tensor<i32>, tensor<8xf32>)
+      "stablehlo.return"(%w#1) : (tensor<8xf32>) -> ()
+    }) : (tensor<i32>) -> tensor<8xf32>
+    "func.return"(%r) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_replicas = 4 : i32} : () -> ()
+
+// -----
+
+// A fori_loop inside a data-dependent while: the outer loop is named.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>, tensor<i1>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>, %go: tensor<i1>):
+    // expected-note @+1 {{the 'stablehlo.while' is here}}
+    %r = "stablehlo.while"(%arg0) ({
+    ^bb0(%x: tensor<8xf32>):
+      "stablehlo.return"(%go) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%x: tensor<8xf32>):
+      %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+      %w:2 = "stablehlo.while"(%c0, %x) ({
+      ^bb0(%i: tensor<i32>, %v: tensor<8xf32>):
+        %lim = "stablehlo.constant"() <{value = dense<3> : tensor<i32>}> : () -> tensor<i32>
+        %lt = "stablehlo.compare"(%i, %lim) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        "stablehlo.return"(%lt) : (tensor<i1>) -> ()
+      }, {
+      ^bb0(%i: tensor<i32>, %v: tensor<8xf32>):
+        // expected-error @+1 {{'stablehlo.all_reduce' inside 'stablehlo.while' is not imported: comm takes collectives in functions and in counted loops (a fori_loop: a counter from a constant, compared less-than a constant, incremented by a positive constant), and this loop is not one}}
+        %y = "stablehlo.all_reduce"(%v) <{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+          "stablehlo.return"(%s) : (tensor<f32>) -> ()
+        }) : (tensor<8xf32>) -> tensor<8xf32>
+        %one = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+        %j = "stablehlo.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+        "stablehlo.return"(%j, %y) : (tensor<i32>, tensor<8xf32>) -> ()
+      }) : (tensor<i32>, tensor<8xf32>) -> (tensor<i32>, tensor<8xf32>)
+      "stablehlo.return"(%w#1) : (tensor<8xf32>) -> ()
+    }) : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%r) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_replicas = 4 : i32} : () -> ()

@@ -1,0 +1,73 @@
+//===- CNames.cpp - names the generated C code can take ---------*- C++ -*-===//
+
+#include "comm/Support/CNames.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+
+std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
+  auto isStart = [](char c) { return llvm::isAlpha(c) || c == '_'; };
+  if (name.empty() || !isStart(name.front()) ||
+      !llvm::all_of(name,
+                    [&](char c) { return isStart(c) || llvm::isDigit(c); }))
+    return "is not a C identifier (letters, digits and '_', not starting "
+           "with a digit)";
+  if (!entryPoint)
+    return "";
+  static const llvm::StringSet<> reserved = {
+      // C and C++ keywords.
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+      "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
+      "char32_t", "class", "compl", "concept", "const", "consteval",
+      "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
+      "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false",
+      "float", "for", "friend", "goto", "if", "inline", "int", "long",
+      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
+      "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "restrict", "return", "short", "signed",
+      "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
+      "template", "this", "thread_local", "throw", "true", "try", "typedef",
+      "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
+      "volatile", "wchar_t", "while", "xor", "xor_eq",
+      // The program's entry.
+      "main",
+      // Common C library functions (stdlib.h, stdio.h, string.h, math.h,
+      // time.h, unistd.h).
+      "abort", "abs", "atexit", "atof", "atoi", "atol", "bsearch", "calloc",
+      "div", "exit", "free", "getenv", "labs", "malloc", "qsort", "quick_exit",
+      "rand", "realloc", "srand", "strtod", "strtof", "strtol", "strtoul",
+      "system", "clearerr", "fclose", "feof", "ferror", "fflush", "fgetc",
+      "fgets", "fopen", "fprintf", "fputc", "fputs", "fread", "freopen",
+      "fscanf", "fseek", "ftell", "fwrite", "getc", "getchar", "perror",
+      "printf", "putc", "putchar", "puts", "remove", "rename", "rewind",
+      "scanf", "snprintf", "sprintf", "sscanf", "tmpfile", "ungetc", "vfprintf",
+      "vprintf", "vsnprintf", "vsprintf", "memchr", "memcmp", "memcpy",
+      "memmove", "memset", "strcat", "strchr", "strcmp", "strcpy", "strcspn",
+      "strdup", "strerror", "strlen", "strncat", "strncmp", "strncpy",
+      "strrchr", "strstr", "strtok", "acos", "asin", "atan", "atan2", "ceil",
+      "cos", "cosh", "erf", "exp", "exp2", "fabs", "floor", "fmax", "fmin",
+      "fmod", "frexp", "hypot", "ldexp", "log", "log10", "log2", "modf", "nan",
+      "pow", "round", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "clock",
+      "time", "sleep", "usleep", "close", "read", "write", "open", "fork",
+      "pipe", "dup", "dup2", "getpid", "kill", "signal", "raise", "select",
+      "poll", "wait", "send", "recv"};
+  if (reserved.contains(name))
+    return "is a C or C++ keyword, `main`, or a C library function, which "
+           "its C entry point would collide with";
+  // What the generated code itself defines (comm-compile's reference
+  // entry points, comm_ref_<name>, are public functions like the user's).
+  for (StringRef prefix :
+       {"comm_impl_", "comm_compute_", "comm_tensor", "comm_last_error",
+        "commrt", "commgen", "pthread_", "sched_"})
+    if (name.starts_with(prefix))
+      return ("starts with '" + prefix +
+              "', which the runtime, the generated code or the C library "
+              "use")
+          .str();
+  if (name.starts_with("__") ||
+      (name.size() > 1 && name[0] == '_' && llvm::isUpper(name[1])))
+    return "is reserved in C and C++ (a leading '__' or '_' and a capital)";
+  return "";
+}
