@@ -20,7 +20,8 @@
                               (cat comm...) args bytes (an integer), ranks,
                               algorithm and source; "M" events name a process
                               or thread in args.name; flow events ("s"/"f")
-                              come in pairs by id
+                              come in pairs by id; the "X" events of one
+                              thread nest
   check-json.py overlap FILE  a trace, then on rank 0: how many transfers of
                               the communication streams overlap compute, and
                               how many are in flight at once at most
@@ -135,6 +136,24 @@ def trace(data):
             fail("event %d has phase %r" % (i, e["ph"]))
     if complete == 0:
         fail("no complete events")
+    # Complete events of one thread nest (viewers draw them as a stack): one
+    # that starts inside another ends inside it.
+    threads = {}
+    for e in events:
+        if e["ph"] == "X":
+            threads.setdefault((e["pid"], e["tid"]), []).append(e)
+    for (pid, tid), list_ in threads.items():
+        list_.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in list_:
+            eps = 1e-6 * max(1.0, e["ts"] + e["dur"])
+            while stack and stack[-1] <= e["ts"] + eps:
+                stack.pop()
+            if stack and e["ts"] + e["dur"] > stack[-1] + eps:
+                fail("events overlap without nesting on pid %r tid %r: %r at "
+                     "%.3f us ends after the event it starts in"
+                     % (pid, tid, e["name"], e["ts"]))
+            stack.append(e["ts"] + e["dur"])
     for e in events:
         if e["ph"] == "X" and (e["pid"], None) not in named:
             fail("process %r has no name" % e["pid"])
@@ -164,7 +183,9 @@ def overlap(data):
     for _, step in points:
         now += step
         most = max(most, now)
-    streams = len({e["tid"] for e in events if e.get("cat") == "comm (async)"})
+    # Posted sends have lanes of their own (tid 2^20 and up), not streams.
+    streams = len({e["tid"] for e in events
+                   if e.get("cat") == "comm (async)" and e["tid"] < (1 << 20)})
     return ("%d of %d transfers overlap compute on rank 0, at most %d in "
             "flight, on %d stream(s)" % (hidden, len(transfers), most, streams))
 

@@ -120,12 +120,28 @@ CostModel::getBoundTerms(const CollectiveRequest &request,
   case CollectiveKind::SendRecv:
     for (auto [src, dst] : request.pairs) {
       Path path = topology.getGPUPath(src, dst);
-      if (path.kind != PathKind::Local && path.isConnected())
-        cut(("path" + Twine(src) + ">" + Twine(dst)).str(), S,
-            path.bandwidthGBps,
-            "the buffer along " + topology.getDeviceName(path.src) + " -> " +
-                topology.getDeviceName(path.dst) + " at " +
-                formatBandwidth(path.bandwidthGBps));
+      if (path.kind == PathKind::Local || !path.isConnected())
+        continue;
+      cut(("path" + Twine(src) + ">" + Twine(dst)).str(), S, path.bandwidthGBps,
+          "the buffer along " + topology.getDeviceName(path.src) + " -> " +
+              topology.getDeviceName(path.dst) + " at " +
+              formatBandwidth(path.bandwidthGBps));
+      // Every byte leaves the sender's GPU and enters the receiver's
+      // through their links, by whatever route: a rank's sends to
+      // different peers add up there (and so do its receives), which the
+      // path of each alone does not see. All of a GPU's links count
+      // (NVLink and PCIe), so that no routing beats it.
+      auto end = [&](StringRef what, int64_t rank) {
+        double gbps = getGroupShape({rank}).gpuLinksRawGBps;
+        cut((what + Twine(rank)).str(), S, gbps,
+            llvm::formatv("the buffer {0} {1} through its links ({2})",
+                          what == "send" ? "out of" : "into",
+                          topology.getDeviceName(topology.getGPU(rank)),
+                          formatBandwidth(gbps))
+                .str());
+      };
+      end("send", src);
+      end("recv", dst);
     }
     break;
   case CollectiveKind::Copy: {

@@ -308,6 +308,10 @@ struct RankState {
   /// When the last send the compute stream posted ended (the runtime drains
   /// them before the step returns).
   double sendsDoneUs = 0;
+  /// When the last send drawn on each of the trace's send lanes ends: sends
+  /// in flight at once go on lanes of their own, so that the events of one
+  /// trace thread nest.
+  std::vector<double> sendLanes;
   /// Streams holding transfers started while the rank computed, on a
   /// machine whose transfers progress only inside communication calls.
   SmallVector<int64_t, 2> deferred;
@@ -584,8 +588,17 @@ void Simulation::finish(uint64_t key, Instance &instance, double at) {
   for (const Participant &p : instance.participants) {
     RankState &state = ranks[p.rank];
     if (p.detached) {
-      traceEvent(p.rank, getTraceThread(-1), instance.label, "comm (async)",
-                 instance.startUs, at, args, flowId);
+      // Sends finish in the order they are drawn here, so a lane whose last
+      // send ended by this one's start is free.
+      size_t lane = 0;
+      while (lane < state.sendLanes.size() &&
+             state.sendLanes[lane] > instance.startUs)
+        ++lane;
+      if (lane == state.sendLanes.size())
+        state.sendLanes.push_back(at);
+      state.sendLanes[lane] = at;
+      traceEvent(p.rank, kTraceSendThread + lane, instance.label,
+                 "comm (async)", instance.startUs, at, args, flowId);
       state.sendsDoneUs = std::max(state.sendsDoneUs, at);
       continue;
     }
@@ -968,6 +981,8 @@ static void boundStep(func::FuncOp function, const Flattener &program,
     SmallVector<std::pair<int64_t, int64_t>> pairs;
     uint64_t bytes = 0;
     SmallVector<unsigned> members; ///< instruction indices
+    /// Only sends: they do not hold the stream (the rank goes on).
+    bool sendsOnly = true;
   };
   struct Bound {
     double us = 0;
@@ -1055,6 +1070,7 @@ static void boundStep(func::FuncOp function, const Flattener &program,
       }
       entry.bytes += request.bytes;
       entry.members.push_back(index);
+      entry.sendsOnly &= instr.kind == InstrKind::Send;
     }
     double transfers = 0;
     std::string why;
@@ -1091,7 +1107,11 @@ static void boundStep(func::FuncOp function, const Flattener &program,
       }
       double us = cached->second.us;
       const std::string &what = cached->second.why;
-      transfers += us;
+      // A send is posted and the rank goes on: it runs beside what
+      // follows, not after it on the stream (its bytes still count in the
+      // cuts below).
+      if (!entry.sendsOnly)
+        transfers += us;
       for (const BoundTerm &term : cached->second.terms) {
         auto &[sum, example] = throughCut[term.resource];
         sum += term.us;
@@ -1108,7 +1128,7 @@ static void boundStep(func::FuncOp function, const Flattener &program,
                           timing.tailUs});
         }
       }
-      if (us > largest) {
+      if (us > largest && !entry.sendsOnly) {
         largest = us;
         why = what;
       }

@@ -49,6 +49,10 @@ std::string mlir::comm::sim::getTraceThreadName(uint64_t tid) {
     return "compute stream";
   if (tid == 1)
     return "comm stream";
+  if (tid >= kTraceSendThread)
+    return tid == kTraceSendThread
+               ? "sends"
+               : "sends " + std::to_string(tid - kTraceSendThread + 1);
   return "comm stream " + std::to_string(tid - 2);
 }
 
@@ -124,26 +128,51 @@ void mlir::comm::sim::writeChromeTrace(const SimResult &result,
     events.push_back(llvm::json::Object{
         {"name", "process_name"}, {"ph", "M"}, {"pid", linksPid},
         {"args", llvm::json::Object{{"name", "links"}}}});
-  std::map<uint64_t, int64_t> tidOf;
+  // A link's flows at once go on lanes of their own (one thread each,
+  // named after the link), so that the events of one thread nest.
+  std::map<uint64_t, std::vector<const LinkInterval *>> intervalsOf;
+  for (const LinkInterval &interval : result.linkIntervals)
+    if (interval.endUs > interval.startUs)
+      intervalsOf[interval.directedLink].push_back(&interval);
+  int64_t nextTid = 0;
   for (uint64_t link : links) {
-    int64_t tid = tidOf.size();
-    tidOf[link] = tid;
-    events.push_back(llvm::json::Object{
-        {"name", "thread_name"}, {"ph", "M"}, {"pid", linksPid}, {"tid", tid},
-        {"args", llvm::json::Object{{"name", linkName(topology, link)}}}});
-  }
-  for (const LinkInterval &interval : result.linkIntervals) {
-    auto it = tidOf.find(interval.directedLink);
-    if (it == tidOf.end() || interval.endUs <= interval.startUs)
-      continue;
-    events.push_back(llvm::json::Object{{"name", interval.label},
-                                        {"cat", "link"},
-                                        {"ph", "X"},
-                                        {"pid", linksPid},
-                                        {"tid", it->second},
-                                        {"ts", interval.startUs},
-                                        {"dur", interval.endUs -
-                                                    interval.startUs}});
+    std::vector<const LinkInterval *> &list = intervalsOf[link];
+    llvm::stable_sort(list, [](const LinkInterval *a, const LinkInterval *b) {
+      return a->startUs < b->startUs;
+    });
+    // (end of its last interval, tid) per lane.
+    SmallVector<std::pair<double, int64_t>, 4> lanes;
+    auto newLane = [&]() {
+      int64_t tid = nextTid++;
+      std::string name = linkName(topology, link);
+      if (!lanes.empty())
+        name += " (" + std::to_string(lanes.size() + 1) + ")";
+      events.push_back(
+          llvm::json::Object{{"name", "thread_name"},
+                             {"ph", "M"},
+                             {"pid", linksPid},
+                             {"tid", tid},
+                             {"args", llvm::json::Object{{"name", name}}}});
+      lanes.push_back({0.0, tid});
+      return lanes.size() - 1;
+    };
+    newLane();
+    for (const LinkInterval *interval : list) {
+      size_t lane = 0;
+      while (lane < lanes.size() && lanes[lane].first > interval->startUs)
+        ++lane;
+      if (lane == lanes.size())
+        lane = newLane();
+      lanes[lane].first = interval->endUs;
+      events.push_back(
+          llvm::json::Object{{"name", interval->label},
+                             {"cat", "link"},
+                             {"ph", "X"},
+                             {"pid", linksPid},
+                             {"tid", lanes[lane].second},
+                             {"ts", interval->startUs},
+                             {"dur", interval->endUs - interval->startUs}});
+    }
   }
   llvm::json::Object trace{{"traceEvents", std::move(events)},
                            {"displayTimeUnit", "ns"},

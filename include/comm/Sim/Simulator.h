@@ -92,6 +92,9 @@ FailureOr<SimResult> simulateFunction(func::FuncOp function,
 /// stream" (1, the backend's own), "comm stream k" (2 + k, a plan's
 /// `stream = k`).
 std::string getTraceThreadName(uint64_t tid);
+/// The first trace thread of a rank's sends (posted, not on a stream; one
+/// lane per send in flight at once).
+constexpr uint64_t kTraceSendThread = uint64_t(1) << 20;
 
 /// Writes events as Chrome trace JSON.
 void writeChromeTrace(const SimResult &result, const Topology &topology,
