@@ -1691,13 +1691,27 @@ CostModel::predictAll(const CollectiveRequest &request) const {
   SmallVector<Prediction, 4> results;
   static const Protocol protocols[] = {Protocol::simple, Protocol::ll128,
                                        Protocol::ll};
+  // LL and LL128 are NCCL's: the search leaves them out where neither MPI
+  // nor a verbs schedule has them (a protocol a plan names is timed as
+  // named), and the processes of a host never have them.
+  bool llProtocols = !topology.hasProcessRanks() &&
+                     (!request.backend || *request.backend == Backend::nccl);
+  auto searched = [&](Protocol protocol) {
+    // A barrier's prediction is the backend's own, whatever the protocol.
+    if (request.kind == CollectiveKind::Barrier)
+      return !request.protocol || *request.protocol == protocol;
+    if (protocol != Protocol::simple && topology.hasProcessRanks())
+      return false;
+    if (request.protocol)
+      return *request.protocol == protocol;
+    return protocol == Protocol::simple || llProtocols;
+  };
   if (request.kind == CollectiveKind::Copy) {
     results.push_back(predictCopy(request));
   } else if (request.kind == CollectiveKind::Permute ||
              request.kind == CollectiveKind::SendRecv) {
     for (Protocol protocol : protocols)
-      if ((!request.protocol || *request.protocol == protocol) &&
-          (protocol == Protocol::simple || !topology.hasProcessRanks()))
+      if (searched(protocol))
         results.push_back(predictPointToPoint(request, protocol));
   } else {
     // Groups run concurrently; the slowest decides. Groups of the same shape
@@ -1709,7 +1723,7 @@ CostModel::predictAll(const CollectiveRequest &request) const {
     SmallVector<GroupShape, 2> shapes = getConcurrentShapes(request.groups);
     for (Algorithm algorithm : algorithms)
       for (Protocol protocol : protocols) {
-        if (request.protocol && *request.protocol != protocol)
+        if (!searched(protocol))
           continue;
         std::optional<Prediction> worst;
         for (const GroupShape &shape : shapes) {

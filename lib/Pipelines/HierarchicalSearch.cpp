@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SimulatedStep.h"
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/Transforms/Hierarchical.h"
 #include "comm/Pipelines/Pipelines.h"
@@ -104,17 +105,7 @@ std::optional<double> HierarchicalSearchPass::simulateVariant(
   OpPassManager tail = getTail();
   if (failed(runPipeline(tail, copy)))
     return std::nullopt;
-  double total = 0;
-  for (auto function : copy.getOps<func::FuncOp>()) {
-    if (function.isExternal() || !function.isPublic())
-      continue;
-    FailureOr<sim::SimResult> result = sim::simulateFunction(
-        function, topology, model, options.backend, /*traceRanks=*/0);
-    if (failed(result))
-      return std::nullopt;
-    total += result->stepTimeUs;
-  }
-  return total;
+  return getSimulatedStepUs(copy, topology, model, options.backend);
 }
 
 void HierarchicalSearchPass::runOnOperation() {

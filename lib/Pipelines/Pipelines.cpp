@@ -57,7 +57,27 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
   CommCheckTopologyOptions check;
   check.topology = options.topology;
   pm.addPass(createCommCheckTopology(check));
+  // comm's plan is judged against the baselines' on the simulated step
+  // (PlanComparison.cpp), which plans the module with each.
+  // A split a person forces (hierarchical=faster|always) is kept as asked.
+  if (options.strategy == Strategy::comm && options.compare &&
+      options.hierarchical == "auto") {
+    pm.addPass(createPlanComparison(options));
+    return;
+  }
+  buildStrategyPipeline(pm, options);
+}
+
+void mlir::comm::buildStrategyPipeline(OpPassManager &pm,
+                                       const PlanningPipelineOptions &options) {
   if (options.strategy == Strategy::naive) {
+    // The program as written, each transfer on the route its backend gives
+    // it (on verbs without GPUDirect RDMA, through pinned host memory):
+    // what it would run as, not a choice.
+    CommRouteOptions route;
+    route.topology = options.topology;
+    route.backend = options.backend;
+    pm.addPass(createCommRoute(route));
     pm.addPass(createCanonicalizerPass());
     return;
   }

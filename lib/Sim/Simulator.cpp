@@ -1010,6 +1010,10 @@ static void boundStep(func::FuncOp function, const Flattener &program,
     for (auto &[op, span] : spans)
       span.fromUs += compute - span.endUs;
   }
+  // Without comm.start, every transfer but a send stops its rank's
+  // compute stream.
+  bool blocking = true;
+  function.walk([&](StartOp) { blocking = false; });
   llvm::DenseMap<Operation *, unsigned> transferRuns;
   for (const Instr &instr : program.instrs)
     if (instr.kind == InstrKind::Collective || instr.kind == InstrKind::Send ||
@@ -1135,6 +1139,9 @@ static void boundStep(func::FuncOp function, const Flattener &program,
     }
     if (transfers > result.transferBoundUs)
       result.transferBoundUs = transfers;
+    if (blocking)
+      result.blockingBoundUs =
+          std::max(result.blockingBoundUs, compute + transfers);
     // A cut's transfers released at or after time r cross it after r, and
     // the last of them to finish is followed by its compute: the step takes
     // at least r + their time + the least compute after one of them.
@@ -1183,6 +1190,28 @@ static void boundStep(func::FuncOp function, const Flattener &program,
   if (result.lowerBoundUs <= 0)
     result.lowerBoundWhy =
         "nothing bounds the step: no comm.compute and no transfer";
+}
+
+FailureOr<SimResult> mlir::comm::sim::boundFunction(func::FuncOp function,
+                                                    const Topology &topology,
+                                                    const CostModel &model) {
+  FailureOr<ProgramRanks> world =
+      getProgramRanks(function, topology, topology.getName());
+  if (failed(world))
+    return failure();
+  Flattener flattener(topology, world->ranks);
+  std::vector<unsigned> mainList;
+  if (failed(flattener.flattenFunction(function, 0, mainList)))
+    return failure();
+  for (const Instr &instr : flattener.instrs)
+    if (instr.kind != InstrKind::Compute && instr.kind != InstrKind::Start &&
+        instr.kind != InstrKind::Wait &&
+        failed(checkRanks(instr.op, instr.request, *world)))
+      return failure();
+  SimResult result;
+  result.ranks = world->ranks;
+  boundStep(function, flattener, world->ranks, model, result);
+  return result;
 }
 
 FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,

@@ -51,7 +51,7 @@
 // DDP-LABEL: func.func @backward
 // DDP: comm.reduce_scatter avg %{{.*}} over {{\[\[}}0, 1], [2, 3]] dim 0
 
-// DGXREMARK-NOT: comm-plan:
+// DGXREMARK-NOT: slow cut
 // DGX-LABEL: func.func @backward
 // DGX-NOT: comm.reduce_scatter
 // DGX-LABEL: func.func @layer

@@ -11,30 +11,34 @@
 // WORLD-NOT: see current operation
 
 // The planning pipeline as it stands: the program is checked against the
-// topology, small collectives are bucketed, data travels narrower where a
-// tolerance allows it (judged on the ops as written, before any is cut),
-// what the backend cannot run becomes sends and receives, computes and
-// their all-reduces are cut into overlapping parts, every collective gets the cost model's algorithm and protocol for the
-// backend, transfers start early and are waited for late,
-// the program is simplified, and every rank's schedule is checked.
+// topology; then comm-plan-compare plans it with comm's passes and with
+// every baseline strategy, simulates each plan and keeps the fastest
+// (comm's own unless one is faster). comm's passes: small collectives are
+// bucketed, data travels narrower where a tolerance allows it (judged on
+// the ops as written, before any is cut), what the backend cannot run
+// becomes sends and receives, computes and their all-reduces are cut into
+// overlapping parts, every collective gets the cost model's algorithm and
+// protocol for the backend, transfers start early and are waited for
+// late, the program is simplified, and every rank's schedule is checked.
 // PIPELINE: builtin.module(
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
-// PIPELINE-NEXT: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 max-tensors=0 mode=cost threshold-bytes=268435456 topology=dgx-h100},
-// PIPELINE-NEXT: comm-reduce-precision{allow-f16=false backend=nccl cost-params= explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
-// PIPELINE-NEXT: comm-plan-hierarchical{mode=auto},
-// PIPELINE-NEXT: comm-decompose{backend=nccl explain=false hierarchical=false hierarchical-if-faster=false split-all-reduce=false to-p2p=unsupported topology=},
-// PIPELINE-NEXT: comm-pipeline{backend=nccl chunks=0 cost-params= explain=false max-chunks=8 topology=dgx-h100},
-// PIPELINE-NEXT: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 cost-params= explain=false protocol= topology=dgx-h100},
-// PIPELINE-NEXT: comm-route{backend=nccl choose=true explain=false topology=dgx-h100},
-// PIPELINE-NEXT: comm-schedule{backend=nccl cost-params= explain=false memory-budget=0 streams=1 topology=dgx-h100},
-// PIPELINE-NEXT: canonicalize{
-// PIPELINE-NEXT: comm-verify-schedule{backend=nccl}
+// PIPELINE-NEXT: comm-plan-compare{comm=builtin.module(
+// PIPELINE-SAME: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 max-tensors=0 mode=cost threshold-bytes=268435456 topology=dgx-h100},
+// PIPELINE-SAME: comm-reduce-precision{allow-f16=false backend=nccl cost-params= explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
+// PIPELINE-SAME: comm-plan-hierarchical{mode=auto},
+// PIPELINE-SAME: comm-decompose{backend=nccl explain=false hierarchical=false hierarchical-if-faster=false split-all-reduce=false to-p2p=unsupported topology=},
+// PIPELINE-SAME: comm-pipeline{backend=nccl chunks=0 cost-params= explain=false max-chunks=8 topology=dgx-h100},
+// PIPELINE-SAME: comm-select-algorithm{algorithm= backend=nccl channels=0 chunk-bytes=0 cost-params= explain=false protocol= topology=dgx-h100},
+// PIPELINE-SAME: comm-route{backend=nccl choose=true explain=false topology=dgx-h100},
+// PIPELINE-SAME: comm-schedule{backend=nccl cost-params= explain=false memory-budget=0 streams=1 topology=dgx-h100},
+// PIPELINE-SAME: canonicalize{
+// PIPELINE-SAME: comm-verify-schedule{backend=nccl})}
 
 // CHECK-LABEL: func.func @step
 // CHECK-NEXT: comm.all_reduce sum %{{.*}} over {{\[\[}}0, 1, 2, 3, 4, 5, 6, 7]] plan <algorithm = {{[a-z_]+}}, protocol = {{[a-z0-9]+}}>
 // CHECK-NEXT: return
 // MPI-LABEL: func.func @step
-// MPI-NEXT: comm.all_reduce sum %{{.*}} plan <algorithm = {{ring|tree|hierarchical|direct|halving_doubling}}, protocol = {{[a-z0-9]+}}>
+// MPI-NEXT: comm.all_reduce sum %{{.*}} plan <algorithm = {{ring|tree|hierarchical|direct|halving_doubling}}>
 func.func @step(%x: tensor<1024xf32>) -> tensor<1024xf32> {
   // A barrier of one rank is a no-op: canonicalization removes it.
   comm.barrier over [[0], [1], [2], [3], [4], [5], [6], [7]]

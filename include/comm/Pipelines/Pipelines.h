@@ -62,6 +62,15 @@ struct PlanningPipelineOptions
           "none, with those the model predicts faster and with every one, "
           "keep the fastest), never, faster, always"),
       llvm::cl::init("auto")};
+  PassOptions::Option<bool> compare{
+      *this, "compare",
+      llvm::cl::desc(
+          "strategy=comm: also plan the program as every baseline strategy "
+          "(naive, ddp, horovod, xla) plans it, simulate each on the "
+          "topology and keep the fastest, comm's own unless one is faster, "
+          "so that comm's plan is never slower than theirs (not where "
+          "hierarchical forces a split)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> verify{
       *this, "verify",
       llvm::cl::desc("end with comm-verify-schedule: every rank's sends "
@@ -98,6 +107,14 @@ void buildPlanningTail(OpPassManager &pm,
 /// The pass that applies `options.hierarchical` (comm-plan-hierarchical).
 std::unique_ptr<Pass>
 createHierarchicalSearch(const PlanningPipelineOptions &options);
+/// What planning runs after comm-check-topology for `options.strategy`
+/// (for comm without the comparison with the baselines).
+void buildStrategyPipeline(OpPassManager &pm,
+                           const PlanningPipelineOptions &options);
+/// The pass that plans with comm and with every baseline and keeps the
+/// fastest simulated plan (comm-plan-compare; `options.compare`).
+std::unique_ptr<Pass>
+createPlanComparison(const PlanningPipelineOptions &options);
 /// comm-bufferize, buffer-results-to-out-params, convert-comm-to-emitc.
 void buildLoweringPipeline(OpPassManager &pm,
                            const LoweringPipelineOptions &options);

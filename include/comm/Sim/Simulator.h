@@ -74,6 +74,11 @@ struct SimResult {
   /// below cutBoundUs - computeUs.
   double cutBoundUs = 0;
   std::string cutBoundWhy;
+  /// Where nothing runs asynchronously (no comm.start; a send is posted and
+  /// left out): a rank's compute plus the sum of its transfers' bounds,
+  /// since each transfer stops its compute; the largest over the ranks.
+  /// 0 where a comm.start lets transfers overlap compute.
+  double blockingBoundUs = 0;
   std::vector<LinkUse> links; ///< most used first
   std::vector<TraceEvent> events;
   std::vector<LinkInterval> linkIntervals;
@@ -87,6 +92,14 @@ FailureOr<SimResult> simulateFunction(func::FuncOp function,
                                       const Topology &topology,
                                       const CostModel &model, Backend backend,
                                       unsigned traceRanks);
+
+/// The bounds of `function` (lowerBoundUs, transferBoundUs, cutBoundUs,
+/// blockingBoundUs and what sets them) without simulating it: what
+/// deciding whether a plan can beat another needs, at a fraction of a
+/// simulation's time on a program of many collectives.
+FailureOr<SimResult> boundFunction(func::FuncOp function,
+                                   const Topology &topology,
+                                   const CostModel &model);
 
 /// The name of a trace thread of a rank: "compute stream" (0), "comm
 /// stream" (1, the backend's own), "comm stream k" (2 + k, a plan's

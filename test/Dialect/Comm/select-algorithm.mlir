@@ -5,14 +5,15 @@
 
 module attributes {comm.topology = "dgx-h100"} {
 /// A small all_reduce is latency-bound: a one-shot exchange in LL wins; a
-/// large one rides NVLink SHARP on nccl, which mpi does not have.
+/// large one rides NVLink SHARP on nccl, which mpi does not have. MPI has
+/// no protocol either (LL and LL128 are NCCL's): mpi's plans name none.
 // CHECK-LABEL: func.func @sizes
 // CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = direct, protocol = ll> : tensor<256xf32>
 // CHECK: comm.all_reduce sum %{{.*}} plan <algorithm = nvls, protocol = simple> : tensor<67108864xf32>
 // MPI-LABEL: func.func @sizes
-// MPI: plan <algorithm = direct, protocol = ll> : tensor<256xf32>
+// MPI: plan <algorithm = direct> : tensor<256xf32>
 // MPI-NOT: nvls
-// MPI: plan <algorithm = {{ring|tree|hierarchical|direct|halving_doubling}}, protocol = simple> : tensor<67108864xf32>
+// MPI: plan <algorithm = {{ring|tree|hierarchical|direct|halving_doubling}}> : tensor<67108864xf32>
 func.func @sizes(%x: tensor<256xf32>, %y: tensor<67108864xf32>) -> (tensor<256xf32>, tensor<67108864xf32>) {
   %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<256xf32>
   %1 = comm.all_reduce sum %y over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xf32>
@@ -35,13 +36,14 @@ func.func @nvls_reductions(%f: tensor<67108864xf32>, %b: tensor<67108864xbf16>, 
 /// Every kind gets a plan from the model; a barrier takes no algorithm, only
 /// its protocol; fields of other kinds (precision, stream) stay. On verbs
 /// only point to point runs: the collectives are left for the lowering to
-/// reject, the permute, send and recv are planned.
+/// reject, the permute, send and recv are planned (without a protocol:
+/// LL and LL128 are NCCL's).
 // VERBS-LABEL: func.func @kinds
 // VERBS: comm.reduce_scatter sum %{{.*}} plan <precision = bf16> :
 // VERBS: comm.all_to_all %{{.*}}]] split 0 concat 0 :
-// VERBS: comm.permute %{{.*}} plan <algorithm = direct, protocol
-// VERBS: comm.send %{{.*}} plan <algorithm = direct, protocol
-// VERBS: comm.recv {{.*}} plan <algorithm = direct, protocol
+// VERBS: comm.permute %{{.*}} plan <algorithm = direct>
+// VERBS: comm.send %{{.*}} plan <algorithm = direct>
+// VERBS: comm.recv {{.*}} plan <algorithm = direct>
 // VERBS: comm.barrier over {{\[\[}}0, 1, 2, 3, 4, 5, 6, 7]]{{$}}
 // CHECK-LABEL: func.func @kinds
 // CHECK: comm.reduce_scatter sum %{{.*}} plan <algorithm = {{[a-z_]+}}, protocol = {{[a-z0-9]+}}, precision = bf16>

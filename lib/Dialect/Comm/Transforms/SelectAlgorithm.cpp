@@ -187,11 +187,11 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   if (!chosen && !best.native && isRealized(kind, best.algorithm, backend))
     chosen = best.algorithm;
   // A protocol means nothing to the backend's own collective, to a
-  // measured schedule or to any transfer among the processes of a host
-  // (MPI has no LL).
+  // measured schedule, to any transfer among the processes of a host or to
+  // a backend other than NCCL (MPI and verbs have no LL).
   std::optional<Protocol> protocolToWrite = writtenProtocol;
   if (!protocolToWrite && !best.native && !best.measured &&
-      !model.getTopology().hasProcessRanks())
+      !model.getTopology().hasProcessRanks() && backend == Backend::nccl)
     protocolToWrite = best.protocol;
   std::optional<int64_t> planChannels = old ? old.getChannels() : std::nullopt;
   std::optional<int64_t> planChunk = old ? old.getChunkBytes() : std::nullopt;

@@ -1,0 +1,271 @@
+//===- PlanComparison.cpp - comm's plan against the baselines' -----------===//
+//
+// comm-plan-compare: comm-plan (strategy=comm) plans the module with comm's
+// passes, then plans copies of the module as it was with every baseline
+// strategy (naive, ddp, horovod, xla; kStrategies), simulates each planned
+// step on the topology and keeps the fastest: comm's plan unless a
+// baseline's is faster. comm's passes decide each op by the cost model
+// with what they see of the step (a bucket's ready time, a split's
+// prediction), and a decision that is right for the op can be wrong for
+// the step; the comparison makes comm's plan never slower, as simulated,
+// than what a framework's defaults would have done with the same program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SimulatedStep.h"
+#include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "comm/Pipelines/Pipelines.h"
+#include "comm/Sim/Simulator.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::comm;
+
+std::optional<double> mlir::comm::getSimulatedStepUs(ModuleOp module,
+                                                     const Topology &topology,
+                                                     const CostModel &model,
+                                                     Backend backend) {
+  double total = 0;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (function.isExternal() || !function.isPublic())
+      continue;
+    FailureOr<sim::SimResult> result = sim::simulateFunction(
+        function, topology, model, backend, /*traceRanks=*/0);
+    if (failed(result))
+      return std::nullopt;
+    total += result->stepTimeUs;
+  }
+  return total;
+}
+
+/// The summed blocking bound (SimResult::blockingBoundUs) of the functions
+/// of `module` named in `names`, or std::nullopt where one may overlap
+/// transfers with compute or cannot be bounded.
+static std::optional<double>
+getBlockingBoundUs(ModuleOp module, const std::map<std::string, double> &names,
+                   const Topology &topology, const CostModel &model) {
+  double total = 0;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (function.isExternal() || !names.count(function.getSymName().str()))
+      continue;
+    FailureOr<sim::SimResult> result =
+        sim::boundFunction(function, topology, model);
+    if (failed(result) || result->blockingBoundUs <= 0)
+      return std::nullopt;
+    total += result->blockingBoundUs;
+  }
+  return total;
+}
+
+/// The simulated step of each public function of `module` that simulates
+/// (a loop with bounds known only at run time does not).
+static std::map<std::string, double> getStepsUs(ModuleOp module,
+                                                const Topology &topology,
+                                                const CostModel &model,
+                                                Backend backend) {
+  std::map<std::string, double> steps;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (function.isExternal() || !function.isPublic())
+      continue;
+    FailureOr<sim::SimResult> result = sim::simulateFunction(
+        function, topology, model, backend, /*traceRanks=*/0);
+    if (succeeded(result))
+      steps[function.getSymName().str()] = result->stepTimeUs;
+  }
+  return steps;
+}
+
+namespace {
+class PlanComparisonPass
+    : public PassWrapper<PlanComparisonPass, OperationPass<ModuleOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PlanComparisonPass)
+
+  explicit PlanComparisonPass(const PlanningPipelineOptions &from) {
+    options.copyOptionValuesFrom(from);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    getPipeline(Strategy::comm, options.explain).printAsTextualPipeline(os);
+    commPipeline = text;
+  }
+  PlanComparisonPass(const PlanComparisonPass &other) : PassWrapper(other) {
+    options.copyOptionValuesFrom(other.options);
+  }
+
+  StringRef getArgument() const override { return "comm-plan-compare"; }
+  StringRef getDescription() const override {
+    return "Plan with comm's passes and with every baseline strategy, "
+           "simulate each plan and keep the fastest";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    for (const StrategyInfo &info : kStrategies)
+      getPipeline(info.strategy, /*explain=*/false)
+          .getDependentDialects(registry);
+  }
+  void runOnOperation() override;
+
+private:
+  /// The pipeline of `strategy`; comm's ends with comm-verify-schedule
+  /// (where the options say so), a baseline's only once it is kept.
+  OpPassManager getPipeline(Strategy strategy, bool explain) const {
+    PlanningPipelineOptions planning;
+    planning.copyOptionValuesFrom(options);
+    planning.strategy = strategy;
+    planning.explain = explain;
+    if (strategy != Strategy::comm)
+      planning.verify = false;
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildStrategyPipeline(pm, planning);
+    return pm;
+  }
+
+  PlanningPipelineOptions options;
+  // Shown when the pipeline is printed (comm-compile -v).
+  Pass::Option<std::string> commPipeline{
+      *this, "comm", llvm::cl::desc("the passes that make comm's own plan")};
+  Pass::Statistic numPlans{this, "plans-simulated",
+                           "Plans of the module simulated (comm's and the "
+                           "baselines')"};
+  Pass::Statistic numBaselineKept{
+      this, "baseline-kept",
+      "Modules whose baseline plan simulated faster than comm's"};
+};
+} // namespace
+
+void PlanComparisonPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  // The module as written, for the baselines: detached, and copied into
+  // the module while each plans it (a pass runs pipelines only on what it
+  // owns).
+  OwningOpRef<ModuleOp> original = cast<ModuleOp>(module->clone());
+  OpPassManager own = getPipeline(Strategy::comm, options.explain);
+  if (failed(runPipeline(own, module)))
+    return signalPassFailure();
+
+  FailureOr<std::shared_ptr<const Topology>> topology =
+      getTopologyFor(module, options.topology);
+  if (failed(topology))
+    return signalPassFailure();
+  FailureOr<CostParams> params = getCostParamsFor(module, options.costParams);
+  if (failed(params))
+    return signalPassFailure();
+  CostModel model(**topology, *params);
+  // What the simulator rejects (a loop whose trip count only the run
+  // knows) is the plan's to keep; the plans are compared on the public
+  // functions it simulates, and a baseline whose plan of one of them does
+  // not simulate is left out. Its diagnostics are not the user's.
+  std::optional<ScopedDiagnosticHandler> quiet;
+  quiet.emplace(&getContext(), [](Diagnostic &) { return success(); });
+  std::map<std::string, double> ownSteps =
+      getStepsUs(module, **topology, model, options.backend);
+  ++numPlans;
+  if (ownSteps.empty())
+    return;
+  auto total =
+      [&](const std::map<std::string, double> &steps) -> std::optional<double> {
+    double sum = 0;
+    for (const auto &[name, us] : ownSteps) {
+      auto it = steps.find(name);
+      if (it == steps.end())
+        return std::nullopt;
+      sum += it->second;
+    }
+    return sum;
+  };
+  std::optional<double> ownUs = total(ownSteps);
+
+  struct Result {
+    Strategy strategy;
+    std::optional<double> us;
+    /// Not simulated: its blocking step's bound already reaches comm's.
+    bool bounded = false;
+  };
+  SmallVector<Result> results;
+  OwningOpRef<ModuleOp> best;
+  std::optional<Strategy> bestStrategy;
+  double bestUs = *ownUs;
+  {
+    // A baseline that fails to plan or simulate is left out.
+    for (const StrategyInfo &info : kStrategies) {
+      if (info.strategy == Strategy::comm)
+        continue;
+      OpBuilder builder(module.getBody(), module.getBody()->end());
+      auto copy = cast<ModuleOp>(builder.clone(*original.get()));
+      // Erased from the module unless it is kept.
+      OwningOpRef<ModuleOp> owned(copy);
+      OpPassManager pm = getPipeline(info.strategy, /*explain=*/false);
+      if (failed(runPipeline(pm, copy))) {
+        results.push_back({info.strategy, std::nullopt});
+        continue;
+      }
+      // A program that never overlaps (naive's, where the source has no
+      // comm.start) takes at least its compute plus its transfers' bounds:
+      // where that reaches comm's step, simulating it (all its collectives
+      // one by one, the dearest plan to simulate) cannot change the choice.
+      if (std::optional<double> floor =
+              getBlockingBoundUs(copy, ownSteps, **topology, model);
+          floor && *floor >= bestUs) {
+        results.push_back({info.strategy, *floor, /*bounded=*/true});
+        continue;
+      }
+      std::optional<double> us =
+          total(getStepsUs(copy, **topology, model, options.backend));
+      ++numPlans;
+      results.push_back({info.strategy, us});
+      // Ties keep comm's plan (and an earlier baseline's).
+      if (us && *us < bestUs * (1 - 1e-9)) {
+        bestUs = *us;
+        bestStrategy = info.strategy;
+        copy->remove();
+        best = std::move(owned);
+      }
+    }
+  }
+
+  quiet.reset();
+  if (options.explain) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("comm-plan: simulated step as comm plans it {0:F2} us",
+                        *ownUs);
+    for (const Result &result : results) {
+      os << ", " << stringifyStrategy(result.strategy) << " ";
+      if (result.us)
+        os << llvm::formatv("{0}{1:F2} us", result.bounded ? "at least " : "",
+                            *result.us);
+      else
+        os << "failed";
+    }
+    os << ": keeping "
+       << (bestStrategy ? stringifyStrategy(*bestStrategy) : "comm")
+       << "'s plan";
+    module.emitRemark() << text;
+  }
+  if (!bestStrategy)
+    return;
+  ++numBaselineKept;
+  // The baseline's planned module replaces comm's, attributes and all, and
+  // is verified as comm's was.
+  module.getBody()->clear();
+  module.getBody()->getOperations().splice(module.getBody()->end(),
+                                           best->getBody()->getOperations());
+  module->setAttrs(best.get()->getAttrDictionary());
+  if (options.verify) {
+    OpPassManager verify(ModuleOp::getOperationName());
+    CommVerifyScheduleOptions verifyOptions;
+    verifyOptions.backend = options.backend;
+    verify.addPass(createCommVerifySchedule(verifyOptions));
+    if (failed(runPipeline(verify, module)))
+      return signalPassFailure();
+  }
+}
+
+std::unique_ptr<Pass>
+mlir::comm::createPlanComparison(const PlanningPipelineOptions &options) {
+  return std::make_unique<PlanComparisonPass>(options);
+}
