@@ -52,10 +52,15 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
       "pow", "round", "sin", "sinh", "sqrt", "tan", "tanh", "trunc", "clock",
       "time", "sleep", "usleep", "close", "read", "write", "open", "fork",
       "pipe", "dup", "dup2", "getpid", "kill", "signal", "raise", "select",
-      "poll", "wait", "send", "recv"};
+      "poll", "wait", "send", "recv",
+      // What CUDA's headers declare with C++ linkage for the cuda targets
+      // (an extern "C" max collides with their overloads: nvcc says "more
+      // than one instance of overloaded function "max" has "C" linkage").
+      "max", "min", "umax", "umin", "llmax", "llmin", "ullmax", "ullmin",
+      "fmaxf", "fminf", "rsqrt", "saturate", "mul24", "umul24"};
   if (reserved.contains(name))
-    return "is a C or C++ keyword, `main`, or a C library function, which "
-           "its C entry point would collide with";
+    return "is a C or C++ keyword, `main`, or a C library or CUDA function, "
+           "which its C entry point would collide with";
   // What the generated code itself defines (comm-compile's reference
   // entry points, comm_ref_<name>, are public functions like the user's).
   for (StringRef prefix :

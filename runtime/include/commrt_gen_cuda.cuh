@@ -293,6 +293,18 @@ void pack(Async *async, void *buffer, commrt_dtype bufferType,
   for (const commrt_piece &p : list)
     waitFor(async, p.data, bytesOf(p.count, p.dtype), loc);
   checkFits(list, sizeof...(Pieces), bufferCount, loc, "comm.pack");
+  commrt_context *ctx = current();
+  beforeWrite(ctx, buffer, bytesOf(bufferCount, bufferType), loc);
+  // What no piece covers is zero, as commrt_pack and the host path make it
+  // (a buffer padded to a multiple of the group is reduced and sent whole).
+  int64_t covered = 0;
+  for (const commrt_piece &p : list)
+    covered += p.count;
+  if (covered < bufferCount)
+    check(commrt_memset(ctx, buffer, space, 0,
+                        static_cast<int64_t>(bytesOf(bufferCount, bufferType)),
+                        nullptr),
+          loc, "comm.pack");
   if (!packPieces<true>(buffer, bufferType, list,
                         static_cast<int64_t>(sizeof...(Pieces)), loc))
     check(commrt_pack(buffer, bufferType, bufferCount, list,
@@ -312,6 +324,8 @@ void unpack(Async *async, const void *buffer, commrt_dtype bufferType,
   waitFor(async, buffer, bytesOf(bufferCount, bufferType), loc);
   const commrt_piece list[] = {pieces...};
   checkFits(list, sizeof...(Pieces), bufferCount, loc, "comm.unpack");
+  for (const commrt_piece &p : list)
+    beforeWrite(current(), p.data, bytesOf(p.count, p.dtype), loc);
   if (!packPieces<false>(const_cast<void *>(buffer), bufferType, list,
                          static_cast<int64_t>(sizeof...(Pieces)), loc))
     check(commrt_unpack(buffer, bufferType, bufferCount, list,

@@ -11,7 +11,7 @@ module attributes {comm.world_size = 4 : i64} {
     %0 = comm.all_reduce avg %x over [[2, 3, 1, 0]] : tensor<33xf32>
     return %0 : tensor<33xf32>
   }
-  func.func @max(%x: tensor<16xi32>) -> tensor<16xi32> {
+  func.func @max_i32(%x: tensor<16xi32>) -> tensor<16xi32> {
     %0 = comm.all_reduce max %x over [[0, 1, 2, 3]] : tensor<16xi32>
     return %0 : tensor<16xi32>
   }

@@ -82,7 +82,7 @@ func.func private @"2nd"(%x: memref<4xf32>) {
 
 // -----
 
-// expected-error @+1 {{function @main cannot be compiled: its name is a C or C++ keyword, `main`, or a C library function, which its C entry point would collide with; rename it}}
+// expected-error @+1 {{function @main cannot be compiled: its name is a C or C++ keyword, `main`, or a C library or CUDA function, which its C entry point would collide with; rename it}}
 func.func @main(%x: memref<4xf32>) {
   return
 }
