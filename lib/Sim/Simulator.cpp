@@ -1192,25 +1192,45 @@ static void boundStep(func::FuncOp function, const Flattener &program,
         "nothing bounds the step: no comm.compute and no transfer";
 }
 
-FailureOr<SimResult> mlir::comm::sim::boundFunction(func::FuncOp function,
-                                                    const Topology &topology,
-                                                    const CostModel &model) {
+namespace {
+/// A function flattened for one rank's view of the program, every rank it
+/// names checked to exist.
+struct Flattened {
+  uint64_t ranks = 0;
+  std::unique_ptr<Flattener> program;
+  std::vector<unsigned> mainList;
+};
+} // namespace
+
+static FailureOr<Flattened> flatten(func::FuncOp function,
+                                    const Topology &topology) {
   FailureOr<ProgramRanks> world =
       getProgramRanks(function, topology, topology.getName());
   if (failed(world))
     return failure();
-  Flattener flattener(topology, world->ranks);
-  std::vector<unsigned> mainList;
-  if (failed(flattener.flattenFunction(function, 0, mainList)))
+  Flattened flat;
+  flat.ranks = world->ranks;
+  flat.program = std::make_unique<Flattener>(topology, world->ranks);
+  if (failed(flat.program->flattenFunction(function, 0, flat.mainList)))
     return failure();
-  for (const Instr &instr : flattener.instrs)
+  // Every rank named must exist.
+  for (const Instr &instr : flat.program->instrs)
     if (instr.kind != InstrKind::Compute && instr.kind != InstrKind::Start &&
         instr.kind != InstrKind::Wait &&
         failed(checkRanks(instr.op, instr.request, *world)))
       return failure();
+  return flat;
+}
+
+FailureOr<SimResult> mlir::comm::sim::boundFunction(func::FuncOp function,
+                                                    const Topology &topology,
+                                                    const CostModel &model) {
+  FailureOr<Flattened> flat = flatten(function, topology);
+  if (failed(flat))
+    return failure();
   SimResult result;
-  result.ranks = world->ranks;
-  boundStep(function, flattener, world->ranks, model, result);
+  result.ranks = flat->ranks;
+  boundStep(function, *flat->program, flat->ranks, model, result);
   return result;
 }
 
@@ -1219,24 +1239,13 @@ FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,
                                                        const CostModel &model,
                                                        Backend backend,
                                                        unsigned traceRanks) {
-  FailureOr<ProgramRanks> world =
-      getProgramRanks(function, topology, topology.getName());
-  if (failed(world))
+  FailureOr<Flattened> flat = flatten(function, topology);
+  if (failed(flat))
     return failure();
-  Flattener flattener(topology, world->ranks);
-  std::vector<unsigned> mainList;
-  if (failed(flattener.flattenFunction(function, 0, mainList)))
-    return failure();
-  // Every rank named must exist.
-  for (const Instr &instr : flattener.instrs)
-    if (instr.kind != InstrKind::Compute && instr.kind != InstrKind::Start &&
-        instr.kind != InstrKind::Wait &&
-        failed(checkRanks(instr.op, instr.request, *world)))
-      return failure();
-  Simulation simulation(flattener, mainList, topology, model, backend,
-                        world->ranks, traceRanks);
+  Simulation simulation(*flat->program, flat->mainList, topology, model,
+                        backend, flat->ranks, traceRanks);
   if (failed(simulation.run()))
     return failure();
-  boundStep(function, flattener, world->ranks, model, simulation.result);
+  boundStep(function, *flat->program, flat->ranks, model, simulation.result);
   return std::move(simulation.result);
 }
