@@ -26,20 +26,37 @@
 using namespace mlir;
 using namespace mlir::comm;
 
-std::optional<double> mlir::comm::getSimulatedStepUs(ModuleOp module,
-                                                     const Topology &topology,
-                                                     const CostModel &model,
-                                                     Backend backend) {
-  double total = 0;
+/// The simulated step of each public function of `module` that simulates
+/// (a loop with bounds known only at run time does not), and whether every
+/// one did.
+static std::pair<std::map<std::string, double>, bool>
+getStepsUs(ModuleOp module, const Topology &topology, const CostModel &model,
+           Backend backend) {
+  std::map<std::string, double> steps;
+  bool all = true;
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal() || !function.isPublic())
       continue;
     FailureOr<sim::SimResult> result = sim::simulateFunction(
         function, topology, model, backend, /*traceRanks=*/0);
-    if (failed(result))
-      return std::nullopt;
-    total += result->stepTimeUs;
+    if (succeeded(result))
+      steps[function.getSymName().str()] = result->stepTimeUs;
+    else
+      all = false;
   }
+  return {std::move(steps), all};
+}
+
+std::optional<double> mlir::comm::getSimulatedStepUs(ModuleOp module,
+                                                     const Topology &topology,
+                                                     const CostModel &model,
+                                                     Backend backend) {
+  auto [steps, all] = getStepsUs(module, topology, model, backend);
+  if (!all)
+    return std::nullopt;
+  double total = 0;
+  for (const auto &entry : steps)
+    total += entry.second;
   return total;
 }
 
@@ -60,24 +77,6 @@ getBlockingBoundUs(ModuleOp module, const std::map<std::string, double> &names,
     total += result->blockingBoundUs;
   }
   return total;
-}
-
-/// The simulated step of each public function of `module` that simulates
-/// (a loop with bounds known only at run time does not).
-static std::map<std::string, double> getStepsUs(ModuleOp module,
-                                                const Topology &topology,
-                                                const CostModel &model,
-                                                Backend backend) {
-  std::map<std::string, double> steps;
-  for (auto function : module.getOps<func::FuncOp>()) {
-    if (function.isExternal() || !function.isPublic())
-      continue;
-    FailureOr<sim::SimResult> result = sim::simulateFunction(
-        function, topology, model, backend, /*traceRanks=*/0);
-    if (succeeded(result))
-      steps[function.getSymName().str()] = result->stepTimeUs;
-  }
-  return steps;
 }
 
 namespace {
@@ -162,7 +161,7 @@ void PlanComparisonPass::runOnOperation() {
   std::optional<ScopedDiagnosticHandler> quiet;
   quiet.emplace(&getContext(), [](Diagnostic &) { return success(); });
   std::map<std::string, double> ownSteps =
-      getStepsUs(module, **topology, model, options.backend);
+      getStepsUs(module, **topology, model, options.backend).first;
   ++numPlans;
   if (ownSteps.empty())
     return;
@@ -214,7 +213,7 @@ void PlanComparisonPass::runOnOperation() {
         continue;
       }
       std::optional<double> us =
-          total(getStepsUs(copy, **topology, model, options.backend));
+          total(getStepsUs(copy, **topology, model, options.backend).first);
       ++numPlans;
       results.push_back({info.strategy, us});
       // Ties keep comm's plan (and an earlier baseline's).

@@ -78,33 +78,14 @@ static std::string describe(Operation *op) {
   return text;
 }
 
-/// The text inside the brackets that open at `text[open]`, without them,
-/// and the rest after the closing one; quoted strings are skipped.
-static std::pair<StringRef, StringRef> splitBracketed(StringRef text,
-                                                      size_t open) {
+/// Walks `text` from `from`, skipping quoted strings, with the bracket
+/// depth ([ { ( < open, ] } ) > close) after each character; stops where
+/// `visit(i, c, depth)` returns true and returns that index (npos if never).
+static size_t scanBrackets(StringRef text, size_t from,
+                           llvm::function_ref<bool(size_t, char, int)> visit) {
   int depth = 0;
   bool quoted = false;
-  for (size_t i = open; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '"')
-      quoted = !quoted;
-    if (quoted)
-      continue;
-    if (c == '[' || c == '{' || c == '(' || c == '<')
-      ++depth;
-    else if ((c == ']' || c == '}' || c == ')' || c == '>') && --depth == 0)
-      return {text.slice(open + 1, i), text.drop_front(i + 1)};
-  }
-  return {text.drop_front(open + 1), ""};
-}
-
-/// The top-level comma-separated items of `text`.
-static SmallVector<StringRef> splitItems(StringRef text) {
-  SmallVector<StringRef> items;
-  int depth = 0;
-  bool quoted = false;
-  size_t start = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
+  for (size_t i = from; i < text.size(); ++i) {
     char c = text[i];
     if (c == '"')
       quoted = !quoted;
@@ -114,11 +95,35 @@ static SmallVector<StringRef> splitItems(StringRef text) {
       ++depth;
     else if (c == ']' || c == '}' || c == ')' || c == '>')
       --depth;
-    else if (c == ',' && depth == 0) {
+    if (visit(i, c, depth))
+      return i;
+  }
+  return StringRef::npos;
+}
+
+/// The text inside the brackets that open at `text[open]`, without them,
+/// and the rest after the closing one; quoted strings are skipped.
+static std::pair<StringRef, StringRef> splitBracketed(StringRef text,
+                                                      size_t open) {
+  size_t close = scanBrackets(text, open, [](size_t, char c, int depth) {
+    return depth == 0 && (c == ']' || c == '}' || c == ')' || c == '>');
+  });
+  if (close == StringRef::npos)
+    return {text.drop_front(open + 1), ""};
+  return {text.slice(open + 1, close), text.drop_front(close + 1)};
+}
+
+/// The top-level comma-separated items of `text`.
+static SmallVector<StringRef> splitItems(StringRef text) {
+  SmallVector<StringRef> items;
+  size_t start = 0;
+  scanBrackets(text, 0, [&](size_t i, char c, int depth) {
+    if (c == ',' && depth == 0) {
       items.push_back(text.slice(start, i).trim());
       start = i + 1;
     }
-  }
+    return false;
+  });
   if (!text.slice(start, text.size()).trim().empty())
     items.push_back(text.slice(start, text.size()).trim());
   return items;
