@@ -15,6 +15,10 @@
 //  - sends that never block the sender (completed before their buffer is
 //    written or freed and when the function returns), so that SPMD programs
 //    that send before they receive cannot deadlock;
+//  - runs of blocking sends and receives that follow one another (the
+//    lowering brackets them with p2p_begin/p2p_end) started together in one
+//    commrt group, as NCCL needs: a ring's ncclSend and ncclRecv on one
+//    stream deadlock unless grouped;
 //  - a caching allocator for the buffers the program allocates;
 //  - errors turned into a commgen::Error that names the op's location in the
 //    source program; the generated C entry points return it as a status.
@@ -173,6 +177,13 @@ struct State {
   std::map<int64_t, commrt_stream *> streams;
   /// Sends started by blocking comm.send ops, not yet completed.
   std::vector<Pending> sends;
+  /// Inside a run of blocking sends and receives (p2p_begin to p2p_end):
+  /// whether its commrt group is open, what the group's sends read, and its
+  /// receives, completed when the group closes.
+  bool p2pRun = false;
+  bool groupOpen = false;
+  std::vector<Range> groupReads;
+  std::vector<Pending> groupRecvs;
   /// Counts the operations recorded in a Pending (program order).
   uint64_t clock = 0;
   /// The comm.starts of the running entry point not yet waited for, so
@@ -385,7 +396,12 @@ inline bool overlaps(const Pending &p, const void *ptr, size_t bytes) {
   return false;
 }
 
+void closeGroup(commrt_context *ctx, const char *loc);
+
 inline void complete(Pending &p, const char *loc, const char *op) {
+  // What the open group started is launched only when it closes (NCCL):
+  // waiting for any of it before then would never end.
+  closeGroup(current(), loc);
   if (commrt_request *req = p.request) {
     p.request = nullptr;
     check(commrt_wait(req), loc, op);
@@ -666,6 +682,93 @@ inline void drainSends(commrt_context *ctx, const char *loc) {
     complete(p, loc, "comm.send");
 }
 
+//===----------------------------------------------------------------------===//
+// Runs of sends and receives
+//===----------------------------------------------------------------------===//
+//
+// The lowering brackets every run of two or more blocking comm.send and
+// comm.recv ops that follow one another (nothing but pure ops between them)
+// with p2p_begin and p2p_end. Inside a run they are started in one commrt
+// group (nccl: ncclGroupStart/End), so that each rank's sends and receives
+// run together: NCCL runs a lone ncclSend until its receiver's ncclRecv runs,
+// and a ring of ranks that each send, then receive, on one stream would
+// wait for each other forever. The group's receives complete when it
+// closes: at p2p_end, or earlier when an op of the run touches what the
+// group's transfers still use (a send of what a receive of the group
+// writes, a receive into what one of them reads or writes), or when
+// anything waits for a transfer. On MPI a group only posts; the run's
+// receives no longer wait one by one.
+
+/// Closes the open group of a run: launches it, then completes its
+/// receives.
+inline void closeGroup(commrt_context *ctx, const char *loc) {
+  if (!ctx)
+    return;
+  State &st = state(ctx);
+  if (!st.groupOpen)
+    return;
+  st.groupOpen = false;
+  st.groupReads.clear();
+  std::vector<Pending> recvs = std::move(st.groupRecvs);
+  st.groupRecvs.clear();
+  check(commrt_group_end(ctx), loc, "comm.send/comm.recv");
+  for (Pending &p : recvs)
+    complete(p, loc, "comm.recv");
+}
+
+/// Closes the open group if its transfers use what an op that reads
+/// `reads` and writes `writes` touches.
+inline void closeGroupIfUsed(commrt_context *ctx,
+                             std::initializer_list<Range> reads,
+                             std::initializer_list<Range> writes,
+                             const char *loc) {
+  State &st = state(ctx);
+  if (!st.groupOpen)
+    return;
+  auto writtenBy = [&](const Range &r) {
+    return std::any_of(st.groupRecvs.begin(), st.groupRecvs.end(),
+                       [&](const Pending &p) {
+                         return intersects(r, Range{p.lo, p.hi});
+                       });
+  };
+  auto readBy = [&](const Range &r) {
+    return std::any_of(st.groupReads.begin(), st.groupReads.end(),
+                       [&](const Range &g) { return intersects(r, g); });
+  };
+  if (std::any_of(reads.begin(), reads.end(), writtenBy) ||
+      std::any_of(writes.begin(), writes.end(), writtenBy) ||
+      std::any_of(writes.begin(), writes.end(), readBy))
+    closeGroup(ctx, loc);
+}
+
+/// Before a send or receive outside a comm.start that reads `reads` and
+/// writes `writes`: inside a run, opens the run's group, closing first one
+/// whose transfers use what this one touches. Returns whether the
+/// transfer goes into a group.
+inline bool joinGroup(commrt_context *ctx, std::initializer_list<Range> reads,
+                      std::initializer_list<Range> writes, const char *loc) {
+  State &st = state(ctx);
+  if (!st.p2pRun)
+    return false;
+  closeGroupIfUsed(ctx, reads, writes, loc);
+  if (!st.groupOpen) {
+    check(commrt_group_start(ctx), loc, "comm.send/comm.recv");
+    st.groupOpen = true;
+  }
+  st.groupReads.insert(st.groupReads.end(), reads.begin(), reads.end());
+  return true;
+}
+
+/// Begins a run of sends and receives (see above).
+inline void p2p_begin() { state(current()).p2pRun = true; }
+
+/// Ends a run: its group is launched and its receives completed.
+inline void p2p_end(const char *loc) {
+  commrt_context *ctx = current();
+  closeGroup(ctx, loc);
+  state(ctx).p2pRun = false;
+}
+
 /// Before an operation writes `bytes` at `ptr`, completes what earlier
 /// operations still read there (write after read): the function's blocking
 /// sends, and the transfers and deferred operations of its running
@@ -769,6 +872,7 @@ inline int32_t progressHook(commrt_context *ctx) {
 /// synchronizes the streams it used.
 inline void finish(commrt_context *ctx, const char *loc) {
   raiseProgressError(ctx);
+  closeGroup(ctx, loc);
   issueQueued(ctx, nullptr, loc);
   drainSends(ctx, loc);
   for (auto &[index, s] : state(ctx).streams)
@@ -1259,9 +1363,12 @@ inline void send(Async *async, const Pairs &pairs, int64_t tag, const void *buf,
   for (int64_t k = 0; k < pairs.size(); ++k) {
     if (pairs.flat[2 * k] != st.rank)
       continue;
-    if (!w)
+    if (!w) {
+      if (!async)
+        joinGroup(ctx, {range(buf, bytesOf(count, dtype))}, {}, loc);
       w = std::make_shared<Wire>(
           toWire(ctx, buf, count, dtype, wire, space, s, loc));
+    }
     Pending p;
     check(commrt_isend(ctx, w->data, count, wire, pairs.flat[2 * k + 1], tag, s,
                        &p.request),
@@ -1301,9 +1408,14 @@ inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
   for (int64_t k = 0; k < pairs.size(); ++k)
     if (pairs.flat[2 * k + 1] == st.rank)
       peer = pairs.flat[2 * k];
-  if (peer < 0)
+  Range written = range(buf, bytesOf(count, dtype));
+  if (peer < 0) {
+    if (!async)
+      closeGroupIfUsed(ctx, {}, {written}, loc);
     return skip(ctx, buf, count, dtype, space, loc);
+  }
   beforeWrite(ctx, buf, bytesOf(count, dtype), loc);
+  bool grouped = !async && joinGroup(ctx, {}, {written}, loc);
   void *target = buf;
   std::shared_ptr<Temp> temp;
   if (wire != dtype) {
@@ -1319,6 +1431,16 @@ inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
     after = [=]() {
       convert(buf, dtype, temp->ptr, wire, count, space, s, loc);
     };
+  if (grouped) {
+    // Completed when the group closes, after the rest of the run started.
+    Pending p;
+    p.request = req;
+    p.lo = written.lo;
+    p.hi = written.hi;
+    p.finish = std::move(after);
+    st.groupRecvs.push_back(std::move(p));
+    return;
+  }
   // A blocking receive first lets this rank's pending sends progress.
   issued(async, req, buf, bytesOf(count, dtype), std::move(after), loc,
          "comm.recv");
@@ -1799,6 +1921,15 @@ int32_t entry(commrt_context *ctx, const char *name, Body body) {
         st.queue.clear();
         st.issuing = false;
         st.fillAsync = nullptr;
+        // An error inside a run of sends and receives: its group is
+        // closed (what it started is abandoned with the error).
+        st.p2pRun = false;
+        st.groupReads.clear();
+        st.groupRecvs.clear();
+        if (st.groupOpen) {
+          st.groupOpen = false;
+          commrt_group_end(ctx);
+        }
       }
     } forget{ctx};
     body();

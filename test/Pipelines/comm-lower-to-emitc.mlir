@@ -51,8 +51,13 @@ func.func @overlap(%x: tensor<4x4xf32>, %w: tensor<8xf32>) -> (tensor<4x16xf32>,
 // the upstream conversions.
 // CHECK-LABEL: emitc.func @comm_impl_p2p(
 // CHECK: for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} : !emitc.size_t
-// CHECK: call_opaque "commgen::send"(%{{.*}}) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"COMMGEN_PAIRS(0, 1, 1, 0)">, 7, 0 : index, 32, #emitc.opaque<"COMMRT_I32">, #emitc.opaque<"COMMRT_I32">,
+// A send, then a receive (the allocation of its buffer between them): one
+// run, started as one commrt group.
+// CHECK: call_opaque "commgen::p2p_begin"() {args = []}
+// CHECK-NEXT: call_opaque "commgen::send"(%{{.*}}) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"COMMGEN_PAIRS(0, 1, 1, 0)">, 7, 0 : index, 32, #emitc.opaque<"COMMRT_I32">, #emitc.opaque<"COMMRT_I32">,
 // CHECK: call_opaque "commgen::recv"
+// CHECK-NEXT: call_opaque "commgen::p2p_end"() {args = [#emitc.opaque<"\22{{.*}}comm-lower-to-emitc.mlir:72:8\22">]}
+// CHECK-NOT: p2p_begin
 // CHECK: call_opaque "commgen::combine"({{.*}}) {args = [#emitc.opaque<"nullptr">, 0 : index, 1 : index, 2 : index, 32, #emitc.opaque<"COMMRT_I32">, #emitc.opaque<"COMMRT_MAX">,
 // CHECK: call_opaque "commgen::reduce_scatter"({{.*}}) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"COMMGEN_RANKS(2, 0, 1)">, 0 : index, 1 : index, 16, 4,
 // CHECK: call_opaque "commgen::all_to_all"({{.*}}) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"COMMGEN_RANKS(2, 0, 1)">, 0 : index, 1 : index, 32, 4, 1,

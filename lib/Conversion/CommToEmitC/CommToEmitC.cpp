@@ -473,12 +473,26 @@ struct PermuteLowering : CommPattern<BufferPermuteOp> {
   }
 };
 
+/// commgen::p2p_begin before the first op of a run of sends and receives
+/// (markCommToEmitCP2pRuns), commgen::p2p_end after the last.
+void beginP2pRun(ConversionPatternRewriter &rewriter, Operation *op,
+                 const CommToEmitCState &state) {
+  if (state.p2pRunBegins.contains(op))
+    CallBuilder(rewriter, op, state).call("commgen::p2p_begin");
+}
+void endP2pRun(ConversionPatternRewriter &rewriter, Operation *op,
+               const CommToEmitCState &state) {
+  if (state.p2pRunEnds.contains(op))
+    CallBuilder(rewriter, op, state).location().call("commgen::p2p_end");
+}
+
 struct SendLowering : CommPattern<BufferSendOp> {
   using CommPattern::CommPattern;
   LogicalResult
   matchAndRewrite(BufferSendOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type element = elementOf(op.getSource());
+    beginP2pRun(rewriter, op, state);
     CallBuilder(rewriter, op, state)
         .async()
         .pairs(op.getPairs())
@@ -491,6 +505,7 @@ struct SendLowering : CommPattern<BufferSendOp> {
         .integer(streamOf(op.getPlanAttr()))
         .location()
         .call("commgen::send");
+    endP2pRun(rewriter, op, state);
     rewriter.eraseOp(op);
     return success();
   }
@@ -502,6 +517,7 @@ struct RecvLowering : CommPattern<BufferRecvOp> {
   matchAndRewrite(BufferRecvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type element = elementOf(op.getTarget());
+    beginP2pRun(rewriter, op, state);
     CallBuilder(rewriter, op, state)
         .async()
         .pairs(op.getPairs())
@@ -514,6 +530,7 @@ struct RecvLowering : CommPattern<BufferRecvOp> {
         .integer(streamOf(op.getPlanAttr()))
         .location()
         .call("commgen::recv");
+    endP2pRun(rewriter, op, state);
     rewriter.eraseOp(op);
     return success();
   }
@@ -907,6 +924,42 @@ void mlir::comm::prepareCommToEmitCAsyncBodies(ModuleOp module,
       op.moveBefore(start);
     }
   }
+}
+
+void mlir::comm::markCommToEmitCP2pRuns(ModuleOp module,
+                                        CommToEmitCState &state) {
+  auto blockingP2p = [&](Operation *op) {
+    return isa<BufferSendOp, BufferRecvOp>(op) && !state.asyncOf.contains(op);
+  };
+  module.walk([&](Block *block) {
+    Operation *first = nullptr, *last = nullptr;
+    unsigned length = 0;
+    auto close = [&]() {
+      if (length >= 2) {
+        state.p2pRunBegins.insert(first);
+        state.p2pRunEnds.insert(last);
+      }
+      first = last = nullptr;
+      length = 0;
+    };
+    for (Operation &op : *block) {
+      if (blockingP2p(&op)) {
+        if (!first)
+          first = &op;
+        last = &op;
+        ++length;
+        continue;
+      }
+      // Views, constants and the allocation of a receive's buffer between
+      // two transfers keep the run going (an allocation takes memory no
+      // transfer uses).
+      if (first && op.getNumRegions() == 0 &&
+          (isMemoryEffectFree(&op) || isa<memref::AllocOp>(op)))
+        continue;
+      close();
+    }
+    close();
+  });
 }
 
 std::string mlir::comm::getCudaKernelLists(ModuleOp module) {

@@ -208,6 +208,7 @@ struct ConvertCommToEmitCPass
     CommToEmitCState state(target);
     std::string kernels = state.cuda ? getCudaKernelLists(module) : "";
     prepareCommToEmitCAsyncBodies(module, state);
+    markCommToEmitCP2pRuns(module, state);
 
     // Entry points are emitted after the functions, so remember them now.
     SmallVector<std::pair<std::string, FunctionType>> entries;

@@ -15,6 +15,7 @@
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <string>
 
@@ -74,6 +75,9 @@ struct CommToEmitCState {
   llvm::DenseMap<Operation *, Value> asyncOf;
   /// comm.start -> its async handle.
   llvm::DenseMap<Operation *, Value> startHandle;
+  /// The first and last ops of every run of blocking sends and receives
+  /// (commgen::p2p_begin/p2p_end bracket it).
+  llvm::DenseSet<Operation *> p2pRunBegins, p2pRunEnds;
 };
 
 /// Buffers as pointers to their elements, tokens as commgen::Async handles.
@@ -83,6 +87,13 @@ void populateCommToEmitCTypeConversions(TypeConverter &converter);
 /// creates the start's async handle, and records in `state` which ops each
 /// start issues (the patterns pass the handle to every call).
 void prepareCommToEmitCAsyncBodies(ModuleOp module, CommToEmitCState &state);
+
+/// Records in `state` the runs of two or more blocking comm.buffer.send
+/// and comm.buffer.recv ops of one block with only pure ops and
+/// memref.alloc between them
+/// (after prepareCommToEmitCAsyncBodies: ops of a comm.start are not
+/// blocking). Each run is started as one commrt group (commrt_gen.h).
+void markCommToEmitCP2pRuns(ModuleOp module, CommToEmitCState &state);
 
 /// The patterns that turn comm.buffer ops, comm.start/wait/barrier and
 /// memref allocations and copies into calls of commrt_gen.h's helpers.
