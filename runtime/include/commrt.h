@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 /// Version of this ABI; bumped when functions or enumerators are added.
-#define COMMRT_ABI_VERSION 2
+#define COMMRT_ABI_VERSION 3
 
 #if defined(__GNUC__)
 #define COMMRT_API __attribute__((visibility("default")))
@@ -252,6 +252,16 @@ COMMRT_API commrt_status commrt_set_timeout(commrt_context *ctx,
 /// Changes the error policy of later calls.
 COMMRT_API commrt_status commrt_set_error_policy(commrt_context *ctx,
                                                  commrt_error_policy policy);
+/// Host bookkeeping over the whole world, whatever the backend: sets *max
+/// to the largest of every rank's \p value, through the bootstrap (MPI)
+/// with the context's timeout. For harnesses and tools that time or check a
+/// program's transfers (the nccl backend reduces device memory only, verbs
+/// carries no collective). Every rank calls it. Since ABI version 3.
+COMMRT_API commrt_status commrt_host_max(commrt_context *ctx, double value,
+                                         double *max);
+/// A barrier over the whole world through the bootstrap, whatever the
+/// backend (see commrt_host_max). Since ABI version 3.
+COMMRT_API commrt_status commrt_host_barrier(commrt_context *ctx);
 
 /*===----------------------------------------------------------------------===*
  * Communicators

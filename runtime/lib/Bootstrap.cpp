@@ -131,6 +131,17 @@ commrt_status commrt::allreduceMpi(commrt_context *ctx, const void *send,
   return waitMpi(ctx, &req, 1, what);
 }
 
+commrt_status commrt::barrierMpi(commrt_context *ctx, MPI_Comm comm,
+                                 const std::string &what) {
+  MPI_Request req;
+  int err = MPI_Ibarrier(comm, &req);
+  if (err != MPI_SUCCESS)
+    return raise(ctx, COMMRT_ERROR_BACKEND,
+                 format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
+                        mpiErrorString("MPI_Ibarrier", err).c_str()));
+  return waitMpi(ctx, &req, 1, what);
+}
+
 commrt_status commrt::allgatherMpi(commrt_context *ctx, const void *send,
                                    void *recv, int bytes, MPI_Comm comm,
                                    const std::string &what) {

@@ -597,3 +597,23 @@ extern "C" commrt_status commrt_set_error_policy(commrt_context *ctx,
   ctx->opts.on_error = policy;
   return COMMRT_SUCCESS;
 }
+
+extern "C" commrt_status commrt_host_max(commrt_context *ctx, double value,
+                                         double *max) {
+  if (!ctx)
+    return badContext("commrt_host_max");
+  if (!max)
+    return badOut("commrt_host_max");
+  return guard("commrt_host_max", [&] {
+    return allreduceMpi(ctx, &value, max, 1, MPI_DOUBLE, MPI_MAX, ctx->world,
+                        "commrt_host_max");
+  });
+}
+
+extern "C" commrt_status commrt_host_barrier(commrt_context *ctx) {
+  if (!ctx)
+    return badContext("commrt_host_barrier");
+  return guard("commrt_host_barrier", [&] {
+    return barrierMpi(ctx, ctx->world, "commrt_host_barrier");
+  });
+}

@@ -509,6 +509,10 @@ commrt_status allreduceMpi(commrt_context *ctx, const void *send, void *recv,
                            int count, MPI_Datatype type, MPI_Op op,
                            MPI_Comm comm, const std::string &what);
 
+/// Non-blocking barrier with the deadline, on \p comm.
+commrt_status barrierMpi(commrt_context *ctx, MPI_Comm comm,
+                         const std::string &what);
+
 /// Non-blocking allgather of \p bytes from every rank with the deadline, on
 /// \p comm.
 commrt_status allgatherMpi(commrt_context *ctx, const void *send, void *recv,

@@ -281,6 +281,18 @@ void testArguments() {
       commrt_set_error_policy(ctx, static_cast<commrt_error_policy>(5)),
       COMMRT_ERROR_INVALID_ARGUMENT, "unknown policy 5");
   CHECK_OK(commrt_barrier(comm, nullptr));
+
+  // Host bookkeeping through the bootstrap (the harness's timing).
+  double most = -1;
+  CHECK_OK(commrt_host_max(ctx, 10.0 * me - 0.5, &most));
+  CHECK(most == 10.0 * (size - 1) - 0.5);
+  CHECK_OK(commrt_host_barrier(ctx));
+  CHECK_STATUS(commrt_host_max(nullptr, 1.0, &most),
+               COMMRT_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+  CHECK_STATUS(commrt_host_max(ctx, 1.0, nullptr),
+               COMMRT_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+  CHECK_STATUS(commrt_host_barrier(nullptr), COMMRT_ERROR_INVALID_ARGUMENT,
+               "ctx is NULL");
 }
 
 } // namespace
