@@ -915,6 +915,17 @@ inline void convert(void *dst, commrt_dtype dstType, const void *src,
         "commrt_convert");
 }
 
+/// Waits for what was launched on plan stream `s` (nothing to wait for on
+/// the backend's own stream, where commrt's local operations are
+/// synchronous). A local operation on a plan stream (the conversion or
+/// transpose after a transfer, a comm.copy) is asynchronous: until it is
+/// done, another stream could read what it writes, and its temporaries
+/// must not return to the pool.
+inline void settle(commrt_stream *s, const char *loc, const char *op) {
+  if (s)
+    check(commrt_stream_synchronize(s), loc, op);
+}
+
 /// The buffer a transfer sends: `src` itself or a copy converted to the
 /// wire type.
 struct Wire {
@@ -995,6 +1006,7 @@ void collective(commrt_context *ctx, Async *async, const char *op,
         if (wire == dtype) {
           transpose(ctx, dst, data, post.a, post.b, post.c, wire, space, s,
                     loc);
+          settle(s, loc, op);
           return;
         }
         converted = Temp(ctx, static_cast<int64_t>(bytesOf(dstCount, wire)),
@@ -1004,6 +1016,7 @@ void collective(commrt_context *ctx, Async *async, const char *op,
         data = converted.ptr;
       }
       convert(dst, dtype, data, wire, dstCount, space, s, loc);
+      settle(s, loc, op);
       keep->clear();
     };
   }
@@ -1430,6 +1443,7 @@ inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
   if (temp)
     after = [=]() {
       convert(buf, dtype, temp->ptr, wire, count, space, s, loc);
+      settle(s, loc, "comm.recv");
     };
   if (grouped) {
     // Completed when the group closes, after the rest of the run started.
@@ -1460,6 +1474,7 @@ inline void copy(Async *async, void *dst, commrt_memory_space dstSpace,
     check(commrt_copy(ctx, dst, dstSpace, src, srcSpace,
                       static_cast<int64_t>(bytes), s),
           loc, "comm.copy");
+    settle(s, loc, "comm.copy");
   };
   runLocal(async, {range(src, bytes)}, {range(dst, bytes)}, run, loc);
 }

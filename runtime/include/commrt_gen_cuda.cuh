@@ -280,36 +280,46 @@ inline void checkFits(const commrt_piece *list, size_t n, int64_t bufferCount,
   }
 }
 
+// Like the host versions in commrt_gen.h, the kernels run through
+// runLocal: inside a comm.start, one that reads what a transfer of the body
+// still writes is deferred until that transfer ends, instead of stopping
+// the host there (until 2026-12-06 they waited where they stood, and the
+// body's transfers overlapped nothing after it); and each first completes
+// what still reads what it writes.
+
 template <typename... Pieces>
 void pack(Async *async, void *buffer, commrt_dtype bufferType,
           int64_t bufferCount, commrt_memory_space space, const char *loc,
           Pieces... pieces) {
-  const commrt_piece list[] = {pieces...};
   if (space != COMMRT_HBM) {
     commgen::pack(async, buffer, bufferType, bufferCount, space, loc,
                   pieces...);
     return;
   }
-  for (const commrt_piece &p : list)
-    waitFor(async, p.data, bytesOf(p.count, p.dtype), loc);
-  checkFits(list, sizeof...(Pieces), bufferCount, loc, "comm.pack");
+  std::vector<commrt_piece> list{pieces...};
+  checkFits(list.data(), list.size(), bufferCount, loc, "comm.pack");
   commrt_context *ctx = current();
-  beforeWrite(ctx, buffer, bytesOf(bufferCount, bufferType), loc);
-  // What no piece covers is zero, as commrt_pack and the host path make it
-  // (a buffer padded to a multiple of the group is reduced and sent whole).
-  int64_t covered = 0;
-  for (const commrt_piece &p : list)
-    covered += p.count;
-  if (covered < bufferCount)
-    check(commrt_memset(ctx, buffer, space, 0,
+  auto run = [=]() {
+    // What no piece covers is zero, as commrt_pack and the host path make
+    // it (a buffer padded to a multiple of the group is reduced and sent
+    // whole).
+    int64_t covered = 0;
+    for (const commrt_piece &p : list)
+      covered += p.count;
+    if (covered < bufferCount)
+      check(
+          commrt_memset(ctx, buffer, space, 0,
                         static_cast<int64_t>(bytesOf(bufferCount, bufferType)),
                         nullptr),
           loc, "comm.pack");
-  if (!packPieces<true>(buffer, bufferType, list,
-                        static_cast<int64_t>(sizeof...(Pieces)), loc))
-    check(commrt_pack(buffer, bufferType, bufferCount, list,
-                      static_cast<int64_t>(sizeof...(Pieces)), space, nullptr),
-          loc, "comm.pack");
+    if (!packPieces<true>(buffer, bufferType, list.data(),
+                          static_cast<int64_t>(list.size()), loc))
+      check(commrt_pack(buffer, bufferType, bufferCount, list.data(),
+                        static_cast<int64_t>(list.size()), space, nullptr),
+            loc, "comm.pack");
+  };
+  runLocal(async, ranges(list),
+           {range(buffer, bytesOf(bufferCount, bufferType))}, run, loc);
 }
 
 template <typename... Pieces>
@@ -321,17 +331,17 @@ void unpack(Async *async, const void *buffer, commrt_dtype bufferType,
                     pieces...);
     return;
   }
-  waitFor(async, buffer, bytesOf(bufferCount, bufferType), loc);
-  const commrt_piece list[] = {pieces...};
-  checkFits(list, sizeof...(Pieces), bufferCount, loc, "comm.unpack");
-  for (const commrt_piece &p : list)
-    beforeWrite(current(), p.data, bytesOf(p.count, p.dtype), loc);
-  if (!packPieces<false>(const_cast<void *>(buffer), bufferType, list,
-                         static_cast<int64_t>(sizeof...(Pieces)), loc))
-    check(commrt_unpack(buffer, bufferType, bufferCount, list,
-                        static_cast<int64_t>(sizeof...(Pieces)), space,
-                        nullptr),
-          loc, "comm.unpack");
+  std::vector<commrt_piece> list{pieces...};
+  checkFits(list.data(), list.size(), bufferCount, loc, "comm.unpack");
+  auto run = [=]() {
+    if (!packPieces<false>(const_cast<void *>(buffer), bufferType, list.data(),
+                           static_cast<int64_t>(list.size()), loc))
+      check(commrt_unpack(buffer, bufferType, bufferCount, list.data(),
+                          static_cast<int64_t>(list.size()), space, nullptr),
+            loc, "comm.unpack");
+  };
+  runLocal(async, {range(buffer, bytesOf(bufferCount, bufferType))},
+           ranges(list), run, loc);
 }
 
 /// The accumulation type of an element type: f32 for f16/bf16.
@@ -391,19 +401,22 @@ inline void combine(Async *async, void *target, const void *lhs,
     return;
   }
   size_t bytes = bytesOf(count, dtype);
-  waitFor(async, lhs, bytes, loc);
-  waitFor(async, rhs, bytes, loc);
-  bool done = false;
+  auto run = [=]() {
+    bool done = false;
 #define COMMGEN_COMBINE_CASE(D, O)                                             \
   if (!done && dtype == D && op == O)                                          \
     done = combineCase<D, O>(target, lhs, rhs, count);
-  COMMGEN_CUDA_COMBINE_KERNELS(COMMGEN_COMBINE_CASE)
+    COMMGEN_CUDA_COMBINE_KERNELS(COMMGEN_COMBINE_CASE)
 #undef COMMGEN_COMBINE_CASE
-  if (done) {
-    launched(loc, "comm.buffer.combine");
-    return;
-  }
-  commgen::combine(async, target, lhs, rhs, count, dtype, op, space, loc);
+    if (done) {
+      launched(loc, "comm.buffer.combine");
+      return;
+    }
+    // No kernel for this pair: the runtime's, in order here.
+    commgen::combine(nullptr, target, lhs, rhs, count, dtype, op, space, loc);
+  };
+  runLocal(async, {range(lhs, bytes), range(rhs, bytes)},
+           {range(target, bytes)}, run, loc);
 }
 
 } // namespace cuda
