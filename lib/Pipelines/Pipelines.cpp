@@ -12,7 +12,8 @@ using namespace mlir::comm;
 
 /// The comm-fuse options of each strategy: DDP's and XLA's byte limits,
 /// Horovod's cycle, comm's cost model.
-static CommFuseOptions getFuseOptions(const PlanningPipelineOptions &options) {
+CommFuseOptions
+mlir::comm::getStrategyFuseOptions(const PlanningPipelineOptions &options) {
   CommFuseOptions fuse;
   fuse.topology = options.topology;
   fuse.costParams = options.costParams;
@@ -24,6 +25,7 @@ static CommFuseOptions getFuseOptions(const PlanningPipelineOptions &options) {
     // bucket's buffer takes.
     fuse.mode = FuseMode::cost;
     fuse.thresholdBytes = 256 << 20;
+    fuse.joint = options.fuseJoint;
     break;
   case Strategy::ddp:
     // torch.nn.parallel.DistributedDataParallel: bucket_cap_mb=25 and
@@ -81,7 +83,7 @@ void mlir::comm::buildStrategyPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     return;
   }
-  pm.addPass(createCommFuse(getFuseOptions(options)));
+  pm.addPass(createCommFuse(getStrategyFuseOptions(options)));
   // Only comm's planner narrows wire types (the frameworks leave the wire
   // to the backend). It judges the ops the program wrote, before any is
   // cut into pieces: a tolerance bounds what the whole op does to its

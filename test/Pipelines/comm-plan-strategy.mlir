@@ -57,7 +57,7 @@ func.func @backward(%x: tensor<524288xf32>, %b: tensor<1024xf32>)
 // horovod: tensors ready at 600, 1200, 1800 and 2400 us fall in the 1 ms
 // cycles 0, 1, 1 and 2: three buckets, each started when its last member
 // is computed (the last blocking: nothing is left to overlap it).
-// HVDPIPE: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 max-tensors=0 mode=cycle threshold-bytes=134217728 topology=dgx-h100},
+// HVDPIPE: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 joint=true max-tensors=0 mode=cycle threshold-bytes=134217728 topology=dgx-h100},
 // HVDPIPE-NEXT: comm-decompose{backend=nccl explain=false hierarchical=false hierarchical-if-faster=false split-all-reduce=false to-p2p=unsupported topology=},
 // HVDPIPE-NEXT: comm-route{backend=nccl choose=true explain=false topology=dgx-h100},
 // HVDPIPE-NEXT: comm-schedule{

@@ -23,7 +23,7 @@
 // PIPELINE: builtin.module(
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
 // PIPELINE-NEXT: comm-plan-compare{comm=builtin.module(
-// PIPELINE-SAME: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 max-tensors=0 mode=cost threshold-bytes=268435456 topology=dgx-h100},
+// PIPELINE-SAME: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 joint=true max-tensors=0 mode=cost threshold-bytes=268435456 topology=dgx-h100},
 // PIPELINE-SAME: comm-reduce-precision{allow-f16=false backend=nccl cost-params= explain=false max-rel-error=0.000000e+00 topology=dgx-h100},
 // PIPELINE-SAME: comm-plan-hierarchical{mode=auto},
 // PIPELINE-SAME: comm-decompose{backend=nccl explain=false hierarchical=false hierarchical-if-faster=false split-all-reduce=false to-p2p=unsupported topology=},

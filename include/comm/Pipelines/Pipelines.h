@@ -10,6 +10,7 @@
 #ifndef COMM_PIPELINES_PIPELINES_H
 #define COMM_PIPELINES_PIPELINES_H
 
+#include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "comm/Pipelines/CompileOptions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -71,6 +72,13 @@ struct PlanningPipelineOptions
           "so that comm's plan is never slower than theirs (not where "
           "hierarchical forces a split)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseJoint{
+      *this, "fuse-joint",
+      llvm::cl::desc(
+          "strategy=comm: comm-fuse cuts runs that share the communication "
+          "stream together (comm-fuse joint); with compare, comm-plan also "
+          "plans the module with them cut alone and keeps the faster"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> verify{
       *this, "verify",
       llvm::cl::desc("end with comm-verify-schedule: every rank's sends "
@@ -111,6 +119,9 @@ createHierarchicalSearch(const PlanningPipelineOptions &options);
 /// (for comm without the comparison with the baselines).
 void buildStrategyPipeline(OpPassManager &pm,
                            const PlanningPipelineOptions &options);
+/// The comm-fuse options of `options.strategy` (DDP's and XLA's byte
+/// limits, Horovod's cycle, comm's cost model).
+CommFuseOptions getStrategyFuseOptions(const PlanningPipelineOptions &options);
 /// The pass that plans with comm and with every baseline and keeps the
 /// fastest simulated plan (comm-plan-compare; `options.compare`).
 std::unique_ptr<Pass>

@@ -1,6 +1,7 @@
 // RUN: comm-opt %s --comm-fuse --comm-verify-schedule -split-input-file | FileCheck %s
 // RUN: comm-opt %s --comm-fuse="threshold-bytes=1024 first-bucket-bytes=512" --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=SMALL
 // RUN: comm-opt %s --comm-fuse="mode=cost topology=dgx-h100" --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=COST
+// RUN: comm-opt %s --comm-fuse="mode=cost topology=dgx-h100 joint=false" --comm-verify-schedule -split-input-file | FileCheck %s --check-prefix=ALONE
 // RUN: not comm-opt %s --comm-fuse="mode=cost" --mlir-disable-threading -split-input-file 2>&1 | FileCheck %s --check-prefix=NOTOPO
 // NOTOPO: error: no topology
 // RUN: not comm-opt %s --comm-fuse="threshold-bytes=0" 2>&1 | FileCheck %s --check-prefix=ZERO
@@ -288,5 +289,42 @@ func.func @together(%a: tensor<1024xf32>, %b: tensor<1024xf32>, %c: tensor<1024x
   %2 = comm.all_reduce sum %c over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024xf32>
   %3 = comm.all_reduce sum %d over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024xf32>
   return %0, %1, %2, %3 : tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xf32>
+}
+}
+
+// -----
+
+/// Cost mode, two element types: their runs share the communication
+/// stream. Cut alone, each sends its first gradient early and the rest
+/// together; cut jointly, the f32 run waits for the bf16 gradient already on
+/// the stream and sends all four together.
+// COST-LABEL: func.func @shared
+// COST: comm.all_reduce sum %{{.*}} : tensor<1048576xbf16>
+// COST: comm.all_reduce sum %{{.*}} : tensor<4194304xf32>
+// COST: comm.all_reduce sum %{{.*}} : tensor<3145728xbf16>
+// COST-NOT: comm.all_reduce
+// COST: return
+// ALONE-LABEL: func.func @shared
+// ALONE: comm.all_reduce sum %{{.*}} : tensor<1048576xf32>
+// ALONE: comm.all_reduce sum %{{.*}} : tensor<1048576xbf16>
+// ALONE: comm.all_reduce sum %{{.*}} : tensor<3145728xf32>
+// ALONE: comm.all_reduce sum %{{.*}} : tensor<3145728xbf16>
+// ALONE-NOT: comm.all_reduce
+// ALONE: return
+module attributes {comm.topology = "dgx-h100"} {
+func.func @shared(%x: tensor<1024xf32>) -> (tensor<1048576xf32>, tensor<1048576xf32>, tensor<1048576xf32>, tensor<1048576xf32>, tensor<1048576xbf16>, tensor<1048576xbf16>, tensor<1048576xbf16>, tensor<1048576xbf16>) {
+  %a4, %b4 = comm.compute "layer4.backward"(%x) time_us 20.0 : (tensor<1024xf32>) -> (tensor<1048576xf32>, tensor<1048576xbf16>)
+  %a3, %b3 = comm.compute "layer3.backward"(%x) time_us 20.0 : (tensor<1024xf32>) -> (tensor<1048576xf32>, tensor<1048576xbf16>)
+  %a2, %b2 = comm.compute "layer2.backward"(%x) time_us 20.0 : (tensor<1024xf32>) -> (tensor<1048576xf32>, tensor<1048576xbf16>)
+  %a1, %b1 = comm.compute "layer1.backward"(%x) time_us 20.0 : (tensor<1024xf32>) -> (tensor<1048576xf32>, tensor<1048576xbf16>)
+  %r4 = comm.all_reduce sum %a4 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1048576xf32>
+  %s4 = comm.all_reduce sum %b4 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1048576xbf16>
+  %r3 = comm.all_reduce sum %a3 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1048576xf32>
+  %s3 = comm.all_reduce sum %b3 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1048576xbf16>
+  %r2 = comm.all_reduce sum %a2 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1048576xf32>
+  %s2 = comm.all_reduce sum %b2 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1048576xbf16>
+  %r1 = comm.all_reduce sum %a1 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1048576xf32>
+  %s1 = comm.all_reduce sum %b1 over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1048576xbf16>
+  return %r1, %r2, %r3, %r4, %s1, %s2, %s3, %s4 : tensor<1048576xf32>, tensor<1048576xf32>, tensor<1048576xf32>, tensor<1048576xf32>, tensor<1048576xbf16>, tensor<1048576xbf16>, tensor<1048576xbf16>, tensor<1048576xbf16>
 }
 }

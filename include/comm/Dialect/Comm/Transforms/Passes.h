@@ -30,6 +30,13 @@ enum class FuseMode {
 #define GEN_PASS_REGISTRATION
 #include "comm/Dialect/Comm/CommPasses.h.inc"
 
+/// Whether comm-fuse in cost mode, with `options`, cuts some block's runs
+/// of collectives differently when it cuts them jointly (its `joint`
+/// option) than when it cuts each alone. Changes nothing; fails, after a
+/// located error, without a topology.
+FailureOr<bool> fuseJointChangesCuts(ModuleOp module,
+                                     const CommFuseOptions &options);
+
 } // namespace comm
 } // namespace mlir
 
