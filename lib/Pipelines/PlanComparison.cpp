@@ -114,15 +114,21 @@ private:
   OpPassManager getPipeline(Strategy strategy, bool explain,
                             bool fuseJoint = true) const {
     PlanningPipelineOptions planning;
+    getPlanningOptions(planning, strategy, explain, fuseJoint);
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildStrategyPipeline(pm, planning);
+    return pm;
+  }
+  /// The options getPipeline plans with (comm's without the joint cuts of
+  /// comm-fuse is a candidate, verified only once it is kept).
+  void getPlanningOptions(PlanningPipelineOptions &planning, Strategy strategy,
+                          bool explain, bool fuseJoint = true) const {
     planning.copyOptionValuesFrom(options);
     planning.strategy = strategy;
     planning.explain = explain;
     planning.fuseJoint = options.fuseJoint && fuseJoint;
     if (strategy != Strategy::comm || !fuseJoint)
       planning.verify = false;
-    OpPassManager pm(ModuleOp::getOperationName());
-    buildStrategyPipeline(pm, planning);
-    return pm;
   }
 
   PlanningPipelineOptions options;
@@ -191,14 +197,47 @@ void PlanComparisonPass::runOnOperation() {
   std::optional<std::string> bestName;
   double bestUs = *ownUs;
   const std::string kAlone = "comm with runs cut alone";
+  // Plans a copy of the module as written with `pm`, simulates it and keeps
+  // it if it beats the fastest so far (ties keep the earlier). With
+  // `bounded`, a plan that never overlaps (naive's, where the source has
+  // no comm.start) whose compute plus its transfers' bounds already
+  // reaches the fastest step is not simulated (all its collectives one by
+  // one: the dearest plan to simulate), since it cannot be chosen.
+  auto consider = [&](const std::string &name, OpPassManager &pm,
+                      bool bounded) {
+    OpBuilder builder(module.getBody(), module.getBody()->end());
+    auto copy = cast<ModuleOp>(builder.clone(*original.get()));
+    // Erased from the module unless it is kept.
+    OwningOpRef<ModuleOp> owned(copy);
+    if (failed(runPipeline(pm, copy))) {
+      results.push_back({name, std::nullopt});
+      return;
+    }
+    if (bounded)
+      if (std::optional<double> floor =
+              getBlockingBoundUs(copy, ownSteps, **topology, model);
+          floor && *floor >= bestUs) {
+        results.push_back({name, *floor, /*bounded=*/true});
+        return;
+      }
+    std::optional<double> us =
+        total(getStepsUs(copy, **topology, model, options.backend).first);
+    ++numPlans;
+    results.push_back({name, us});
+    if (us && *us < bestUs * (1 - 1e-9)) {
+      bestUs = *us;
+      bestName = name;
+      copy->remove();
+      best = std::move(owned);
+    }
+  };
   // Runs of collectives that share the stream: comm-fuse cuts them
   // together by its one-queue model, which the simulator does not always
   // agree with. Where that changes a cut, comm's passes plan the module
   // once more with the runs cut alone, and the faster plan competes with
   // the baselines.
   PlanningPipelineOptions commOptions;
-  commOptions.copyOptionValuesFrom(options);
-  commOptions.strategy = Strategy::comm;
+  getPlanningOptions(commOptions, Strategy::comm, /*explain=*/false);
   FailureOr<bool> jointMatters =
       options.fuseJoint
           ? fuseJointChangesCuts(*original, getStrategyFuseOptions(commOptions))
@@ -206,64 +245,16 @@ void PlanComparisonPass::runOnOperation() {
   if (failed(jointMatters))
     return signalPassFailure();
   if (*jointMatters) {
-    OpBuilder builder(module.getBody(), module.getBody()->end());
-    auto copy = cast<ModuleOp>(builder.clone(*original.get()));
-    OwningOpRef<ModuleOp> owned(copy);
     OpPassManager pm =
         getPipeline(Strategy::comm, /*explain=*/false, /*fuseJoint=*/false);
-    if (succeeded(runPipeline(pm, copy))) {
-      std::optional<double> us =
-          total(getStepsUs(copy, **topology, model, options.backend).first);
-      ++numPlans;
-      results.push_back({kAlone, us});
-      if (us && *us < bestUs * (1 - 1e-9)) {
-        bestUs = *us;
-        bestName = kAlone;
-        copy->remove();
-        best = std::move(owned);
-      }
-    } else {
-      results.push_back({kAlone, std::nullopt});
-    }
+    consider(kAlone, pm, /*bounded=*/false);
   }
-  {
-    // A baseline that fails to plan or simulate is left out.
-    for (const StrategyInfo &info : kStrategies) {
-      if (info.strategy == Strategy::comm)
-        continue;
-      OpBuilder builder(module.getBody(), module.getBody()->end());
-      auto copy = cast<ModuleOp>(builder.clone(*original.get()));
-      // Erased from the module unless it is kept.
-      OwningOpRef<ModuleOp> owned(copy);
-      OpPassManager pm = getPipeline(info.strategy, /*explain=*/false);
-      if (failed(runPipeline(pm, copy))) {
-        results.push_back(
-            {stringifyStrategy(info.strategy).str(), std::nullopt});
-        continue;
-      }
-      // A program that never overlaps (naive's, where the source has no
-      // comm.start) takes at least its compute plus its transfers' bounds:
-      // where that reaches comm's step, simulating it (all its collectives
-      // one by one, the dearest plan to simulate) cannot change the choice.
-      if (std::optional<double> floor =
-              getBlockingBoundUs(copy, ownSteps, **topology, model);
-          floor && *floor >= bestUs) {
-        results.push_back(
-            {stringifyStrategy(info.strategy).str(), *floor, /*bounded=*/true});
-        continue;
-      }
-      std::optional<double> us =
-          total(getStepsUs(copy, **topology, model, options.backend).first);
-      ++numPlans;
-      results.push_back({stringifyStrategy(info.strategy).str(), us});
-      // Ties keep comm's plan (and an earlier baseline's).
-      if (us && *us < bestUs * (1 - 1e-9)) {
-        bestUs = *us;
-        bestName = stringifyStrategy(info.strategy).str();
-        copy->remove();
-        best = std::move(owned);
-      }
-    }
+  // A baseline that fails to plan or simulate is left out.
+  for (const StrategyInfo &info : kStrategies) {
+    if (info.strategy == Strategy::comm)
+      continue;
+    OpPassManager pm = getPipeline(info.strategy, /*explain=*/false);
+    consider(stringifyStrategy(info.strategy).str(), pm, /*bounded=*/true);
   }
 
   quiet.reset();

@@ -492,10 +492,12 @@ inline void runLocal(Async *async, std::vector<Range> reads,
 }
 
 /// Records a started operation, or completes it at once outside a
-/// comm.start.
+/// comm.start (or, with `later`, leaves it there for whoever completes
+/// those: the receives of a run's open group).
 inline void issued(Async *async, commrt_request *req, const void *target,
                    size_t bytes, std::function<void()> finish, const char *loc,
-                   const char *op, std::vector<Range> reads = {}) {
+                   const char *op, std::vector<Range> reads = {},
+                   std::vector<Pending> *later = nullptr) {
   Pending p;
   p.request = req;
   p.lo = static_cast<const char *>(target);
@@ -503,7 +505,10 @@ inline void issued(Async *async, commrt_request *req, const void *target,
   p.finish = std::move(finish);
   p.reads = std::move(reads);
   if (!async) {
-    complete(p, loc, op);
+    if (later)
+      later->push_back(std::move(p));
+    else
+      complete(p, loc, op);
     return;
   }
   // Issued from the queue: it takes the place its placeholder held.
@@ -726,10 +731,10 @@ inline void closeGroupIfUsed(commrt_context *ctx,
   if (!st.groupOpen)
     return;
   auto writtenBy = [&](const Range &r) {
-    return std::any_of(st.groupRecvs.begin(), st.groupRecvs.end(),
-                       [&](const Pending &p) {
-                         return intersects(r, Range{p.lo, p.hi});
-                       });
+    return std::any_of(
+        st.groupRecvs.begin(), st.groupRecvs.end(), [&](const Pending &p) {
+          return overlaps(p, r.lo, static_cast<size_t>(r.hi - r.lo));
+        });
   };
   auto readBy = [&](const Range &r) {
     return std::any_of(st.groupReads.begin(), st.groupReads.end(),
@@ -1445,19 +1450,11 @@ inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
       convert(buf, dtype, temp->ptr, wire, count, space, s, loc);
       settle(s, loc, "comm.recv");
     };
-  if (grouped) {
-    // Completed when the group closes, after the rest of the run started.
-    Pending p;
-    p.request = req;
-    p.lo = written.lo;
-    p.hi = written.hi;
-    p.finish = std::move(after);
-    st.groupRecvs.push_back(std::move(p));
-    return;
-  }
-  // A blocking receive first lets this rank's pending sends progress.
+  // A blocking receive first lets this rank's pending sends progress; in
+  // a run's group it completes when the group closes, after the rest of
+  // the run started.
   issued(async, req, buf, bytesOf(count, dtype), std::move(after), loc,
-         "comm.recv");
+         "comm.recv", {}, grouped ? &st.groupRecvs : nullptr);
 }
 
 //===----------------------------------------------------------------------===//

@@ -53,6 +53,8 @@ struct Job {
 struct FusePass : public comm::impl::CommFuseBase<FusePass> {
   using CommFuseBase::CommFuseBase;
   void runOnOperation() override;
+  /// fuseBlock(jointChanged) on every block of `module`.
+  FailureOr<bool> jointChangesCuts(ModuleOp module);
 
 private:
   /// Fuses the collectives of `block`. With `jointChanged` (cost mode),
@@ -63,11 +65,8 @@ private:
   /// The cost model of the module's topology and parameters (cost and
   /// cycle modes), after a located error if there is none.
   FailureOr<std::unique_ptr<CostModel>> getModel(ModuleOp module);
+  /// The topology the model refers to.
   std::shared_ptr<const Topology> topologyRef;
-
-public:
-  /// fuseBlock(jointChanged) on every block of `module`.
-  FailureOr<bool> jointChangesCuts(ModuleOp module);
   /// Replaces the members of `bucket` by pack + collective + unpack.
   void materialize(Bucket &bucket);
   /// Cuts a run of compatible collectives into the buckets that finish the
