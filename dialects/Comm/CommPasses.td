@@ -78,15 +78,16 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
     pay the latency of a collective; the cut between trades the two. A
     bucket still holds at most `threshold-bytes`, and at most 256 tensors.
     Runs of different kinds or element types share the stream: each is cut
-    first as if alone, then again with the others' buckets in place, until
-    no cut changes (`joint=false` keeps the first cuts). The stream is
-    modeled as one queue in the order buckets are issued; the simulator
-    lets concurrent transfers share links, and there the joint cuts are
-    not always faster (comm-plan simulates both).
+    first as if alone, then again, one run at a time, with the others'
+    buckets in place, until no cut changes; the re-cuts run in both orders
+    of the runs and the cuts whose stream ends first are kept (`joint=false`
+    keeps the first cuts). The stream is modeled as one queue in the order
+    buckets are issued, as NCCL runs them (comm-plan still simulates the
+    runs cut alone too, and keeps the faster).
 
     On the four element types of `test/Pipelines/Inputs/mixed-dtypes.mlir`
-    on dgx-h100, comm-plan's step is 881.71 us with the joint cuts and was
-    1331.08 us with the runs cut alone.
+    on dgx-h100, comm-plan's step is 904.78 us with the joint cuts and
+    1429.74 us with the runs cut alone.
 
     With `mode=cycle`, bucket size follows Horovod's tensor fusion: a
     background thread wakes every `cycle-us` and sends the tensors that

@@ -332,8 +332,8 @@ public:
              uint64_t worldSize, unsigned traceRanks)
       : program(program), mainList(mainList), topology(topology), model(model),
         backend(backend), network(topology), ranks(worldSize),
-        traceRanks(traceRanks),
-        progressInCallsOnly(topology.hasProcessRanks()) {}
+        traceRanks(traceRanks), progressInCallsOnly(topology.hasProcessRanks()),
+        streamOrdered(backend == Backend::nccl && !progressInCallsOnly) {}
 
   LogicalResult run();
   SimResult result;
@@ -395,6 +395,15 @@ private:
   /// begins at the rank's next communication call or compute (whose
   /// stand-in polls while it waits, comm_compute_args.progress).
   bool progressInCallsOnly;
+  /// NCCL puts a blocking collective or receive on the backend's own CUDA
+  /// stream, the one that runs the comm.start bodies without a plan
+  /// `stream`: it starts only when the transfers queued there before it
+  /// have ended. (A send is still modelled as posted on its own, the
+  /// runtime's contract; see docs/Simulator.md for where NCCL differs.)
+  bool streamOrdered;
+  /// The token of a blocking call queued on that stream, which the compute
+  /// stream waits for: past the program's own.
+  unsigned blockingToken() const { return program.numTokens; }
 };
 } // namespace
 
@@ -602,8 +611,11 @@ void Simulation::finish(uint64_t key, Instance &instance, double at) {
       state.sendsDoneUs = std::max(state.sendsDoneUs, at);
       continue;
     }
+    // A blocking call queued on the backend's stream holds the rank.
+    bool async = p.stream && state.streams[*p.stream].queue.front().token !=
+                                 blockingToken();
     traceEvent(p.rank, getTraceThread(p.stream), instance.label,
-               p.stream ? "comm (async)" : "comm", instance.startUs, at, args,
+               async ? "comm (async)" : "comm", instance.startUs, at, args,
                flowId);
     if (p.stream) {
       CommStream &stream = state.streams[*p.stream];
@@ -768,6 +780,21 @@ void Simulation::advanceRank(uint64_t rank) {
         state.draining = true;
         state.blocked = true;
         break;
+      }
+      if (streamOrdered && instr.kind != InstrKind::Send) {
+        auto own = state.streams.find(-1);
+        if (own != state.streams.end() &&
+            (own->second.busy || !own->second.queue.empty())) {
+          // Behind the transfers on the backend's own stream; the compute
+          // stream waits until it ends.
+          own->second.queue.push_back(
+              {mainList[state.pc], blockingToken(), state.clock});
+          ++state.pendingPerToken[blockingToken()];
+          state.waitingToken = blockingToken();
+          state.blocked = true;
+          runCommStream(rank, -1);
+          break;
+        }
       }
       if (instr.kind == InstrKind::Send) {
         // Sends do not block (the runtime posts them and drains them before

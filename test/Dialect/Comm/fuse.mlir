@@ -296,12 +296,15 @@ func.func @together(%a: tensor<1024xf32>, %b: tensor<1024xf32>, %c: tensor<1024x
 
 /// Cost mode, two element types: their runs share the communication
 /// stream. Cut alone, each sends its first gradient early and the rest
-/// together; cut jointly, the f32 run waits for the bf16 gradient already on
-/// the stream and sends all four together.
+/// together. Cut jointly, whichever run is re-cut first given the other's
+/// buckets waits and sends all four together: re-cutting f32 first gives
+/// bf16 1 + f32 4 + bf16 3, bf16 first gives f32 1 + 3 and bf16 4, whose
+/// stream ends first (the larger f32 gradient runs under the compute), so
+/// those cuts are kept.
 // COST-LABEL: func.func @shared
-// COST: comm.all_reduce sum %{{.*}} : tensor<1048576xbf16>
-// COST: comm.all_reduce sum %{{.*}} : tensor<4194304xf32>
-// COST: comm.all_reduce sum %{{.*}} : tensor<3145728xbf16>
+// COST: comm.all_reduce sum %{{.*}} : tensor<1048576xf32>
+// COST: comm.all_reduce sum %{{.*}} : tensor<3145728xf32>
+// COST: comm.all_reduce sum %{{.*}} : tensor<4194304xbf16>
 // COST-NOT: comm.all_reduce
 // COST: return
 // ALONE-LABEL: func.func @shared
