@@ -118,6 +118,31 @@ commrt_status commrt::waitInGroup(commrt_context *ctx, MPI_Request *reqs,
   return status;
 }
 
+commrt_status commrt::waitExchange(commrt_context *ctx, MPI_Request *req,
+                                   MPI_Comm comm, const std::string &what) {
+  commrt_comm *world = ctx->worldGroup.get();
+  if (comm != ctx->world || !world)
+    return waitMpi(ctx, req, 1, what);
+  // A rank that gives up on the exchange tells the others that it left
+  // before it (started counts the exchanges it completed): an exchange one
+  // rank abandoned cannot be waited out.
+  uint64_t sequence = world->posted++;
+  commrt_status status = waitInGroup(ctx, req, 1, what, world, sequence);
+  if (!status)
+    world->started = world->posted;
+  return status;
+}
+
+commrt_comm *commrt::findCommById(commrt_context *ctx, uint64_t id) {
+  commrt_comm *found = nullptr;
+  for (const auto &c : ctx->comms)
+    if (c->id == id && (!found || c->posted > found->posted))
+      found = c.get();
+  if (!found && ctx->worldGroup && ctx->worldGroup->id == id)
+    found = ctx->worldGroup.get();
+  return found;
+}
+
 commrt_status commrt::allreduceMpi(commrt_context *ctx, const void *send,
                                    void *recv, int count, MPI_Datatype type,
                                    MPI_Op op, MPI_Comm comm,
@@ -128,7 +153,7 @@ commrt_status commrt::allreduceMpi(commrt_context *ctx, const void *send,
     return raise(ctx, COMMRT_ERROR_BACKEND,
                  format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
                         mpiErrorString("MPI_Iallreduce", err).c_str()));
-  return waitMpi(ctx, &req, 1, what);
+  return waitExchange(ctx, &req, comm, what);
 }
 
 commrt_status commrt::barrierMpi(commrt_context *ctx, MPI_Comm comm,
@@ -139,7 +164,7 @@ commrt_status commrt::barrierMpi(commrt_context *ctx, MPI_Comm comm,
     return raise(ctx, COMMRT_ERROR_BACKEND,
                  format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
                         mpiErrorString("MPI_Ibarrier", err).c_str()));
-  return waitMpi(ctx, &req, 1, what);
+  return waitExchange(ctx, &req, comm, what);
 }
 
 commrt_status commrt::allgatherMpi(commrt_context *ctx, const void *send,
@@ -152,7 +177,7 @@ commrt_status commrt::allgatherMpi(commrt_context *ctx, const void *send,
     return raise(ctx, COMMRT_ERROR_BACKEND,
                  format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
                         mpiErrorString("MPI_Iallgather", err).c_str()));
-  return waitMpi(ctx, &req, 1, what);
+  return waitExchange(ctx, &req, comm, what);
 }
 
 commrt_status commrt::bcastMpi(commrt_context *ctx, void *buf, int count,
@@ -164,7 +189,7 @@ commrt_status commrt::bcastMpi(commrt_context *ctx, void *buf, int count,
     return raise(ctx, COMMRT_ERROR_BACKEND,
                  format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
                         mpiErrorString("MPI_Ibcast", err).c_str()));
-  return waitMpi(ctx, &req, 1, what);
+  return waitExchange(ctx, &req, comm, what);
 }
 
 commrt_status commrt::agree(commrt_context *ctx, commrt_status local,

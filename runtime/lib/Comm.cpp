@@ -17,15 +17,7 @@
 
 using namespace commrt;
 
-namespace {
-
-commrt_status invalid(const std::string &what) {
-  return setError(COMMRT_ERROR_INVALID_ARGUMENT,
-                  "commrt: commrt_comm_create: " + what);
-}
-
-/// "[0, 1, 2, 3]"; groups of more than 16 ranks are abbreviated.
-std::string groupName(const std::vector<int> &ranks) {
+std::string commrt::groupName(const std::vector<int> &ranks) {
   std::string out = "[";
   auto add = [&](const std::string &item) {
     if (out.size() > 1)
@@ -44,6 +36,13 @@ std::string groupName(const std::vector<int> &ranks) {
   if (n > 16)
     out += format(" (%zu ranks)", n);
   return out;
+}
+
+namespace {
+
+commrt_status invalid(const std::string &what) {
+  return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                  "commrt: commrt_comm_create: " + what);
 }
 
 /// FNV-1a over the groups, to check that all ranks passed the same.

@@ -370,6 +370,18 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
                      "checksums of permute");
   if (!status)
     status = startRollCalls(ctx.get());
+  if (!status) {
+    // The world as a group for roll calls (Internal.h); its id is no
+    // communicator's (theirs hash their ranks and creation count).
+    auto world = std::make_unique<commrt_comm>();
+    world->ctx = ctx.get();
+    for (int r = 0; r < ctx->size; ++r)
+      world->ranks.push_back(r);
+    world->position = ctx->rank;
+    world->name = groupName(world->ranks) + " (the world)";
+    world->id = 0x776f726c64ULL; // "world"
+    ctx->worldGroup = std::move(world);
+  }
   if (!status)
     status = startValidation(ctx.get());
   if (!status) {

@@ -384,6 +384,12 @@ struct commrt_context {
   /// Layouts created (entries of cache), the same count on every rank.
   uint64_t created = 0;
   std::vector<std::unique_ptr<commrt_comm>> comms;
+  /// The whole world as a group for roll calls: the exchanges every rank
+  /// joins outside a communicator (comm_create's checks, host barriers)
+  /// are its operations, so that a rank that never joins one is named, and
+  /// what it waits in instead. No MPI communicator of its own (they run on
+  /// world); NULL until roll calls start.
+  std::unique_ptr<commrt_comm> worldGroup;
   /// Declared before the requests below, so it outlives them.
   std::shared_ptr<commrt::ScratchPool> scratch =
       std::make_shared<commrt::ScratchPool>();
@@ -503,6 +509,20 @@ commrt_status waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
 commrt_status waitInGroup(commrt_context *ctx, MPI_Request *reqs, int count,
                           const std::string &what, commrt_comm *comm,
                           uint64_t sequence);
+
+/// Waits for \p req, an exchange posted on \p comm: on the world (after
+/// roll calls started) as the world group's next operation (waitInGroup),
+/// elsewhere as waitMpi.
+commrt_status waitExchange(commrt_context *ctx, MPI_Request *req, MPI_Comm comm,
+                           const std::string &what);
+
+/// "[0, 1, 2, 3]"; groups of more than 16 ranks are abbreviated.
+std::string groupName(const std::vector<int> &ranks);
+
+/// The communicator of this rank whose id is \p id (the world group too),
+/// the one with the most operations posted if several share it; NULL if
+/// none.
+commrt_comm *findCommById(commrt_context *ctx, uint64_t id);
 
 /// Non-blocking allreduce with the deadline, on \p comm.
 commrt_status allreduceMpi(commrt_context *ctx, const void *send, void *recv,

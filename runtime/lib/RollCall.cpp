@@ -263,9 +263,8 @@ void commrt::answerRollCalls(commrt_context *ctx) {
       return;
     auto answer = std::make_unique<Answer>();
     answer->number = rc.question.number;
-    for (const auto &comm : ctx->comms)
-      if (comm->id == rc.question.comm && comm->posted > answer->posted)
-        answer->posted = comm->posted;
+    if (commrt_comm *comm = findCommById(ctx, rc.question.comm))
+      answer->posted = comm->posted;
     // In the exchange that precedes an operation of the group: it reached
     // that operation.
     if (ctx->waitingIn && ctx->waitingInComm == rc.question.comm &&
@@ -501,10 +500,7 @@ bool DeadlockProbe::found(int64_t waitedMs, std::string &why) {
         a.blockedComm == comm->id)
       continue;
     // This rank's part in the group the member waits in.
-    commrt_comm *mine = nullptr;
-    for (const auto &c : ctx->comms)
-      if (c->id == a.blockedComm && (!mine || c->posted > mine->posted))
-        mine = c.get();
+    commrt_comm *mine = findCommById(ctx, a.blockedComm);
     if (!mine || mine->posted > a.blockedSequence)
       continue;
     p.other = mine;

@@ -12,6 +12,9 @@
 //                  marked failed, rank 2 joins late and gets
 //                  COMMRT_ERROR_REMOTE at once (the others told it they gave
 //                  up), and all ranks then go on and finalize cleanly.
+//  create-stop     rank 3 never calls comm_create (it sleeps outside
+//                  commrt); the others time out in its check on the world
+//                  after 1000 ms, naming rank 3, and abort every rank.
 //  abort           rank 1 calls commrt_abort while the others wait in a
 //                  collective with a long timeout; every rank ends.
 //  inject-broadcast, inject-p2p
@@ -157,6 +160,19 @@ int main(int argc, char **argv) {
     }
     commrt_all_reduce(comm, x, y, 64, COMMRT_F32, COMMRT_SUM, nullptr);
     std::printf("rank %d: all_reduce returned instead of aborting\n", me);
+    return 3;
+  }
+
+  if (mode == "create-stop") {
+    if (me == 3) {
+      std::this_thread::sleep_for(std::chrono::seconds(30));
+      std::printf("rank 3 was not aborted\n");
+      return 3;
+    }
+    int64_t across[4] = {0, 2, 1, 3};
+    commrt_comm *made = nullptr;
+    commrt_comm_create(ctx, across, 4, 2, &made);
+    std::printf("rank %d: comm_create returned instead of aborting\n", me);
     return 3;
   }
 

@@ -27,6 +27,10 @@
 //                 generated code runs it: each rank first checks its op's
 //                 text and source location (commrt_debug_check), rank 2 on
 //                 [2, 3] at b.mlir:9:5, the others on the world at a.mlir:3:1;
+//  create         rank 2 runs its all_reduce on the group [2, 3], the
+//                 others create a communicator (groups [0, 2] and [1, 3]):
+//                 rank 3 waits in comm_create's world exchange, rank 2 for
+//                 rank 3 in the pair (a deadlock, found within seconds);
 //  group-slow     no mismatch: ranks 2 and 3 all_reduce on [2, 3] (rank 3
 //                 2.5 s late), then every rank on the world; the waits are
 //                 probed for deadlocks and none is reported;
@@ -166,6 +170,20 @@ int run(const std::string &mode) {
       return commrt_all_reduce(me == 2 ? pair : world, in.data(), out.data(), n,
                                COMMRT_F32, COMMRT_SUM, nullptr);
     });
+  } else if (mode == "create") {
+    agreedMismatch = false;
+    commrt_comm *pair = pairs();
+    if (me == 2) {
+      s = report("all_reduce", [&] {
+        return commrt_all_reduce(pair, in.data(), out.data(), n, COMMRT_F32,
+                                 COMMRT_SUM, nullptr);
+      });
+    } else {
+      int64_t across[4] = {0, 2, 1, 3};
+      commrt_comm *made = nullptr;
+      s = report("comm_create",
+                 [&] { return commrt_comm_create(ctx, across, 4, 2, &made); });
+    }
   } else if (mode == "group-desync") {
     agreedMismatch = false;
     commrt_comm *pair = pairs();
@@ -240,8 +258,8 @@ int main(int argc, char **argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   // notice waits for its timeout; the group modes must end long before
   // theirs (the deadlock is found, not waited out).
-  bool group =
-      mode == "group" || mode == "group-desync" || mode == "group-slow";
+  bool group = mode == "group" || mode == "group-desync" ||
+               mode == "group-slow" || mode == "create";
   ctx = initMpiTestOn(4, &argc, &argv,
                       mode == "notice" ? 1000
                       : group          ? 30000

@@ -93,6 +93,13 @@ timeout-return)
   [ "$(echo "$out" | grep -c 'timeout-return: [0-9]* checks, 0 failures')" -eq 4 ] ||
     fail "not every rank passed its checks"
   ;;
+create-stop)
+  [ "$rc" -ne 0 ] || fail "exit code is 0; the timeout must end the job"
+  echo "$out" | grep -q "^\[commrt rank [012]\] commrt: comm_create of group \[[012], [23]\] (checking that all ranks passed the same groups) timed out after 1000 ms on rank [012] (waiting for ranks that did not join: rank 3 did not answer within [0-9]* ms (exited, killed, or stopped outside commrt)" ||
+    fail "no timeout message naming comm_create and rank 3"
+  echo "$out" | grep -q "returned instead" && fail "a rank went on after the timeout"
+  [ "$elapsed" -lt 15000 ] || fail "the job took $elapsed ms to end"
+  ;;
 abort)
   [ "$rc" -ne 0 ] || fail "exit code is 0; commrt_abort must end the job"
   echo "$out" | grep -q "^\[commrt rank 1\] commrt_abort: rank 1 gives up on purpose" ||

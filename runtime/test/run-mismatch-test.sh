@@ -22,7 +22,7 @@ group)
 group-desync)
   export COMMRT_DEBUG=desync
   limit=8000 ;;
-group-slow)
+group-slow | create)
   limit=8000 ;;
 alltoall-corrupt)
   export COMMRT_INJECT=corrupt:0:1 COMMRT_DEBUG=checksum ;;
@@ -70,6 +70,11 @@ else
 fi
 rank2_msg="commrt: $in_pair on rank 2 failed: deadlock: rank 3 has not reached this operation (#0 on this group) and waits in $in_world (its operation #1 on group $group), which rank 2, waiting here, has not reached (it posted 1 operations on that group): the ranks issued the collectives of the two groups in different orders"
 rank3_msg="commrt: $in_world on rank 3 failed: deadlock: rank 2 has not reached this operation (#1 on this group) and waits in $in_pair (its operation #0 on group \[2, 3\]), which rank 3, waiting here, has not reached (it posted 0 operations on that group): the ranks issued the collectives of the two groups in different orders"
+# create: rank 3 in comm_create's check on the world, rank 2 in the pair.
+in_create="comm_create of group \[1, 3\] (checking that all ranks passed the same groups)"
+world_group="$group (the world)"
+create2_msg="commrt: all_reduce on group \[2, 3\] on rank 2 failed: deadlock: rank 3 has not reached this operation (#0 on this group) and waits in $in_create (its operation #[0-9]* on group $world_group), which rank 2, waiting here, has not reached (it posted [0-9]* operations on that group)"
+create3_msg="commrt: $in_create on rank 3 failed: deadlock: rank 2 has not reached this operation (#[0-9]* on this group) and waits in all_reduce on group \[2, 3\] (its operation #0 on group \[2, 3\]), which rank 3, waiting here, has not reached (it posted 0 operations on that group)"
 case $mode in
 count-planned | count-mpi)
   want="commrt: all_reduce ${disagree}rank 0 passed 1024 f32 elements but rank 2 passed 4096$" ;;
@@ -90,7 +95,7 @@ notice)
   # Ranks 2 and 3 find the other size inside the schedule; 0 and 1 wait.
   ranks="2 3"
   want="commrt: all_reduce on group $group on rank @ failed: in a transfer of the planned schedule, rank [12] sent [0-9]* bytes ([0-9]* f32), but this receive takes [0-9]* f32 ([0-9]* bytes); the ranks disagree on the operation (COMMRT_VALIDATE=0 skipped the check that names them)" ;;
-group | group-desync)
+group | group-desync | create)
   ranks=
   want= ;;
 group-slow)
@@ -119,6 +124,9 @@ if [ "$policy" = abort ]; then
     # operations.
     has "^\[commrt rank 2\] $rank2_msg" || has "^\[commrt rank 3\] $rank3_msg" ||
       fail "no deadlock message naming both operations" ;;
+  create)
+    has "^\[commrt rank 2\] $create2_msg" || has "^\[commrt rank 3\] $create3_msg" ||
+      fail "no deadlock message naming comm_create and the all_reduce" ;;
   *)
     # The first rank to fail ends the job, with its message.
     pattern=$(echo "$want" | sed 's/\$$//; s/@/[0-3]/g')
@@ -154,6 +162,17 @@ group | group-desync)
     has "^rank 3: $label: COMMRT_ERROR_INVALID_ARGUMENT after [0-9]* ms: $rank3_msg" ||
     fail "neither rank 2 nor rank 3 found the deadlock"
   every "^rank @: $label: COMMRT_ERROR_\(INVALID_ARGUMENT\|REMOTE\) after [0-9]* ms: .*\($rank2_msg\|$rank3_msg\)" "0 1 2 3"
+  has "did not answer\|timed out" && fail "a rank waited for its timeout" ;;
+create)
+  # Rank 3, creating a communicator, and rank 2, in the pair's all_reduce,
+  # wait for each other: one finds it and the others stop at once (rank
+  # 2 or 3 with REMOTE, ranks 0 and 1 in comm_create, told that a rank left
+  # the world's exchange), each naming the deadlock.
+  has "^rank 2: all_reduce: COMMRT_ERROR_INVALID_ARGUMENT after [0-9]* ms: $create2_msg" ||
+    has "^rank 3: comm_create: COMMRT_ERROR_INVALID_ARGUMENT after [0-9]* ms: $create3_msg" ||
+    fail "neither rank 2 nor rank 3 found the deadlock"
+  every "^rank @: comm_create: COMMRT_ERROR_REMOTE after [0-9]* ms: commrt: comm_create of group \\[@, [23]\\] (checking that all ranks passed the same groups) on rank @ failed: rank [23] left the group before this operation: its operation #[0-9]* there (.*) failed: .*\\($create2_msg\\|$create3_msg\\)" "0 1"
+  every "^rank @: [a-z_]*: COMMRT_ERROR_\(INVALID_ARGUMENT\|REMOTE\) after [0-9]* ms: .*\($create2_msg\|$create3_msg\)" "2 3"
   has "did not answer\|timed out" && fail "a rank waited for its timeout" ;;
 alltoall-corrupt)
   has "COMMRT_INJECT=corrupt:0:1: operation #1 (all_to_all on group $group): flipped bit 0 of byte 8192 of the 16384 bytes it sends" ||
