@@ -178,7 +178,7 @@ void HierarchicalSearchPass::runOnOperation() {
     };
     static const char *const names[] = {"none", "those predicted faster",
                                         "every one"};
-    module.emitRemark() << llvm::formatv(
+    mlir::emitRemark(module.getLoc()) << llvm::formatv(
         "comm-plan: {0} collective(s) split across a slow cut; simulated "
         "step with none split {1}, with those predicted faster {2}, with "
         "every one {3}: splitting {4}",

@@ -277,7 +277,7 @@ void PlanComparisonPass::runOnOperation() {
       os << ": keeping comm's plan with the runs cut alone";
     else
       os << ": keeping " << *bestName << "'s plan";
-    module.emitRemark() << text;
+    mlir::emitRemark(module.getLoc()) << text;
   }
   if (!bestName)
     return;

@@ -51,7 +51,7 @@ void CheckTopologyPass::runOnOperation() {
       return;
     for (auto [source, target] : request->pairs) {
       Path path = hardware.getGPUPath(source, target);
-      auto remark = op->emitRemark()
+      auto remark = mlir::emitRemark(op->getLoc())
                     << "pair [" << source << ", " << target
                     << "]: " << hardware.getDeviceName(path.src) << " -> "
                     << hardware.getDeviceName(path.dst) << " "

@@ -730,11 +730,11 @@ unsigned mlir::comm::splitHierarchically(ModuleOp module,
       if (kept)
         ++*kept;
       if (explain && !why.empty())
-        op->emitRemark() << pass << ": kept whole: it " << why;
+        mlir::emitRemark(op->getLoc()) << pass << ": kept whole: it " << why;
       continue;
     }
     if (explain && whole >= 0)
-      op->emitRemark() << llvm::formatv(
+      mlir::emitRemark(op->getLoc()) << llvm::formatv(
           "{5}: split by {0} ({1} {0}s of {2} ranks): {3:F2} us "
           "predicted against {4:F2} us whole",
           split->bySocket ? "CPU" : "machine", split->domains, split->perDomain,
@@ -783,7 +783,8 @@ void DecomposePass::runOnOperation() {
       if (op.getGroups().getGroupSize() < 2) {
         ++numKept;
         if (explain)
-          op.emitRemark() << "comm-decompose: kept: groups of one rank";
+          mlir::emitRemark(op.getLoc())
+              << "comm-decompose: kept: groups of one rank";
         continue;
       }
       split(op);
@@ -828,7 +829,7 @@ void DecomposePass::runOnOperation() {
                       << "as sends and receives: it " << why;
       failedAny = true;
     } else if (explain) {
-      op->emitRemark() << "comm-decompose: kept: it " << why;
+      mlir::emitRemark(op->getLoc()) << "comm-decompose: kept: it " << why;
     }
   }
   if (failedAny)

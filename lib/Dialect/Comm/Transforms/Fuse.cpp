@@ -193,8 +193,9 @@ void FusePass::materialize(Bucket &bucket) {
   numOpsFused += bucket.members.size();
   ++numBuckets;
   if (explain)
-    fused->emitRemark() << "comm-fuse: " << bucket.members.size()
-                        << " collectives, " << bucket.bytes << " bytes, in one";
+    mlir::emitRemark(fused->getLoc())
+        << "comm-fuse: " << bucket.members.size() << " collectives, "
+        << bucket.bytes << " bytes, in one";
 }
 
 void FusePass::fuseBlock(Block &block, const CostModel *model,

@@ -425,22 +425,23 @@ bool PipelinePass::worthCutting(Operation *op,
                                 int64_t parts) {
   if (failed(times)) {
     if (explain)
-      op->emitRemark() << "comm-pipeline: kept whole: the cost model has no "
-                          "time for it";
+      mlir::emitRemark(op->getLoc())
+          << "comm-pipeline: kept whole: the cost model has no "
+             "time for it";
     return false;
   }
   auto [whole, cut] = *times;
   // Only a clear gain pays for the extra launches the model does not see.
   if (cut > 0.98 * whole) {
     if (explain)
-      op->emitRemark() << llvm::formatv(
+      mlir::emitRemark(op->getLoc()) << llvm::formatv(
           "comm-pipeline: kept whole: {0:F2} us as written, {1} parts "
           "{2:F2} us",
           whole, parts, cut);
     return false;
   }
   if (explain)
-    op->emitRemark() << llvm::formatv(
+    mlir::emitRemark(op->getLoc()) << llvm::formatv(
         "comm-pipeline: {0} parts: {1:F2} us instead of {2:F2} us", parts, cut,
         whole);
   return true;
@@ -536,9 +537,10 @@ void PipelinePass::runOnOperation() {
       if (rows % chunks != 0 || rows == 0) {
         ++numKept;
         if (explain)
-          op.emitRemark() << "comm-pipeline: kept whole: dimension 0 (" << rows
-                          << ") does not divide into "
-                          << static_cast<int64_t>(chunks) << " parts";
+          mlir::emitRemark(op.getLoc())
+              << "comm-pipeline: kept whole: dimension 0 (" << rows
+              << ") does not divide into " << static_cast<int64_t>(chunks)
+              << " parts";
         continue;
       }
       extend(split(compute, op, chunks), chunks, nullptr, nullptr);
@@ -567,14 +569,14 @@ void PipelinePass::runOnOperation() {
     if (best == 1 || bestUs > 0.98 * *whole) {
       ++numKept;
       if (explain)
-        op.emitRemark() << llvm::formatv(
+        mlir::emitRemark(op.getLoc()) << llvm::formatv(
             "comm-pipeline: kept whole: {0:F2} us as written{1}", *whole,
             tried.empty() ? std::string(", dimension 0 does not divide")
                           : tried);
       continue;
     }
     if (explain)
-      op.emitRemark() << llvm::formatv(
+      mlir::emitRemark(op.getLoc()) << llvm::formatv(
           "comm-pipeline: {0} parts: {1:F2} us instead of {2:F2} us{3}", best,
           bestUs, *whole, tried);
     extend(split(compute, op, best), best, &*model, topologyRef.get());
@@ -600,7 +602,7 @@ void PipelinePass::runPerShard(ArrayRef<Operation *> ops,
     if (!why.empty()) {
       ++numKept;
       if (explain)
-        op->emitRemark() << "comm-pipeline: kept whole: " << why;
+        mlir::emitRemark(op->getLoc()) << "comm-pipeline: kept whole: " << why;
       continue;
     }
     int64_t n =

@@ -182,7 +182,7 @@ ReducePrecisionPass::decide(Operation *op, double tolerance,
     ++numOpsTooTight;
     if (explain) {
       std::optional<double> bf16 = getErrorBound(*request, reduction, 0x1p-8);
-      InFlightDiagnostic remark = op->emitRemark()
+      InFlightDiagnostic remark = mlir::emitRemark(op->getLoc())
                                   << "comm-reduce-precision: kept f32: ";
       if (!bf16)
         remark << stringifyReductionKind(*reduction)
@@ -225,7 +225,7 @@ ReducePrecisionPass::decide(Operation *op, double tolerance,
   if (narrowUs >= full->timeUs) {
     ++numOpsNotFaster;
     if (explain)
-      op->emitRemark() << llvm::formatv(
+      mlir::emitRemark(op->getLoc()) << llvm::formatv(
           "comm-reduce-precision: kept f32: {0} would take {1:F2} us "
           "({2:F2} us on the wire + {3:F2} us converting) against {4:F2} us",
           wire, narrowUs, small->timeUs, conversion, full->timeUs);
@@ -233,7 +233,7 @@ ReducePrecisionPass::decide(Operation *op, double tolerance,
   }
 
   if (explain)
-    op->emitRemark() << llvm::formatv(
+    mlir::emitRemark(op->getLoc()) << llvm::formatv(
         "comm-reduce-precision: {0} on the wire, error bound {1:e} <= {2:e} "
         "allowed; {3:F2} us ({4:F2} us on the wire + {5:F2} us converting) "
         "instead of {6:F2} us",

@@ -150,8 +150,9 @@ LogicalResult RoutePass::route(Operation *op, const Topology *topology) {
   }
   if (pairs.empty()) {
     if (explain)
-      op->emitRemark() << "comm-route: no route: every pair is a rank with "
-                          "itself (a local copy)";
+      mlir::emitRemark(op->getLoc())
+          << "comm-route: no route: every pair is a rank with "
+             "itself (a local copy)";
     return success();
   }
   const PairRoute *farthest = &pairs.front();
@@ -185,11 +186,10 @@ LogicalResult RoutePass::route(Operation *op, const Topology *topology) {
   }
   Route chosen = hasWritten ? written : farthest->route;
   if (explain)
-    op->emitRemark() << "comm-route: " << (hasWritten ? "kept" : "chose")
-                     << " route " << stringifyRoute(chosen)
-                     << " (farthest pair rank " << farthest->source
-                     << " -> rank " << farthest->target << ": " << farthest->why
-                     << ")";
+    mlir::emitRemark(op->getLoc())
+        << "comm-route: " << (hasWritten ? "kept" : "chose") << " route "
+        << stringifyRoute(chosen) << " (farthest pair rank " << farthest->source
+        << " -> rank " << farthest->target << ": " << farthest->why << ")";
   if (chosen == Route::host_staged && backend == Backend::verbs)
     stage(op);
   return success();
@@ -260,8 +260,9 @@ void RoutePass::runOnOperation() {
     loaded = *found;
     if (loaded->hasProcessRanks()) {
       if (explain)
-        module.emitRemark() << "comm-route: the ranks are processes on a "
-                               "host: there is no GPU memory to route";
+        mlir::emitRemark(module.getLoc())
+            << "comm-route: the ranks are processes on a "
+               "host: there is no GPU memory to route";
       loaded = nullptr;
     }
   }

@@ -365,7 +365,7 @@ void SchedulePass::scheduleBlock(Block &block) {
       }
       ++numOpsScheduled;
       if (explain)
-        t.collective->emitRemark()
+        mlir::emitRemark(t.collective->getLoc())
             << "comm-schedule: started "
             << (t.start < 0 ? std::string("at the beginning of the block")
                             : "after " + describe(order[t.start]))

@@ -91,7 +91,8 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   // An empty tensor moves nothing: there is nothing to choose.
   if (request->bytes == 0 && kind != CollectiveKind::Barrier) {
     if (explain)
-      op->emitRemark() << "comm-select-algorithm: moves 0 bytes; no plan";
+      mlir::emitRemark(op->getLoc())
+          << "comm-select-algorithm: moves 0 bytes; no plan";
     return success();
   }
   auto old = op->getAttrOfType<PlanAttr>("plan");
@@ -226,7 +227,7 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   }
 
   if (explain) {
-    InFlightDiagnostic remark = op->emitRemark()
+    InFlightDiagnostic remark = mlir::emitRemark(op->getLoc())
                                 << "comm-select-algorithm: " << describe(best)
                                 << " on the " << stringifyBackend(backend)
                                 << " backend";
