@@ -15,8 +15,9 @@
 //  - sends that never block the sender (completed before their buffer is
 //    written or freed and when the function returns), so that SPMD programs
 //    that send before they receive cannot deadlock;
-//  - runs of blocking sends and receives that follow one another (the
-//    lowering brackets them with p2p_begin/p2p_end) started together in one
+//  - runs of sends and receives that follow one another, blocking or in a
+//    comm.start (the lowering brackets them with p2p_begin/p2p_end),
+//    started together in one
 //    commrt group, as NCCL needs: a ring's ncclSend and ncclRecv on one
 //    stream deadlock unless grouped;
 //  - a caching allocator for the buffers the program allocates;
@@ -691,18 +692,21 @@ inline void drainSends(commrt_context *ctx, const char *loc) {
 // Runs of sends and receives
 //===----------------------------------------------------------------------===//
 //
-// The lowering brackets every run of two or more blocking comm.send and
-// comm.recv ops that follow one another (nothing but pure ops between them)
-// with p2p_begin and p2p_end. Inside a run they are started in one commrt
+// The lowering brackets every run of two or more comm.send and comm.recv
+// ops that follow one another (nothing but pure ops between them; a run
+// goes on through the sends and receives of a comm.start's body) with
+// p2p_begin and p2p_end. Inside a run they are started in one commrt
 // group (nccl: ncclGroupStart/End), so that each rank's sends and receives
 // run together: NCCL runs a lone ncclSend until its receiver's ncclRecv runs,
 // and a ring of ranks that each send, then receive, on one stream would
-// wait for each other forever. The group's receives complete when it
-// closes: at p2p_end, or earlier when an op of the run touches what the
-// group's transfers still use (a send of what a receive of the group
-// writes, a receive into what one of them reads or writes), or when
-// anything waits for a transfer. On MPI a group only posts; the run's
-// receives no longer wait one by one.
+// wait for each other forever (a blocking send followed by a comm.start
+// that receives, as comm-pipeline writes a rotated exchange, too). The
+// group's blocking receives complete when it closes: at p2p_end, or earlier
+// when an op of the run touches what the group's transfers still use (a send of
+// what a receive of the group writes, a receive into what one of them reads or
+// writes), or when anything waits for a transfer; a started one at its
+// comm.wait. On MPI a group only posts; the run's receives no longer wait one
+// by one.
 
 /// Closes the open group of a run: launches it, then completes its
 /// receives.
@@ -746,10 +750,9 @@ inline void closeGroupIfUsed(commrt_context *ctx,
     closeGroup(ctx, loc);
 }
 
-/// Before a send or receive outside a comm.start that reads `reads` and
-/// writes `writes`: inside a run, opens the run's group, closing first one
-/// whose transfers use what this one touches. Returns whether the
-/// transfer goes into a group.
+/// Before a send or receive that reads `reads` and writes `writes`: inside
+/// a run, opens the run's group, closing first one whose transfers use
+/// what this one touches. Returns whether the transfer goes into a group.
 inline bool joinGroup(commrt_context *ctx, std::initializer_list<Range> reads,
                       std::initializer_list<Range> writes, const char *loc) {
   State &st = state(ctx);
@@ -1382,8 +1385,7 @@ inline void send(Async *async, const Pairs &pairs, int64_t tag, const void *buf,
     if (pairs.flat[2 * k] != st.rank)
       continue;
     if (!w) {
-      if (!async)
-        joinGroup(ctx, {range(buf, bytesOf(count, dtype))}, {}, loc);
+      joinGroup(ctx, {range(buf, bytesOf(count, dtype))}, {}, loc);
       w = std::make_shared<Wire>(
           toWire(ctx, buf, count, dtype, wire, space, s, loc));
     }
@@ -1433,7 +1435,10 @@ inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
     return skip(ctx, buf, count, dtype, space, loc);
   }
   beforeWrite(ctx, buf, bytesOf(count, dtype), loc);
-  bool grouped = !async && joinGroup(ctx, {}, {written}, loc);
+  // In a run (a comm.start's receive too: the run goes on through its
+  // body), the receive goes into the group; a blocking one completes when
+  // the group closes, a started one at its comm.wait.
+  bool grouped = joinGroup(ctx, {}, {written}, loc) && !async;
   void *target = buf;
   std::shared_ptr<Temp> temp;
   if (wire != dtype) {

@@ -75,3 +75,58 @@ func.func @p2p(%x: tensor<32xi32>, %m: tensor<4x8xi32>) -> (tensor<32xi32>, tens
   %a = comm.all_to_all %m over [[0, 1]] split 1 concat 0 : tensor<4x8xi32> -> tensor<8x4xi32>
   return %s, %rs, %a : tensor<32xi32>, tensor<4x4xi32>, tensor<8x4xi32>
 }
+
+// -----
+
+// A blocking send, then a comm.start that receives (comm-pipeline's rotated
+// exchange): one run, so the send and the started receive go into one
+// group (NCCL runs a lone ncclSend until the peer's receive runs: a ring
+// that sends, then receives on one stream outside a group, hangs). The
+// compute after the start is outside the run.
+// CHECK-LABEL: emitc.func @comm_impl_rotated
+// CHECK: call_opaque "commgen::p2p_begin"() {args = []}
+// CHECK-NEXT: call_opaque "commgen::send"(%{{.*}}) {args = [#emitc.opaque<"nullptr">, #emitc.opaque<"COMMGEN_PAIRS(0, 1, 1, 0)">, 3,
+// CHECK: %[[H:.*]] = call_opaque "commgen::start"()
+// CHECK: call_opaque "commgen::recv"(%[[H]], %{{.*}}) {args = [0 : index, #emitc.opaque<"COMMGEN_PAIRS(0, 1, 1, 0)">, 3,
+// CHECK-NEXT: call_opaque "commgen::p2p_end"()
+// CHECK: call_opaque "commgen::compute"
+// CHECK: call_opaque "commgen::wait"(%[[H]])
+// A started send and receive alone: a run too.
+// CHECK-LABEL: emitc.func @comm_impl_started_pair
+// CHECK: %[[S:.*]] = call_opaque "commgen::start"()
+// CHECK-NEXT: call_opaque "commgen::p2p_begin"() {args = []}
+// CHECK-NEXT: call_opaque "commgen::send"(%[[S]],
+// CHECK: call_opaque "commgen::recv"(%[[S]],
+// CHECK-NEXT: call_opaque "commgen::p2p_end"()
+// One started receive after a compute: no run.
+// CHECK-LABEL: emitc.func @comm_impl_lone
+// CHECK-NOT: p2p_begin
+// CHECK: return
+func.func @rotated(%x: tensor<32xf32>, %w: tensor<8xf32>) -> (tensor<32xf32>, tensor<32xf32>) {
+  comm.send %x to [[0, 1], [1, 0]] tag 3 : tensor<32xf32>
+  %t = comm.start {
+    %r = comm.recv from [[0, 1], [1, 0]] tag 3 : tensor<32xf32>
+    comm.yield %r : tensor<32xf32>
+  }
+  %c = comm.compute "part0"(%w) time_us 10.0 : (tensor<8xf32>) -> tensor<32xf32>
+  %r = comm.wait %t : tensor<32xf32>
+  return %r, %c : tensor<32xf32>, tensor<32xf32>
+}
+func.func @started_pair(%x: tensor<32xf32>) -> tensor<32xf32> {
+  %t = comm.start {
+    comm.send %x to [[0, 1], [1, 0]] tag 4 : tensor<32xf32>
+    %r = comm.recv from [[0, 1], [1, 0]] tag 4 : tensor<32xf32>
+    comm.yield %r : tensor<32xf32>
+  }
+  %r = comm.wait %t : tensor<32xf32>
+  return %r : tensor<32xf32>
+}
+func.func @lone(%w: tensor<8xf32>) -> tensor<32xf32> {
+  %c = comm.compute "part0"(%w) time_us 10.0 : (tensor<8xf32>) -> tensor<32xf32>
+  %t = comm.start {
+    %r = comm.recv from [[0, 1], [1, 0]] tag 5 : tensor<32xf32>
+    comm.yield %r : tensor<32xf32>
+  }
+  %r = comm.wait %t : tensor<32xf32>
+  return %r : tensor<32xf32>
+}

@@ -928,8 +928,21 @@ void mlir::comm::prepareCommToEmitCAsyncBodies(ModuleOp module,
 
 void mlir::comm::markCommToEmitCP2pRuns(ModuleOp module,
                                         CommToEmitCState &state) {
-  auto blockingP2p = [&](Operation *op) {
-    return isa<BufferSendOp, BufferRecvOp>(op) && !state.asyncOf.contains(op);
+  // The sends and receives of a comm.start body are in the block too
+  // (prepareCommToEmitCAsyncBodies moved them before the start): a run may
+  // go on through them, so that a blocking send and the receive a
+  // comm.start posts after it (comm-pipeline's rotated exchange), or a
+  // start's own send and receive, go into one group. NCCL runs a lone
+  // ncclSend until the peer's ncclRecv runs: on one stream, a ring of ranks
+  // that each send and then receive outside a group waits forever.
+  auto p2p = [&](Operation *op) { return isa<BufferSendOp, BufferRecvOp>(op); };
+  // What a comm.start leaves in the block: the call that makes its handle,
+  // and the start itself, now empty.
+  auto startOf = [](Operation &op) {
+    if (isa<StartOp>(op))
+      return true;
+    auto call = dyn_cast<emitc::CallOpaqueOp>(op);
+    return call && call.getCallee() == "commgen::start";
   };
   module.walk([&](Block *block) {
     Operation *first = nullptr, *last = nullptr;
@@ -943,7 +956,7 @@ void mlir::comm::markCommToEmitCP2pRuns(ModuleOp module,
       length = 0;
     };
     for (Operation &op : *block) {
-      if (blockingP2p(&op)) {
+      if (p2p(&op)) {
         if (!first)
           first = &op;
         last = &op;
@@ -953,8 +966,9 @@ void mlir::comm::markCommToEmitCP2pRuns(ModuleOp module,
       // Views, constants and the allocation of a receive's buffer between
       // two transfers keep the run going (an allocation takes memory no
       // transfer uses).
-      if (first && op.getNumRegions() == 0 &&
-          (isMemoryEffectFree(&op) || isa<memref::AllocOp>(op)))
+      if (first && ((op.getNumRegions() == 0 &&
+                     (isMemoryEffectFree(&op) || isa<memref::AllocOp>(op))) ||
+                    startOf(op)))
         continue;
       close();
     }
