@@ -255,6 +255,11 @@ struct Participant {
   /// A send from the compute stream: the rank went on when it posted it
   /// (the runtime's sends do not block), so its end wakes nobody.
   bool detached = false;
+  /// A send of a comm.start body: posted, it does not hold its stream (the
+  /// generated code starts a body's sends and receives in one group), and
+  /// its end completes one transfer of `token`.
+  bool posted = false;
+  unsigned token = 0;
 };
 
 struct Instance {
@@ -347,9 +352,12 @@ private:
   /// One transfer of `token` ended at `at`: wakes the compute stream if it
   /// waits for the token and that was the last.
   void completeOne(uint64_t rank, unsigned token, double at);
+  /// `postedToken`: a comm.start body's send, which does not hold `stream`
+  /// and completes a transfer of that token.
   LogicalResult arrive(uint64_t rank, unsigned instrIndex,
                        std::optional<int64_t> stream, double at,
-                       bool detached = false);
+                       bool detached = false,
+                       std::optional<unsigned> postedToken = std::nullopt);
   LogicalResult launch(uint64_t key, Instance &instance);
   void startPhase(uint64_t key, Instance &instance, double now);
   void finish(uint64_t key, Instance &instance, double now);
@@ -428,7 +436,8 @@ void Simulation::flushDeferred(uint64_t rank) {
 
 LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
                                  std::optional<int64_t> stream, double at,
-                                 bool detached) {
+                                 bool detached,
+                                 std::optional<unsigned> postedToken) {
   const Instr &instr = program.instrs[instrIndex];
   uint64_t key;
   unsigned expected;
@@ -468,7 +477,9 @@ LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
     // The sender's op gives the size of the transfer.
     if (!instance.instr || instr.kind == InstrKind::Send)
       instance.instr = &instr;
-    instance.participants.push_back({rank, stream, detached});
+    instance.participants.push_back({rank, stream, detached,
+                                     postedToken.has_value(),
+                                     postedToken.value_or(0)});
     instance.arrivalUs = std::max(instance.arrivalUs, at);
     if (instance.participants.size() == instance.expected)
       return launch(key, instance);
@@ -596,7 +607,7 @@ void Simulation::finish(uint64_t key, Instance &instance, double at) {
   }
   for (const Participant &p : instance.participants) {
     RankState &state = ranks[p.rank];
-    if (p.detached) {
+    if (p.detached || p.posted) {
       // Sends finish in the order they are drawn here, so a lane whose last
       // send ended by this one's start is free.
       size_t lane = 0;
@@ -609,6 +620,8 @@ void Simulation::finish(uint64_t key, Instance &instance, double at) {
       traceEvent(p.rank, kTraceSendThread + lane, instance.label,
                  "comm (async)", instance.startUs, at, args, flowId);
       state.sendsDoneUs = std::max(state.sendsDoneUs, at);
+      if (p.posted)
+        completeOne(p.rank, p.token, at);
       continue;
     }
     // A blocking call queued on the backend's stream holds the rank.
@@ -686,6 +699,17 @@ void Simulation::runCommStream(uint64_t rank, int64_t streamId) {
         instr.request.kind != CollectiveKind::Copy &&
         instr.groupOfRank[rank] < 0)
       participates = false;
+    if (participates && instr.kind == InstrKind::Send) {
+      // Posted: the stream goes on to what follows it in the body.
+      stream.queue.pop_front();
+      if (failed(arrive(rank, next.instr, streamId, at, /*detached=*/false,
+                        next.token))) {
+        if (failed(status))
+          return;
+        completeOne(rank, next.token, at); // not in any pair
+      }
+      continue;
+    }
     if (participates) {
       stream.busy = true;
       LogicalResult arrived = arrive(rank, next.instr, streamId, at);
@@ -918,6 +942,17 @@ LogicalResult Simulation::run() {
     if (failed(status))
       return failure();
   }
+  // A comm.start's send whose receiver ended without receiving it: the
+  // sender waits for it at its comm.wait, but the send is what is wrong.
+  for (auto &[key, instance] : instances)
+    for (const Participant &p : instance.participants)
+      if (p.posted && instance.pairDst >= 0 && ranks[instance.pairDst].done) {
+        instance.instr->op->emitError()
+            << "rank " << p.rank << "'s comm.send to rank " << instance.pairDst
+            << " (tag " << instance.instr->tag << ") is never received: rank "
+            << instance.pairDst << " ended without a matching comm.recv";
+        return failure();
+      }
   // Everything should have finished; a rank still blocked is a deadlock.
   for (uint64_t rank = 0; rank < ranks.size(); ++rank) {
     RankState &state = ranks[rank];
@@ -948,7 +983,7 @@ LogicalResult Simulation::run() {
   // Every rank ended, but a send nobody received is lost data.
   for (auto &[key, instance] : instances)
     for (const Participant &p : instance.participants)
-      if (p.detached) {
+      if (p.detached || p.posted) {
         instance.instr->op->emitError()
             << "rank " << p.rank << "'s comm.send to rank " << instance.pairDst
             << " (tag " << instance.instr->tag
