@@ -217,7 +217,8 @@ static int benchCompileTime(MLIRContext &context, StringRef topology,
   double nlogn = n2 * std::log(n2) / (n1 * std::log(n1));
   llvm::outs() << llvm::formatv(
       "growth {0:F1}x for {1:F1}x the ops (n log n: {2:F1}x); target: < 10 s "
-      "at 100,000 ops: {3}; growth no faster than n log n: {4}\n",
+      "at 100,000 ops: {3}; growth no faster than n log n (allowing 25% "
+      "for the timing noise of a shared machine): {4}\n",
       t2 / t1, n2 / n1, nlogn, t2 < 10 ? "met" : "MISSED",
       t2 / t1 <= nlogn * 1.25 ? "met" : "MISSED");
   return 0;
