@@ -942,17 +942,20 @@ LogicalResult Simulation::run() {
     if (failed(status))
       return failure();
   }
-  // A comm.start's send whose receiver ended without receiving it: the
-  // sender waits for it at its comm.wait, but the send is what is wrong.
+  // A send nobody receives is lost data, named at the send.
+  auto lostSend = [&](const Instance &instance, const Participant &p) {
+    instance.instr->op->emitError()
+        << "rank " << p.rank << "'s comm.send to rank " << instance.pairDst
+        << " (tag " << instance.instr->tag << ") is never received: rank "
+        << instance.pairDst << " has no matching comm.recv";
+    return failure();
+  };
+  // A comm.start's send whose receiver ended: its sender waits for it at
+  // the comm.wait, but the send is what is wrong.
   for (auto &[key, instance] : instances)
     for (const Participant &p : instance.participants)
-      if (p.posted && instance.pairDst >= 0 && ranks[instance.pairDst].done) {
-        instance.instr->op->emitError()
-            << "rank " << p.rank << "'s comm.send to rank " << instance.pairDst
-            << " (tag " << instance.instr->tag << ") is never received: rank "
-            << instance.pairDst << " ended without a matching comm.recv";
-        return failure();
-      }
+      if (p.posted && instance.pairDst >= 0 && ranks[instance.pairDst].done)
+        return lostSend(instance, p);
   // Everything should have finished; a rank still blocked is a deadlock.
   for (uint64_t rank = 0; rank < ranks.size(); ++rank) {
     RankState &state = ranks[rank];
@@ -980,17 +983,11 @@ LogicalResult Simulation::run() {
       diag << " for the other ranks of its group";
     return failure();
   }
-  // Every rank ended, but a send nobody received is lost data.
+  // Every rank ended, but a send was never received.
   for (auto &[key, instance] : instances)
     for (const Participant &p : instance.participants)
-      if (p.detached || p.posted) {
-        instance.instr->op->emitError()
-            << "rank " << p.rank << "'s comm.send to rank " << instance.pairDst
-            << " (tag " << instance.instr->tag
-            << ") is never received: rank " << instance.pairDst
-            << " has no matching comm.recv";
-        return failure();
-      }
+      if (p.detached || p.posted)
+        return lostSend(instance, p);
   for (const RankState &state : ranks) {
     double finish = std::max(state.clock, state.sendsDoneUs);
     for (auto &[id, stream] : state.streams)

@@ -17,9 +17,8 @@
 //    that send before they receive cannot deadlock;
 //  - runs of sends and receives that follow one another, blocking or in a
 //    comm.start (the lowering brackets them with p2p_begin/p2p_end),
-//    started together in one
-//    commrt group, as NCCL needs: a ring's ncclSend and ncclRecv on one
-//    stream deadlock unless grouped;
+//    started together in one commrt group, as NCCL needs: a ring's
+//    ncclSend and ncclRecv on one stream deadlock unless grouped;
 //  - a caching allocator for the buffers the program allocates;
 //  - errors turned into a commgen::Error that names the op's location in the
 //    source program; the generated C entry points return it as a status.
