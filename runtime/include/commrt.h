@@ -216,7 +216,10 @@ COMMRT_API commrt_status commrt_options_default(commrt_options *opts);
 /// \p opts may be NULL for the defaults. If the backend fails on some rank,
 /// every rank returns an error (COMMRT_ERROR_REMOTE on the ranks where it
 /// worked) and *ctx is NULL; MPI stays initialized so that the caller can
-/// retry with another backend.
+/// retry with another backend. If a rank never joins (a timeout naming
+/// it), the job cannot go on: under COMMRT_ON_ERROR_ABORT every rank that
+/// gave up ends the job with the message; under RETURN the error is
+/// returned and MPI is not finalized at exit (it would wait for that rank).
 COMMRT_API commrt_status commrt_init(int *argc, char ***argv,
                                      const commrt_options *opts,
                                      commrt_context **ctx);

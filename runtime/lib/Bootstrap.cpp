@@ -118,8 +118,16 @@ commrt_status commrt::waitInGroup(commrt_context *ctx, MPI_Request *reqs,
   return status;
 }
 
+PartOf commrt::nextWorldOperation(commrt_context *ctx) {
+  commrt_comm *world = ctx->worldGroup.get();
+  return world ? PartOf{world, world->posted} : PartOf{};
+}
+
 commrt_status commrt::waitExchange(commrt_context *ctx, MPI_Request *req,
-                                   MPI_Comm comm, const std::string &what) {
+                                   MPI_Comm comm, const std::string &what,
+                                   PartOf partOf) {
+  if (partOf.group)
+    return waitInGroup(ctx, req, 1, what, partOf.group, partOf.sequence);
   commrt_comm *world = ctx->worldGroup.get();
   if (comm != ctx->world || !world)
     return waitMpi(ctx, req, 1, what);
@@ -146,30 +154,30 @@ commrt_comm *commrt::findCommById(commrt_context *ctx, uint64_t id) {
 commrt_status commrt::allreduceMpi(commrt_context *ctx, const void *send,
                                    void *recv, int count, MPI_Datatype type,
                                    MPI_Op op, MPI_Comm comm,
-                                   const std::string &what) {
+                                   const std::string &what, PartOf partOf) {
   MPI_Request req;
   int err = MPI_Iallreduce(send, recv, count, type, op, comm, &req);
   if (err != MPI_SUCCESS)
     return raise(ctx, COMMRT_ERROR_BACKEND,
                  format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
                         mpiErrorString("MPI_Iallreduce", err).c_str()));
-  return waitExchange(ctx, &req, comm, what);
+  return waitExchange(ctx, &req, comm, what, partOf);
 }
 
 commrt_status commrt::barrierMpi(commrt_context *ctx, MPI_Comm comm,
-                                 const std::string &what) {
+                                 const std::string &what, PartOf partOf) {
   MPI_Request req;
   int err = MPI_Ibarrier(comm, &req);
   if (err != MPI_SUCCESS)
     return raise(ctx, COMMRT_ERROR_BACKEND,
                  format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
                         mpiErrorString("MPI_Ibarrier", err).c_str()));
-  return waitExchange(ctx, &req, comm, what);
+  return waitExchange(ctx, &req, comm, what, partOf);
 }
 
 commrt_status commrt::allgatherMpi(commrt_context *ctx, const void *send,
                                    void *recv, int bytes, MPI_Comm comm,
-                                   const std::string &what) {
+                                   const std::string &what, PartOf partOf) {
   MPI_Request req;
   int err =
       MPI_Iallgather(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm, &req);
@@ -177,31 +185,33 @@ commrt_status commrt::allgatherMpi(commrt_context *ctx, const void *send,
     return raise(ctx, COMMRT_ERROR_BACKEND,
                  format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
                         mpiErrorString("MPI_Iallgather", err).c_str()));
-  return waitExchange(ctx, &req, comm, what);
+  return waitExchange(ctx, &req, comm, what, partOf);
 }
 
 commrt_status commrt::bcastMpi(commrt_context *ctx, void *buf, int count,
                                MPI_Datatype type, int root, MPI_Comm comm,
-                               const std::string &what) {
+                               const std::string &what, PartOf partOf) {
   MPI_Request req;
   int err = MPI_Ibcast(buf, count, type, root, comm, &req);
   if (err != MPI_SUCCESS)
     return raise(ctx, COMMRT_ERROR_BACKEND,
                  format("commrt: %s on rank %d: %s", what.c_str(), ctx->rank,
                         mpiErrorString("MPI_Ibcast", err).c_str()));
-  return waitExchange(ctx, &req, comm, what);
+  return waitExchange(ctx, &req, comm, what, partOf);
 }
 
 commrt_status commrt::agree(commrt_context *ctx, commrt_status local,
-                            MPI_Comm comm, const std::string &what) {
+                            MPI_Comm comm, const std::string &what,
+                            PartOf partOf) {
   int commSize = 1;
   MPI_Comm_size(comm, &commSize);
   // The lowest world rank that failed, or the world size if none did.
   int mine = local == COMMRT_SUCCESS ? ctx->size : ctx->rank;
   int first = ctx->size;
   std::string kept = lastError();
-  if (commrt_status s = allreduceMpi(ctx, &mine, &first, 1, MPI_INT, MPI_MIN,
-                                     comm, what + " (agreeing on the outcome)"))
+  if (commrt_status s =
+          allreduceMpi(ctx, &mine, &first, 1, MPI_INT, MPI_MIN, comm,
+                       what + " (agreeing on the outcome)", partOf))
     return s;
   if (local != COMMRT_SUCCESS)
     return setError(local, kept);

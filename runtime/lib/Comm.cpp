@@ -69,8 +69,12 @@ commrt_status dupGroup(commrt_context *ctx, commrt_comm *comm, MPI_Comm &out,
   if (err != MPI_SUCCESS)
     return setError(COMMRT_ERROR_BACKEND,
                     mpiErrorString("MPI_Comm_idup", err) + " (" + what + ")");
-  if (commrt_status s = waitMpi(
-          ctx, &req, 1, "duplicating group " + comm->name + " for " + what)) {
+  // A step of the comm_create, which ends in the world's next operation
+  // (every rank agrees on the outcome).
+  if (commrt_status s = waitExchange(ctx, &req, comm->mpi,
+                                     "comm_create of group " + comm->name +
+                                         " (duplicating it for " + what + ")",
+                                     nextWorldOperation(ctx))) {
     out = MPI_COMM_NULL;
     return s;
   }
@@ -177,6 +181,8 @@ commrt_status createComm(commrt_context *ctx, const int64_t *ranks,
     std::vector<int64_t> world(members.begin(), members.end());
     world.push_back(-1 - static_cast<int64_t>(ctx->created));
     comm->id = hashGroups(world, static_cast<int64_t>(members.size()));
+    injectSetupFault(ctx, FaultPoint::Create,
+                     what + ", before the backend creates its communicator");
     local = ctx->backend->createComm(comm.get());
     if (!local && ctx->debugChecksum)
       // COMMRT_DEBUG=checksum: the checksums of broadcast, all_gather and

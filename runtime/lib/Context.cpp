@@ -29,6 +29,9 @@ namespace {
 
 /// True if commrt called MPI_Init_thread (and must call MPI_Finalize).
 bool ownsMpi = false;
+/// A failed commrt_init gave up waiting for a rank: MPI_Finalize would wait
+/// for it too, so the program ends without it.
+bool mpiAbandoned = false;
 /// Contexts between a successful init and their finalize.
 int liveContexts = 0;
 bool atExitRegistered = false;
@@ -37,7 +40,7 @@ void finalizeMpiAtExit() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (ownsMpi && initialized && !finalized)
+  if (ownsMpi && initialized && !finalized && !mpiAbandoned)
     MPI_Finalize();
 }
 
@@ -146,7 +149,11 @@ commrt_status dupComm(commrt_context *ctx, MPI_Comm parent, MPI_Comm &out,
     return setError(COMMRT_ERROR_BACKEND,
                     format("commrt: commrt_init: %s: %s", what,
                            mpiErrorString("MPI_Comm_idup", err).c_str()));
-  if (commrt_status s = waitMpi(ctx, &req, 1, format("commrt_init (%s)", what)))
+  // After the roll calls started, a step of the world's next operation:
+  // a rank that never joins is named.
+  if (commrt_status s =
+          waitExchange(ctx, &req, parent, format("commrt_init (%s)", what),
+                       nextWorldOperation(ctx)))
     return s;
   MPI_Comm_set_errhandler(out, MPI_ERRORS_RETURN);
   return COMMRT_SUCCESS;
@@ -178,7 +185,8 @@ commrt_status findNode(commrt_context *ctx) {
     return COMMRT_SUCCESS;
   int mine = ctx->rank;
   return allreduceMpi(ctx, &mine, &ctx->nodeId, 1, MPI_INT, MPI_MIN, ctx->node,
-                      "commrt_init (finding the node)");
+                      "commrt_init (finding the node)",
+                      nextWorldOperation(ctx));
 }
 
 /// Sets ctx->socketId, the CPU socket (NUMA node) this rank's data lives
@@ -211,6 +219,24 @@ void freeComm(commrt_context *ctx, MPI_Comm &comm) {
   if (comm != MPI_COMM_NULL && !ctx->pendingMpi)
     MPI_Comm_free(&comm);
   comm = MPI_COMM_NULL;
+}
+
+void teardown(commrt_context *ctx);
+
+/// Ends a failed commrt_init with \p status. Where a wait gave up on ranks
+/// that did not join (or on a rank that gave up so), the job cannot go on
+/// and MPI cannot be finalized: under the abort policy \p policy the job
+/// ends with the message, as after an operation's timeout; under the return
+/// policy the error is returned and MPI is left unfinalized at exit.
+commrt_status failInit(commrt_context *ctx, commrt_status status,
+                       commrt_error_policy policy) {
+  bool abandoned = ctx->pendingMpi;
+  teardown(ctx);
+  if (!abandoned)
+    return status;
+  mpiAbandoned = true;
+  ctx->opts.on_error = policy;
+  return raise(ctx, status, lastError(), /*fatal=*/true);
 }
 
 /// Frees everything a context holds except itself.
@@ -350,24 +376,16 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
                             "malformed: %s; expected KIND:RANK:OP with KIND "
                             "one of exit, hang, corrupt, RANK a world rank "
                             "and OP the index (from 0) of that rank's "
-                            "operation, e.g. exit:2:3",
+                            "operation, 'init' (in commrt_init) or 'create' "
+                            "(in its first comm_create), e.g. exit:2:3",
                             inject, why.c_str()));
   }
 
+  // The roll calls' communicator first: every later wait can then name the
+  // ranks that did not join. This one cannot (a rank that never calls
+  // commrt_init leaves the others here).
   commrt_status status =
-      dupComm(ctx.get(), MPI_COMM_WORLD, ctx->world, "world");
-  if (!status)
-    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->p2p, "point to point");
-  if (!status)
-    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->internal, "permute");
-  if (!status)
-    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->health, "roll calls");
-  if (!status && ctx->debugChecksum)
-    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->checkP2p,
-                     "checksums of point to point");
-  if (!status && ctx->debugChecksum)
-    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->checkPermute,
-                     "checksums of permute");
+      dupComm(ctx.get(), MPI_COMM_WORLD, ctx->health, "roll calls");
   if (!status)
     status = startRollCalls(ctx.get());
   if (!status) {
@@ -381,7 +399,21 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
     world->name = groupName(world->ranks) + " (the world)";
     world->id = 0x776f726c64ULL; // "world"
     ctx->worldGroup = std::move(world);
+    injectSetupFault(ctx.get(), FaultPoint::Init,
+                     "in commrt_init, after its roll calls started");
   }
+  if (!status)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->world, "world");
+  if (!status)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->p2p, "point to point");
+  if (!status)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->internal, "permute");
+  if (!status && ctx->debugChecksum)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->checkP2p,
+                     "checksums of point to point");
+  if (!status && ctx->debugChecksum)
+    status = dupComm(ctx.get(), MPI_COMM_WORLD, ctx->checkPermute,
+                     "checksums of permute");
   if (!status)
     status = startValidation(ctx.get());
   if (!status) {
@@ -403,16 +435,12 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
   }
   if (!status)
     status = findNode(ctx.get());
-  if (status) {
-    teardown(ctx.get());
-    return status;
-  }
+  if (status)
+    return failInit(ctx.get(), status, opts.on_error);
 
   probeCuda(ctx.get());
-  if (commrt_status s = findSocket(ctx.get())) {
-    teardown(ctx.get());
-    return s;
-  }
+  if (commrt_status s = findSocket(ctx.get()))
+    return failInit(ctx.get(), s, opts.on_error);
 
   commrt_backend kind = opts.backend;
   if (kind == COMMRT_BACKEND_AUTO) {
@@ -429,8 +457,7 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
         format("COMMRT_DEBUG=checksum checks the host transfers of the mpi "
                "backend only, and this is the %s backend",
                backendName(kind)));
-    teardown(ctx.get());
-    return s;
+    return failInit(ctx.get(), s, opts.on_error);
   }
 
   commrt_status local = COMMRT_SUCCESS;
@@ -451,10 +478,8 @@ commrt_status initContext(int *argc, char ***argv, const commrt_options *user,
     setError(local, "commrt: commrt_init: " + lastError());
   status = agree(ctx.get(), local, ctx->world,
                  format("commrt_init (%s backend)", backendName(kind)));
-  if (status) {
-    teardown(ctx.get());
-    return status;
-  }
+  if (status)
+    return failInit(ctx.get(), status, opts.on_error);
 
   ctx->opts.on_error = opts.on_error;
   trace(ctx.get(), 1,

@@ -200,8 +200,12 @@ std::string describe(const OpArgs &args);
 
 /// What COMMRT_INJECT asks for (lib/Reliability.cpp).
 enum class FaultKind { None, Exit, Hang, Corrupt };
+/// Where a fault strikes: at an operation, or in a set-up step (OP `init`
+/// or `create`).
+enum class FaultPoint { Operation, Init, Create };
 struct Fault {
   FaultKind kind = FaultKind::None;
+  FaultPoint point = FaultPoint::Operation;
   int rank = -1;   ///< World rank that fails.
   uint64_t op = 0; ///< Index of the operation it fails at, from 0.
 };
@@ -510,11 +514,26 @@ commrt_status waitInGroup(commrt_context *ctx, MPI_Request *reqs, int count,
                           const std::string &what, commrt_comm *comm,
                           uint64_t sequence);
 
-/// Waits for \p req, an exchange posted on \p comm: on the world (after
-/// roll calls started) as the world group's next operation (waitInGroup),
-/// elsewhere as waitMpi.
+/// The operation of a group that an exchange is a step of: its roll call
+/// asks that group's members how far they are there (waitInGroup). No
+/// group: the exchange is an operation of its own (waitExchange).
+struct PartOf {
+  commrt_comm *group = nullptr;
+  uint64_t sequence = 0;
+};
+
+/// The world group's next operation, for the set-up steps that precede it
+/// and that not every rank takes (duplicating a communicator, a group's
+/// exchanges in comm_create): they do not count as operations, so that
+/// every rank numbers the world's operations alike. None before roll calls
+/// started.
+PartOf nextWorldOperation(commrt_context *ctx);
+
+/// Waits for \p req, an exchange posted on \p comm: a step of \p partOf
+/// when it names a group (waitInGroup); otherwise, on the world (after roll
+/// calls started), the world group's next operation; elsewhere waitMpi.
 commrt_status waitExchange(commrt_context *ctx, MPI_Request *req, MPI_Comm comm,
-                           const std::string &what);
+                           const std::string &what, PartOf partOf = {});
 
 /// "[0, 1, 2, 3]"; groups of more than 16 ranks are abbreviated.
 std::string groupName(const std::vector<int> &ranks);
@@ -524,30 +543,34 @@ std::string groupName(const std::vector<int> &ranks);
 /// none.
 commrt_comm *findCommById(commrt_context *ctx, uint64_t id);
 
+/// The exchanges below wait through waitExchange, with \p partOf.
+///
 /// Non-blocking allreduce with the deadline, on \p comm.
 commrt_status allreduceMpi(commrt_context *ctx, const void *send, void *recv,
                            int count, MPI_Datatype type, MPI_Op op,
-                           MPI_Comm comm, const std::string &what);
+                           MPI_Comm comm, const std::string &what,
+                           PartOf partOf = {});
 
 /// Non-blocking barrier with the deadline, on \p comm.
 commrt_status barrierMpi(commrt_context *ctx, MPI_Comm comm,
-                         const std::string &what);
+                         const std::string &what, PartOf partOf = {});
 
 /// Non-blocking allgather of \p bytes from every rank with the deadline, on
 /// \p comm.
 commrt_status allgatherMpi(commrt_context *ctx, const void *send, void *recv,
-                           int bytes, MPI_Comm comm, const std::string &what);
+                           int bytes, MPI_Comm comm, const std::string &what,
+                           PartOf partOf = {});
 
 /// Non-blocking broadcast with the deadline, on \p comm.
 commrt_status bcastMpi(commrt_context *ctx, void *buf, int count,
                        MPI_Datatype type, int root, MPI_Comm comm,
-                       const std::string &what);
+                       const std::string &what, PartOf partOf = {});
 
 /// Agrees on a local outcome across \p comm: returns SUCCESS if every rank
 /// succeeded; otherwise the local failure (message kept) or, on ranks that
 /// succeeded, REMOTE naming the first failing rank.
 commrt_status agree(commrt_context *ctx, commrt_status local, MPI_Comm comm,
-                    const std::string &what);
+                    const std::string &what, PartOf partOf = {});
 
 /// Polls \p req once; a failure is decorated with the op, group and rank,
 /// made sticky, and raised with the context's policy.
@@ -600,6 +623,12 @@ bool parseFault(const char *text, int worldSize, Fault &fault,
 /// stops, or points \p args.send at a corrupted copy kept in \p copy.
 commrt_status injectFault(commrt_context *ctx, uint64_t index, OpArgs &args,
                           std::vector<char> &copy);
+
+/// Applies ctx->fault if it strikes this rank at set-up step \p point
+/// (`init`: in commrt_init once its roll calls are up; `create`: in the
+/// first comm_create, inside this rank's group set-up), \p what naming it.
+void injectSetupFault(commrt_context *ctx, FaultPoint point,
+                      const std::string &what);
 
 /// The payload checksum of COMMRT_DEBUG=checksum: FNV-1a over 64-bit words
 /// with a final mix (any change confined to one word changes it).

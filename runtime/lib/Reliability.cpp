@@ -123,8 +123,17 @@ bool commrt::parseFault(const char *text, int worldSize, Fault &fault,
                  static_cast<long long>(rank), worldSize);
     return false;
   }
-  if (!parseCount(fields[2], op)) {
-    why = "OP '" + fields[2] + "' is not an integer >= 0";
+  if (fields[2] == "init" || fields[2] == "create") {
+    if (parsed.kind == FaultKind::Corrupt) {
+      why = "corrupt flips bits an operation sends, so its OP must be the "
+            "index of an operation, not '" +
+            fields[2] + "'";
+      return false;
+    }
+    parsed.point = fields[2] == "init" ? FaultPoint::Init : FaultPoint::Create;
+  } else if (!parseCount(fields[2], op)) {
+    why = "OP '" + fields[2] +
+          "' is neither an integer >= 0 nor 'init' or 'create'";
     return false;
   }
   parsed.rank = static_cast<int>(rank);
@@ -133,18 +142,11 @@ bool commrt::parseFault(const char *text, int worldSize, Fault &fault,
   return true;
 }
 
-commrt_status commrt::injectFault(commrt_context *ctx, uint64_t index,
-                                  OpArgs &args, std::vector<char> &copy) {
-  const Fault &fault = ctx->fault;
-  if (fault.kind == FaultKind::None || fault.rank != ctx->rank ||
-      fault.op != index)
-    return COMMRT_SUCCESS;
-  std::string where =
-      format("[commrt rank %d] COMMRT_INJECT=%s:%d:%llu: operation #%llu (%s)",
-             ctx->rank, faultName(fault.kind), fault.rank,
-             static_cast<unsigned long long>(fault.op),
-             static_cast<unsigned long long>(index), describe(args).c_str());
-  switch (fault.kind) {
+namespace {
+/// Exits or stops this rank for the fault \p kind, saying so after
+/// \p where; returns for the other kinds.
+void failNow(FaultKind kind, const std::string &where) {
+  switch (kind) {
   case FaultKind::Exit:
     std::fprintf(stderr, "%s: exiting without MPI_Finalize\n", where.c_str());
     std::fflush(stderr);
@@ -157,10 +159,38 @@ commrt_status commrt::injectFault(commrt_context *ctx, uint64_t index,
     for (;;)
       pause();
   case FaultKind::Corrupt:
-    break;
   case FaultKind::None:
-    return COMMRT_SUCCESS;
+    break;
   }
+}
+} // namespace
+
+void commrt::injectSetupFault(commrt_context *ctx, FaultPoint point,
+                              const std::string &what) {
+  Fault &fault = ctx->fault;
+  if (fault.kind == FaultKind::None || fault.point != point ||
+      fault.rank != ctx->rank)
+    return;
+  const char *op = point == FaultPoint::Init ? "init" : "create";
+  failNow(fault.kind,
+          format("[commrt rank %d] COMMRT_INJECT=%s:%d:%s: %s", ctx->rank,
+                 faultName(fault.kind), fault.rank, op, what.c_str()));
+}
+
+commrt_status commrt::injectFault(commrt_context *ctx, uint64_t index,
+                                  OpArgs &args, std::vector<char> &copy) {
+  const Fault &fault = ctx->fault;
+  if (fault.kind == FaultKind::None || fault.point != FaultPoint::Operation ||
+      fault.rank != ctx->rank || fault.op != index)
+    return COMMRT_SUCCESS;
+  std::string where =
+      format("[commrt rank %d] COMMRT_INJECT=%s:%d:%llu: operation #%llu (%s)",
+             ctx->rank, faultName(fault.kind), fault.rank,
+             static_cast<unsigned long long>(fault.op),
+             static_cast<unsigned long long>(index), describe(args).c_str());
+  failNow(fault.kind, where);
+  if (fault.kind != FaultKind::Corrupt)
+    return COMMRT_SUCCESS;
   size_t bytes = 0;
   const void *data = sentBytes(ctx, args, bytes);
   if (!data || !bytes) {

@@ -980,9 +980,11 @@ commrt_status ScheduleRequest::startNodes() {
     if (err != MPI_SUCCESS)
       return setError(COMMRT_ERROR_BACKEND,
                       "commrt: " + mpiErrorString("MPI_Iallgather", err));
-    if (commrt_status s =
-            waitMpi(ctx, &req, 1,
-                    "gathering the nodes and sockets of group " + comm->name))
+    // A step of this operation, the next one started on the group.
+    if (commrt_status s = waitExchange(
+            ctx, &req, comm->mpi,
+            describe(args) + " (gathering the nodes and sockets of its ranks)",
+            PartOf{comm, comm->started}))
       return s;
     comm->placeOfPosition = std::move(places);
   }

@@ -549,9 +549,11 @@ extern "C" commrt_status commrt_debug_check(commrt_comm *comm,
     return COMMRT_SUCCESS;
   // Every member saw the difference: gather the texts to name both.
   auto gathered = std::make_unique<std::vector<Record>>(comm->ranks.size());
-  if (commrt_status s =
-          allgatherMpi(ctx, &mine, gathered->data(), sizeof(Record),
-                       comm->fingerprints, step)) {
+  if (commrt_status s = allgatherMpi(ctx, &mine, gathered->data(),
+                                     sizeof(Record), comm->fingerprints,
+                                     step + " (gathering what each "
+                                            "rank runs)",
+                                     PartOf{comm, sequence})) {
     (void)gathered.release();
     return s;
   }

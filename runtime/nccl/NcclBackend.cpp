@@ -190,10 +190,13 @@ public:
       if (ncclResult_t r = ncclGetUniqueId(&id))
         local = ncclFailed("ncclGetUniqueId", r, nullptr);
     std::string what = "comm_create of group " + comm->name;
-    if (commrt_status s = agree(ctx, local, comm->mpi, what + " (nccl id)"))
+    // Steps of the comm_create, which ends in the world's next operation.
+    if (commrt_status s = agree(ctx, local, comm->mpi, what + " (nccl id)",
+                                nextWorldOperation(ctx)))
       return s;
     if (commrt_status s = bcastMpi(ctx, &id, sizeof(id), MPI_BYTE, 0, comm->mpi,
-                                   what + " (broadcast of the nccl id)"))
+                                   what + " (broadcast of the nccl id)",
+                                   nextWorldOperation(ctx)))
       return s;
     auto handle = std::make_unique<NcclComm>();
     if (ncclResult_t r = ncclCommInitRank(&handle->comm,

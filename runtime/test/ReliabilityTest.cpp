@@ -49,7 +49,9 @@ int main(int argc, char **argv) {
   unsetenv("COMMRT_INJECT");
   const char *expected = "; expected KIND:RANK:OP with KIND one of exit, "
                          "hang, corrupt, RANK a world rank and OP the index "
-                         "(from 0) of that rank's operation, e.g. exit:2:3";
+                         "(from 0) of that rank's operation, 'init' (in "
+                         "commrt_init) or 'create' (in its first "
+                         "comm_create), e.g. exit:2:3";
   struct {
     const char *value, *why;
   } bad[] = {
@@ -60,8 +62,14 @@ int main(int argc, char **argv) {
       {"exit:x:0", "RANK 'x' is not an integer >= 0"},
       {"exit::0", "RANK '' is not an integer >= 0"},
       {"exit:-1:0", "RANK '-1' is not an integer >= 0"},
-      {"corrupt:1:-2", "OP '-2' is not an integer >= 0"},
-      {"corrupt:1:3x", "OP '3x' is not an integer >= 0"},
+      {"corrupt:1:-2",
+       "OP '-2' is neither an integer >= 0 nor 'init' or 'create'"},
+      {"corrupt:1:3x",
+       "OP '3x' is neither an integer >= 0 nor 'init' or 'create'"},
+      {"exit:1:Init",
+       "OP 'Init' is neither an integer >= 0 nor 'init' or 'create'"},
+      {"corrupt:1:init", "corrupt flips bits an operation sends, so its OP "
+                         "must be the index of an operation, not 'init'"},
       {"exit:4:0", "RANK 4 is outside the world of 4 ranks"},
   };
   for (const auto &b : bad) {

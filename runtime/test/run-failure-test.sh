@@ -9,7 +9,7 @@ mode=$1 mpiexec=$2 npflag=$3 flags=$4 exe=$5
 fail() { echo "FAIL ($mode): $*"; exit 1; }
 
 program=$mode
-unset COMMRT_INJECT COMMRT_DEBUG
+unset COMMRT_INJECT COMMRT_DEBUG COMMRT_ON_ERROR
 case $mode in
 inject-exit)
   # Open MPI ends the whole job as soon as a rank exits nonzero; told not
@@ -21,6 +21,15 @@ inject-exit-mpirun)
   program=inject-broadcast ;;
 inject-hang)
   export COMMRT_INJECT=hang:1:0
+  program=inject-broadcast ;;
+inject-init-hang)
+  export COMMRT_INJECT=hang:1:init
+  program=inject-broadcast ;;
+inject-init-hang-return)
+  export COMMRT_INJECT=hang:1:init COMMRT_ON_ERROR=return
+  program=inject-broadcast ;;
+inject-create-hang)
+  export COMMRT_INJECT=hang:2:create
   program=inject-broadcast ;;
 corrupt-p2p)
   export COMMRT_INJECT=corrupt:0:0
@@ -128,6 +137,35 @@ inject-hang)
     fail "rank 1 did not say it stops"
   echo "$out" | grep -q "^\[commrt rank [023]\] commrt: .* timed out after 1000 ms on rank [023] (waiting for \(ranks that did not join: rank 1 did not answer\|rank 1 to send\)" ||
     fail "no timeout message naming rank 1"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  ;;
+inject-init-hang)
+  # Rank 1 stops inside commrt_init once the roll calls are up: the others
+  # name it from the next step of the start-up.
+  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank stopped"
+  echo "$out" | grep -q "COMMRT_INJECT=hang:1:init: in commrt_init, after its roll calls started: stopping" ||
+    fail "rank 1 did not say it stops"
+  echo "$out" | grep -q "^\[commrt rank [023]\] commrt: commrt_init (world) timed out after 1000 ms on rank [023] (waiting for ranks that did not join: rank 1 did not answer" ||
+    fail "no timeout message naming commrt_init and rank 1"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  ;;
+inject-init-hang-return)
+  # The same under the return policy: commrt_init returns the error, and
+  # the program ends without waiting for rank 1 in MPI_Finalize.
+  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank stopped"
+  echo "$out" | grep -q "^commrt_init: commrt: commrt_init (world) timed out after 1000 ms on rank [023] (waiting for ranks that did not join: rank 1 did not answer" ||
+    fail "commrt_init did not return the timeout naming rank 1"
+  echo "$out" | grep -q "aborting all ranks" && fail "aborted under the return policy"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  ;;
+inject-create-hang)
+  # Rank 2 stops inside comm_create before its backend creates the
+  # group's communicator: the others name it from the group's set-up.
+  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank stopped"
+  echo "$out" | grep -q "COMMRT_INJECT=hang:2:create: comm_create of group \[0, 1, 2, 3\], before the backend creates its communicator: stopping" ||
+    fail "rank 2 did not say it stops"
+  echo "$out" | grep -q "^\[commrt rank [013]\] commrt: comm_create of group \[0, 1, 2, 3\] (duplicating it for fingerprints) timed out after 1000 ms on rank [013] (waiting for ranks that did not join: rank 2 did not answer" ||
+    fail "no timeout message naming the comm_create and rank 2"
   [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
   ;;
 corrupt-p2p | corrupt-broadcast)

@@ -428,8 +428,8 @@ commrt_status VerbsBackend::init() {
   if (err != MPI_SUCCESS)
     return setError(COMMRT_ERROR_BACKEND,
                     "verbs backend: " + mpiErrorString("MPI_Ialltoall", err));
-  if (commrt_status s =
-          waitMpi(ctx, &req, 1, "commrt_init (verbs queue pair exchange)"))
+  if (commrt_status s = waitExchange(ctx, &req, ctx->world,
+                                     "commrt_init (verbs queue pair exchange)"))
     return s;
   if (commrt_status s = connect(theirs))
     return s;
