@@ -35,18 +35,16 @@ using namespace mlir::comm;
 
 namespace {
 class HierarchicalSearchPass
-    : public PassWrapper<HierarchicalSearchPass, OperationPass<ModuleOp>> {
+    : public PlanningSearchPass<HierarchicalSearchPass> {
 public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(HierarchicalSearchPass)
 
-  explicit HierarchicalSearchPass(const PlanningPipelineOptions &from) {
-    options.copyOptionValuesFrom(from);
+  explicit HierarchicalSearchPass(const PlanningPipelineOptions &from)
+      : PlanningSearchPass(from) {
     mode = from.hierarchical;
   }
   HierarchicalSearchPass(const HierarchicalSearchPass &other)
-      : PassWrapper(other) {
-    options.copyOptionValuesFrom(other.options);
-  }
+      : PlanningSearchPass(other) {}
 
   StringRef getArgument() const override { return "comm-plan-hierarchical"; }
   StringRef getDescription() const override {
@@ -77,7 +75,6 @@ private:
                                         const Topology &topology,
                                         const CostModel &model);
 
-  PlanningPipelineOptions options;
   // Shown when the pipeline is printed.
   Pass::Option<std::string> mode{*this, "mode",
                                  llvm::cl::desc("auto, never, faster or "

@@ -80,21 +80,19 @@ getBlockingBoundUs(ModuleOp module, const std::map<std::string, double> &names,
 }
 
 namespace {
-class PlanComparisonPass
-    : public PassWrapper<PlanComparisonPass, OperationPass<ModuleOp>> {
+class PlanComparisonPass : public PlanningSearchPass<PlanComparisonPass> {
 public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PlanComparisonPass)
 
-  explicit PlanComparisonPass(const PlanningPipelineOptions &from) {
-    options.copyOptionValuesFrom(from);
+  explicit PlanComparisonPass(const PlanningPipelineOptions &from)
+      : PlanningSearchPass(from) {
     std::string text;
     llvm::raw_string_ostream os(text);
     getPipeline(Strategy::comm, options.explain).printAsTextualPipeline(os);
     commPipeline = text;
   }
-  PlanComparisonPass(const PlanComparisonPass &other) : PassWrapper(other) {
-    options.copyOptionValuesFrom(other.options);
-  }
+  PlanComparisonPass(const PlanComparisonPass &other)
+      : PlanningSearchPass(other) {}
 
   StringRef getArgument() const override { return "comm-plan-compare"; }
   StringRef getDescription() const override {
@@ -131,7 +129,6 @@ private:
       planning.verify = false;
   }
 
-  PlanningPipelineOptions options;
   // Shown when the pipeline is printed (comm-compile -v).
   Pass::Option<std::string> commPipeline{
       *this, "comm", llvm::cl::desc("the passes that make comm's own plan")};

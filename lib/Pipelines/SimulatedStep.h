@@ -9,7 +9,9 @@
 #define COMM_LIB_PIPELINES_SIMULATEDSTEP_H
 
 #include "comm/CostModel/CostModel.h"
+#include "comm/Pipelines/Pipelines.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 
 #include <optional>
 
@@ -22,6 +24,24 @@ std::optional<double> getSimulatedStepUs(ModuleOp module,
                                          const Topology &topology,
                                          const CostModel &model,
                                          Backend backend);
+
+/// A search of comm-plan that plans copies of the module with comm-plan's
+/// own options (comm-plan-compare, comm-plan-hierarchical): it holds them,
+/// since PassWrapper's copy does not.
+template <typename Derived>
+class PlanningSearchPass
+    : public PassWrapper<Derived, OperationPass<ModuleOp>> {
+protected:
+  explicit PlanningSearchPass(const PlanningPipelineOptions &from) {
+    options.copyOptionValuesFrom(from);
+  }
+  PlanningSearchPass(const PlanningSearchPass &other)
+      : PassWrapper<Derived, OperationPass<ModuleOp>>(other) {
+    options.copyOptionValuesFrom(other.options);
+  }
+
+  PlanningPipelineOptions options;
+};
 
 } // namespace comm
 } // namespace mlir

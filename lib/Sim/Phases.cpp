@@ -92,7 +92,9 @@ static void addGroupRing(const Topology &topology, ArrayRef<int64_t> group,
     channels.push_back({static_cast<unsigned>(locals.front() % perNode), 0});
   double perChannel = bytes / channels.size();
   for (size_t c = 0; c < channels.size(); ++c) {
-    auto [exitLocal, exitRail] = channels[c];
+    // Named copies: a lambda below reads the exit GPU (a structured
+    // binding cannot be captured before C++20).
+    unsigned exitLocal = channels[c].first, exitRail = channels[c].second;
     SmallVector<int64_t, 64> order;
     unsigned entryLocal = exitLocal;
     for (auto &[node, ranks] : layout.byNode) {
