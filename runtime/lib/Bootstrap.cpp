@@ -32,10 +32,11 @@ namespace {
 /// Waits for \p reqs. For an exchange of \p comm (if any), its operation
 /// #\p sequence: fails early when a member announced it left, or when
 /// members wait for each other in different groups (DeadlockProbe); on
-/// timeout, names the members that did not join.
+/// timeout, names the members that did not join; without \p comm it says
+/// \p unnamed instead.
 commrt_status waitAll(commrt_context *ctx, MPI_Request *reqs, int count,
                       const std::string &what, commrt_comm *comm,
-                      uint64_t sequence) {
+                      uint64_t sequence, const char *unnamed) {
   Deadline deadline(ctx->opts.timeout_ms);
   Backoff backoff(ctx->oversubscribed);
   DeadlockProbe probe(ctx, comm, sequence);
@@ -70,8 +71,7 @@ commrt_status waitAll(commrt_context *ctx, MPI_Request *reqs, int count,
     if (deadline.expired()) {
       ctx->pendingMpi = true;
       probe.cancel();
-      why = comm ? rollCall(ctx, comm, sequence)
-                 : "waiting for ranks that did not join";
+      why = comm ? rollCall(ctx, comm, sequence) : unnamed;
       return raise(ctx, COMMRT_ERROR_TIMEOUT,
                    format("commrt: %s timed out after %lld ms on rank %d "
                           "(%s; waited %lld ms)",
@@ -86,8 +86,8 @@ commrt_status waitAll(commrt_context *ctx, MPI_Request *reqs, int count,
 } // namespace
 
 commrt_status commrt::waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
-                              const std::string &what) {
-  return waitAll(ctx, reqs, count, what, nullptr, 0);
+                              const std::string &what, const char *unnamed) {
+  return waitAll(ctx, reqs, count, what, nullptr, 0, unnamed);
 }
 
 commrt_status commrt::waitInGroup(commrt_context *ctx, MPI_Request *reqs,
@@ -106,7 +106,8 @@ commrt_status commrt::waitInGroup(commrt_context *ctx, MPI_Request *reqs,
   ctx->waitingIn = &what;
   ctx->waitingInComm = comm->id;
   ctx->waitingInSequence = sequence;
-  commrt_status status = waitAll(ctx, reqs, count, what, comm, sequence);
+  commrt_status status =
+      waitAll(ctx, reqs, count, what, comm, sequence, /*unnamed=*/nullptr);
   if (status) {
     // The exchange is abandoned on the group's fingerprint communicator:
     // nothing more can run on the group. Tell the others why this rank

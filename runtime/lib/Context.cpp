@@ -150,10 +150,15 @@ commrt_status dupComm(commrt_context *ctx, MPI_Comm parent, MPI_Comm &out,
                     format("commrt: commrt_init: %s: %s", what,
                            mpiErrorString("MPI_Comm_idup", err).c_str()));
   // After the roll calls started, a step of the world's next operation:
-  // a rank that never joins is named.
+  // a rank that never joins is named. Before, nobody can be asked.
+  std::string step = format("commrt_init (%s)", what);
   if (commrt_status s =
-          waitExchange(ctx, &req, parent, format("commrt_init (%s)", what),
-                       nextWorldOperation(ctx)))
+          ctx->worldGroup
+              ? waitExchange(ctx, &req, parent, step, nextWorldOperation(ctx))
+              : waitMpi(ctx, &req, 1, step,
+                        "waiting for ranks that have not called commrt_init "
+                        "or ended before it; which ones cannot be asked "
+                        "before this first step"))
     return s;
   MPI_Comm_set_errhandler(out, MPI_ERRORS_RETURN);
   return COMMRT_SUCCESS;

@@ -502,9 +502,12 @@ commrt_status postPlanned(commrt_context *ctx, const OpArgs &args,
 //===----------------------------------------------------------------------===//
 
 /// Waits for \p reqs with the context's deadline; \p what names the step
-/// for the timeout message ("comm_create on group [...]").
-commrt_status waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
-                      const std::string &what);
+/// for the timeout message ("comm_create on group [...]"), and \p unnamed
+/// says whom it waited for (no roll call names them).
+commrt_status
+waitMpi(commrt_context *ctx, MPI_Request *reqs, int count,
+        const std::string &what,
+        const char *unnamed = "waiting for ranks that did not join");
 
 /// Waits for \p reqs, an exchange every member of \p comm joins as its
 /// operation #\p sequence there, with the context's deadline. Meanwhile

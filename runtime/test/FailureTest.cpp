@@ -15,6 +15,9 @@
 //  create-stop     rank 3 never calls comm_create (it sleeps outside
 //                  commrt); the others time out in its check on the world
 //                  after 1000 ms, naming rank 3, and abort every rank.
+//  init-late       every rank starts MPI itself, then rank 1 sleeps before
+//                  commrt_init; the others time out in commrt_init's first
+//                  step, which can name nobody, and abort every rank.
 //  abort           rank 1 calls commrt_abort while the others wait in a
 //                  collective with a long timeout; every rank ends.
 //  inject-broadcast, inject-p2p
@@ -32,6 +35,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
+
+#include <mpi.h>
 
 #include <chrono>
 #include <thread>
@@ -135,6 +140,19 @@ int main(int argc, char **argv) {
     opts.timeout_ms = 3000;
   if (mode == "timeout-return")
     opts.on_error = COMMRT_ON_ERROR_RETURN;
+  if (mode == "init-late") {
+    // The program starts MPI itself (a framework would): MPI_Init waits
+    // for every rank, commrt_init's first step is the first wait of its
+    // own.
+    MPI_Init(&argc, &argv);
+    int launched = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &launched);
+    if (launched == 1) {
+      std::this_thread::sleep_for(std::chrono::seconds(30));
+      std::printf("rank 1 was not aborted\n");
+      return 3;
+    }
+  }
   commrt_context *ctx = nullptr;
   if (commrt_init(&argc, &argv, &opts, &ctx) != COMMRT_SUCCESS) {
     std::fprintf(stderr, "commrt_init: %s\n", commrt_last_error());

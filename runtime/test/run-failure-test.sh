@@ -109,6 +109,13 @@ create-stop)
   echo "$out" | grep -q "returned instead" && fail "a rank went on after the timeout"
   [ "$elapsed" -lt 15000 ] || fail "the job took $elapsed ms to end"
   ;;
+init-late)
+  [ "$rc" -ne 0 ] || fail "exit code is 0; the timeout must end the job"
+  echo "$out" | grep -q "^\[commrt rank [023]\] commrt: commrt_init (roll calls) timed out after 1000 ms on rank [023] (waiting for ranks that have not called commrt_init or ended before it; which ones cannot be asked before this first step" ||
+    fail "no timeout message from commrt_init's first step"
+  echo "$out" | grep -q "was not aborted" && fail "rank 1 was not aborted"
+  [ "$elapsed" -lt 15000 ] || fail "the job took $elapsed ms to end"
+  ;;
 abort)
   [ "$rc" -ne 0 ] || fail "exit code is 0; commrt_abort must end the job"
   echo "$out" | grep -q "^\[commrt rank 1\] commrt_abort: rank 1 gives up on purpose" ||
