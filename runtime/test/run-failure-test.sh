@@ -7,6 +7,15 @@
 # FailureTest's inject-broadcast, inject-p2p or sigkill program.
 mode=$1 mpiexec=$2 npflag=$3 flags=$4 exe=$5
 fail() { echo "FAIL ($mode): $*"; exit 1; }
+# A rank stopped on purpose: the job failed, the rank said so (pattern $1),
+# the others' timeout message named it (pattern $2, naming $3), and the job
+# ended within 10 s.
+stopped_and_named() {
+  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank stopped"
+  echo "$out" | grep -q "$1" || fail "the stopped rank did not say it stops"
+  echo "$out" | grep -q "$2" || fail "no timeout message naming $3"
+  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+}
 
 program=$mode
 unset COMMRT_INJECT COMMRT_DEBUG COMMRT_ON_ERROR
@@ -139,22 +148,18 @@ inject-exit-mpirun)
   [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
   ;;
 inject-hang)
-  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank stopped"
-  echo "$out" | grep -q "COMMRT_INJECT=hang:1:0: operation #0 (broadcast on group \[0, 1, 2, 3\]): stopping" ||
-    fail "rank 1 did not say it stops"
-  echo "$out" | grep -q "^\[commrt rank [023]\] commrt: .* timed out after 1000 ms on rank [023] (waiting for \(ranks that did not join: rank 1 did not answer\|rank 1 to send\)" ||
-    fail "no timeout message naming rank 1"
-  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  stopped_and_named \
+    "COMMRT_INJECT=hang:1:0: operation #0 (broadcast on group \[0, 1, 2, 3\]): stopping" \
+    "^\[commrt rank [023]\] commrt: .* timed out after 1000 ms on rank [023] (waiting for \(ranks that did not join: rank 1 did not answer\|rank 1 to send\)" \
+    "rank 1"
   ;;
 inject-init-hang)
   # Rank 1 stops inside commrt_init once the roll calls are up: the others
   # name it from the next step of the start-up.
-  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank stopped"
-  echo "$out" | grep -q "COMMRT_INJECT=hang:1:init: in commrt_init, after its roll calls started: stopping" ||
-    fail "rank 1 did not say it stops"
-  echo "$out" | grep -q "^\[commrt rank [023]\] commrt: commrt_init (world) timed out after 1000 ms on rank [023] (waiting for ranks that did not join: rank 1 did not answer" ||
-    fail "no timeout message naming commrt_init and rank 1"
-  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  stopped_and_named \
+    "COMMRT_INJECT=hang:1:init: in commrt_init, after its roll calls started: stopping" \
+    "^\[commrt rank [023]\] commrt: commrt_init (world) timed out after 1000 ms on rank [023] (waiting for ranks that did not join: rank 1 did not answer" \
+    "commrt_init and rank 1"
   ;;
 inject-init-hang-return)
   # The same under the return policy: commrt_init returns the error, and
@@ -168,12 +173,10 @@ inject-init-hang-return)
 inject-create-hang)
   # Rank 2 stops inside comm_create before its backend creates the
   # group's communicator: the others name it from the group's set-up.
-  [ "$rc" -ne 0 ] || fail "exit code is 0; a rank stopped"
-  echo "$out" | grep -q "COMMRT_INJECT=hang:2:create: comm_create of group \[0, 1, 2, 3\], before the backend creates its communicator: stopping" ||
-    fail "rank 2 did not say it stops"
-  echo "$out" | grep -q "^\[commrt rank [013]\] commrt: comm_create of group \[0, 1, 2, 3\] (duplicating it for fingerprints) timed out after 1000 ms on rank [013] (waiting for ranks that did not join: rank 2 did not answer" ||
-    fail "no timeout message naming the comm_create and rank 2"
-  [ "$elapsed" -lt 10000 ] || fail "the job took $elapsed ms to end"
+  stopped_and_named \
+    "COMMRT_INJECT=hang:2:create: comm_create of group \[0, 1, 2, 3\], before the backend creates its communicator: stopping" \
+    "^\[commrt rank [013]\] commrt: comm_create of group \[0, 1, 2, 3\] (duplicating it for fingerprints) timed out after 1000 ms on rank [013] (waiting for ranks that did not join: rank 2 did not answer" \
+    "the comm_create and rank 2"
   ;;
 corrupt-p2p | corrupt-broadcast)
   # Without the checksum mode the corruption goes unnoticed by commrt: the
