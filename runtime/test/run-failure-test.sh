@@ -7,6 +7,14 @@
 # FailureTest's inject-broadcast, inject-p2p or sigkill program.
 mode=$1 mpiexec=$2 npflag=$3 flags=$4 exe=$5
 fail() { echo "FAIL ($mode): $*"; exit 1; }
+# A rank never came: the others' timeout ended the job with a message
+# (pattern $1, naming $2), no rank went on (pattern $3 absent), within 15 s.
+timeout_ended_job() {
+  [ "$rc" -ne 0 ] || fail "exit code is 0; the timeout must end the job"
+  echo "$out" | grep -q "$1" || fail "no timeout message naming $2"
+  echo "$out" | grep -q "$3" && fail "a rank went on after the timeout"
+  [ "$elapsed" -lt 15000 ] || fail "the job took $elapsed ms to end"
+}
 # A rank stopped on purpose: the job failed, the rank said so (pattern $1),
 # the others' timeout message named it (pattern $2, naming $3), and the job
 # ended within 10 s.
@@ -112,18 +120,14 @@ timeout-return)
     fail "not every rank passed its checks"
   ;;
 create-stop)
-  [ "$rc" -ne 0 ] || fail "exit code is 0; the timeout must end the job"
-  echo "$out" | grep -q "^\[commrt rank [012]\] commrt: comm_create of group \[[012], [23]\] (checking that all ranks passed the same groups) timed out after 1000 ms on rank [012] (waiting for ranks that did not join: rank 3 did not answer within [0-9]* ms (exited, killed, or stopped outside commrt)" ||
-    fail "no timeout message naming comm_create and rank 3"
-  echo "$out" | grep -q "returned instead" && fail "a rank went on after the timeout"
-  [ "$elapsed" -lt 15000 ] || fail "the job took $elapsed ms to end"
+  timeout_ended_job \
+    "^\[commrt rank [012]\] commrt: comm_create of group \[[012], [23]\] (checking that all ranks passed the same groups) timed out after 1000 ms on rank [012] (waiting for ranks that did not join: rank 3 did not answer within [0-9]* ms (exited, killed, or stopped outside commrt)" \
+    "comm_create and rank 3" "returned instead\|was not aborted"
   ;;
 init-late)
-  [ "$rc" -ne 0 ] || fail "exit code is 0; the timeout must end the job"
-  echo "$out" | grep -q "^\[commrt rank [023]\] commrt: commrt_init (roll calls) timed out after 1000 ms on rank [023] (waiting for ranks that have not called commrt_init or ended before it; which ones cannot be asked before this first step" ||
-    fail "no timeout message from commrt_init's first step"
-  echo "$out" | grep -q "was not aborted" && fail "rank 1 was not aborted"
-  [ "$elapsed" -lt 15000 ] || fail "the job took $elapsed ms to end"
+  timeout_ended_job \
+    "^\[commrt rank [023]\] commrt: commrt_init (roll calls) timed out after 1000 ms on rank [023] (waiting for ranks that have not called commrt_init or ended before it; which ones cannot be asked before this first step" \
+    "commrt_init's first step" "was not aborted"
   ;;
 abort)
   [ "$rc" -ne 0 ] || fail "exit code is 0; commrt_abort must end the job"
