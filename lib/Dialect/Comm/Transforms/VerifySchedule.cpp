@@ -578,24 +578,56 @@ LogicalResult VerifySchedulePass::checkStreams(const Flattener &program,
   struct Flight {
     unsigned begin, end;
     const Step *start;
+    /// The one stream its collectives are on; kNone without collectives,
+    /// kMixed when on several.
+    int64_t stream;
   };
+  constexpr int64_t kNone = INT64_MIN, kMixed = INT64_MIN + 1;
   std::vector<Flight> flights;
+  // A start's flight ends at the first wait on its token after it: one
+  // pass keeps the open flights of each token (whatever the distance).
+  DenseMap<unsigned, SmallVector<size_t, 1>> flying;
   for (unsigned i = 0; i < main.size(); ++i) {
     const Step &step = program.steps[main[i]];
+    if (step.kind == StepKind::Wait) {
+      auto it = flying.find(step.token);
+      if (it != flying.end()) {
+        for (size_t flight : it->second)
+          flights[flight].end = i;
+        flying.erase(it);
+      }
+      continue;
+    }
     if (step.kind != StepKind::Start)
       continue;
-    unsigned end = main.size();
-    for (unsigned j = i + 1; j < main.size(); ++j)
-      if (program.steps[main[j]].kind == StepKind::Wait &&
-          program.steps[main[j]].token == step.token) {
-        end = j;
-        break;
-      }
-    flights.push_back({i, end, &step});
+    int64_t stream = kNone;
+    for (unsigned body : step.body) {
+      const Step &inner = program.steps[body];
+      if (inner.kind != StepKind::Collective)
+        continue;
+      stream =
+          stream == kNone || stream == inner.stream ? inner.stream : kMixed;
+    }
+    flying[step.token].push_back(flights.size());
+    flights.push_back({i, static_cast<unsigned>(main.size()), &step, stream});
   }
+  // Collectives on one stream only (the default) cannot cross: skip the
+  // pairs, of which a program whose waits come late has many.
+  SmallVector<int64_t, 4> streams;
+  for (const Flight &flight : flights)
+    if (flight.stream != kNone && !llvm::is_contained(streams, flight.stream))
+      streams.push_back(flight.stream);
+  if (streams.size() < 2 && !llvm::is_contained(streams, kMixed))
+    return success();
+  // Flights are in the order they begin: those that begin after a's end
+  // close the scan (linear in the flights and the pairs in flight at once).
   for (size_t a = 0; a < flights.size(); ++a)
     for (size_t b = a; b < flights.size(); ++b) {
       if (flights[b].begin > flights[a].end)
+        break;
+      if (flights[a].stream == kNone || flights[b].stream == kNone ||
+          (flights[a].stream == flights[b].stream &&
+           flights[a].stream != kMixed))
         continue;
       for (unsigned x : flights[a].start->body)
         for (unsigned y : flights[b].start->body) {
