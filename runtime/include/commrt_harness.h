@@ -8,8 +8,11 @@
 // status is 0 when every rank's results match, 1 otherwise.
 //
 // Options of the generated program (after the MPI ones):
-//   --iterations N   timed calls of each function (default 20)
+//   --iterations N   timed calls of each function (default 20, fewer where
+//                    they would take more than the time budget: Options)
 //   --warmup N       untimed calls before them (default 3)
+//   --time-budget S  seconds the default timing of one function may take
+//                    (default 20)
 //   --inputs K       integers (default; small integers, exact in every
 //                    type, so sums are exact) or random (uniform in [-1, 1))
 //   --rtol X --atol X  tolerance |got - want| <= atol + rtol * |want|
@@ -87,6 +90,12 @@ inline bool isInteger(commrt_dtype dtype) {
 struct Options {
   int iterations = 20;
   int warmup = 3;
+  /// Without --iterations, the timed calls of one function (and of its
+  /// reference) stop at about this many microseconds (--time-budget): a call
+  /// that takes seconds (many ranks sharing few cores) is timed 3 times or
+  /// more, with one warm-up call, instead of 23 times.
+  double budgetUs = 20e6;
+  bool iterationsGiven = false, warmupGiven = false;
   bool check = true;
   bool random = false;
   /// --rtol and --atol: replace every entry point's own tolerances.
@@ -110,11 +119,17 @@ public:
           die("option " + arg + " needs a value");
         return (*argv)[++i];
       };
-      if (arg == "--iterations")
+      if (arg == "--iterations") {
         options.iterations = static_cast<int>(parseInteger(arg, value(), 1));
-      else if (arg == "--warmup")
+        options.iterationsGiven = true;
+      } else if (arg == "--warmup") {
         options.warmup = static_cast<int>(parseInteger(arg, value(), 0));
-      else if (arg == "--inputs") {
+        options.warmupGiven = true;
+      } else if (arg == "--time-budget") {
+        options.budgetUs = parseReal(arg, value()) * 1e6;
+        if (!(options.budgetUs > 0) || std::isinf(options.budgetUs))
+          die("--time-budget takes a number of seconds > 0");
+      } else if (arg == "--inputs") {
         std::string kind = value();
         if (kind != "integers" && kind != "random")
           die("--inputs takes integers or random, not '" + kind + "'");
@@ -126,9 +141,24 @@ public:
       else if (arg == "--no-check")
         options.check = false;
       else if (arg == "--help" || arg == "-h") {
-        std::printf("usage: %s [--iterations N] [--warmup N] [--inputs "
-                    "integers|random] [--rtol X] [--atol X] [--no-check]\n",
-                    (*argv)[0]);
+        std::printf(
+            "usage: %s [--iterations N] [--warmup N] [--time-budget S] "
+            "[--inputs integers|random] [--rtol X] [--atol X] "
+            "[--no-check]\n"
+            "  --iterations N  timed calls of each function and of its "
+            "reference (default 20,\n"
+            "                  fewer, at least 3, where they would take "
+            "more than the budget)\n"
+            "  --time-budget S seconds the default timing of one function "
+            "may take (default 20)\n"
+            "  --warmup N      untimed calls before them (default 3; 1 "
+            "where the calls are cut)\n"
+            "  --inputs K      integers (default: exact in every type) or "
+            "random in [-1, 1)\n"
+            "  --rtol X, --atol X  replace each function's tolerance: "
+            "|got - want| <= atol + rtol * |want|\n"
+            "  --no-check      run and time only\n",
+            (*argv)[0]);
         commrt_finalize(ctx);
         std::exit(0);
       } else
@@ -225,17 +255,19 @@ public:
   /// `reference`, the two alternating call by call, so that a machine
   /// whose speed drifts during the run (other work, ranks sharing cores)
   /// slows both alike and their ratio stays meaningful.
+  /// `iterations` and `warmup` are the same on every rank.
   std::pair<double, double> time(const char *name, const Call &call,
                                  std::vector<void *> &args,
                                  const Call *reference,
-                                 std::vector<void *> &refArgs) {
-    for (int i = 0; i < options.warmup; ++i) {
+                                 std::vector<void *> &refArgs, int iterations,
+                                 int warmup) {
+    for (int i = 0; i < warmup; ++i) {
       run(name, call, args);
       if (reference)
         run(name, *reference, refArgs);
     }
     std::vector<double> times, refTimes;
-    for (int i = 0; i < options.iterations; ++i) {
+    for (int i = 0; i < iterations; ++i) {
       times.push_back(timeOnce(name, call, args));
       if (reference)
         refTimes.push_back(timeOnce(name, *reference, refArgs));
@@ -289,12 +321,14 @@ public:
       args.push_back(out[k].data);
       refArgs.push_back(ref[k].data);
     }
-    run(name, call, args);
+    // The first calls, timed too (on the slowest rank, so the same on
+    // every rank): they size the timing below.
     bool checking = options.check && reference;
+    double roundUs = timeOnce(name, call, args);
     int64_t bad = 0, total = 0;
     double maxAbs = 0, maxRel = 0;
     if (checking) {
-      run(name, reference, refArgs);
+      roundUs += timeOnce(name, reference, refArgs);
       for (size_t k = 0; k < out.size(); ++k) {
         fetch(out[k]);
         fetch(ref[k]);
@@ -324,8 +358,7 @@ public:
     }
     double badAll = maxOverRanks(static_cast<double>(bad));
     double absAll = maxOverRanks(maxAbs), relAll = maxOverRanks(maxRel);
-    auto [us, refUs] =
-        time(name, call, args, checking ? &reference : nullptr, refArgs);
+    // The verdict first: the timing may take a while.
     if (rank == 0) {
       if (checking)
         std::printf("  %s: check %s: %lld elements per rank, max abs error "
@@ -334,14 +367,32 @@ public:
                     static_cast<long long>(total), absAll, relAll, rtol, atol);
       else
         std::printf("  %s: not checked\n", name);
+    }
+    int iterations = options.iterations, warmup = options.warmup;
+    if (!options.iterationsGiven &&
+        roundUs * (iterations + warmup) > options.budgetUs) {
+      if (!options.warmupGiven)
+        warmup = std::min(warmup, 1);
+      double fit = options.budgetUs / roundUs - warmup;
+      iterations = std::max(3, std::min(iterations, static_cast<int>(fit)));
+      if (rank == 0)
+        std::printf("  %s: one call%s took %.0f ms: timing %d calls after %d "
+                    "warm-up (--iterations and --warmup choose)\n",
+                    name, checking ? " and its reference" : "", roundUs / 1e3,
+                    iterations, warmup);
+    }
+    if (rank == 0)
+      std::fflush(stdout);
+    auto [us, refUs] = time(name, call, args, checking ? &reference : nullptr,
+                            refArgs, iterations, warmup);
+    if (rank == 0) {
       if (checking)
         std::printf("  %s: time %.2f us, reference %.2f us, ratio %.3f "
                     "(median of %d, slowest rank)\n",
-                    name, us, refUs, refUs > 0 ? us / refUs : 0.0,
-                    options.iterations);
+                    name, us, refUs, refUs > 0 ? us / refUs : 0.0, iterations);
       else
         std::printf("  %s: time %.2f us (median of %d, slowest rank)\n", name,
-                    us, options.iterations);
+                    us, iterations);
     }
     failures += badAll > 0 ? 1 : 0;
     checked += checking ? 1 : 0;

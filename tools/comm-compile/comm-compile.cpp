@@ -86,7 +86,9 @@ static cl::opt<bool> withHarness(
     cl::desc("link a main() that fills deterministic inputs on every rank, "
              "runs each public function, checks it against the unplanned "
              "program (or --reference) and prints timings; the program "
-             "takes --iterations N, --warmup N, --inputs integers|random, "
+             "takes --iterations N, --warmup N, --time-budget S (what the "
+             "default timing of one function may take, 20 s), --inputs "
+             "integers|random, "
              "--rtol X, --atol X (replacing each function's tolerance, "
              "derived from the precisions it sends in) and --no-check"),
     cl::cat(category));
