@@ -167,7 +167,7 @@ void failNow(FaultKind kind, const std::string &where) {
 
 void commrt::injectSetupFault(commrt_context *ctx, FaultPoint point,
                               const std::string &what) {
-  Fault &fault = ctx->fault;
+  const Fault &fault = ctx->fault;
   if (fault.kind == FaultKind::None || fault.point != point ||
       fault.rank != ctx->rank)
     return;
