@@ -12,8 +12,7 @@ static unsigned getElementBytes(Type type) {
   auto shaped = dyn_cast_or_null<ShapedType>(type);
   if (!shaped || !shaped.getElementType().isIntOrFloat())
     return 1;
-  return std::max(1u,
-                  (shaped.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+  return getElementStorageBytes(shaped.getElementType());
 }
 
 static uint64_t getTotalBytes(Type type) {
@@ -46,7 +45,7 @@ static void applyPlan(CollectiveRequest &request, PlanAttr plan) {
     request.chunkBytes = 0;
   // A narrower wire precision moves proportionally fewer bytes.
   if (auto precision = dyn_cast_or_null<FloatType>(plan.getPrecision())) {
-    unsigned wire = std::max(1u, precision.getWidth() / 8);
+    unsigned wire = getElementStorageBytes(precision);
     if (request.elementBytes > wire) {
       request.bytes = request.bytes / request.elementBytes * wire;
       request.elementBytes = wire;
@@ -74,9 +73,7 @@ mlir::comm::getCollectiveRequest(Operation *op) {
       request.groups.push_back(SmallVector<int64_t, 8>(groups.getGroup(g)));
     Type element = collective.getCommElementType();
     request.elementBytes =
-        element && element.isIntOrFloat()
-            ? std::max(1u, (element.getIntOrFloatBitWidth() + 7) / 8)
-            : 1;
+        element && element.isIntOrFloat() ? getElementStorageBytes(element) : 1;
     request.reduction = collective.getReduction();
     request.floatElements = element && isa<FloatType>(element);
     // The size nccl-tests reports: the larger of what a rank hands in and
@@ -196,7 +193,7 @@ FailureOr<ProgramRanks> mlir::comm::getProgramRanks(Operation *op,
       return emitError(scope->getLoc())
              << "comm.world_size is " << size.getInt() << " but topology '"
              << topologyName << "' has " << ranks.gpus << " " << ranks.rankNoun
-             << "s"
+             << (ranks.gpus == 1 ? "" : "s")
              << (ranks.presetFor && size.getInt() > 0
                      ? "; for " + std::to_string(size.getInt()) +
                            " ranks use '" + ranks.presetFor(size.getInt()) + "'"

@@ -1,6 +1,7 @@
 //===- TopologyAnalysis.cpp - the topology a program targets ---*- C++ -*-===//
 
 #include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/Analysis/CollectiveCost.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -88,6 +89,11 @@ mlir::comm::getTopologyFor(Operation *op, StringRef overrideSpec,
     return emitError(op->getLoc())
            << "topology '" << spec
            << "' describes no hardware (an NCCL graph file?)";
+  // A program with more ranks than the hardware cannot be planned for it:
+  // every pass that reads a topology refuses it, as comm-check-topology
+  // does (a plan for 4 ranks made on host1 would be a silent wrong answer).
+  if (failed(getProgramRanks(op, **topology, spec)))
+    return failure();
   return *topology;
 }
 

@@ -176,6 +176,13 @@ std::pair<double, std::string>
 CostModel::getLowerBound(const CollectiveRequest &request,
                          const GroupShape &shape,
                          SmallVectorImpl<BoundTerm> *terms) const {
+  // An empty tensor moves nothing and is predicted at no time (predictAll):
+  // its bound is no time either, not a path's latency above the prediction.
+  if (request.bytes == 0 && request.kind != CollectiveKind::Barrier) {
+    if (terms)
+      terms->clear();
+    return {0.0, "nothing to move (0 bytes)"};
+  }
   double best = 0;
   std::string why = "latency of the longest path";
   SmallVector<BoundTerm, 4> all = getBoundTerms(request, shape);

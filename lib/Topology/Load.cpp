@@ -63,7 +63,13 @@ static llvm::Expected<std::unique_ptr<Topology>> loadOne(StringRef spec) {
                              "NUL byte in a text file; the file is binary or "
                              "corrupted");
   StringRef head = text.ltrim();
-  if (extension == ".xml" || head.starts_with("<"))
+  if (head.empty())
+    return makeTopologyError(spec, 0,
+                             "the topology file is empty; expected NCCL's "
+                             "topology XML or comm's YAML");
+  // The extension decides; a file without one (a pipe, a mktemp name) is
+  // XML when it starts with '<'.
+  if (extension == ".xml" || (extension.empty() && head.starts_with("<")))
     return importNcclTopologyXml(text, spec);
   if (extension == ".yaml" || extension == ".yml" || extension.empty())
     return importTopologyYaml(text, spec);

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Topology/Topology.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -382,6 +384,13 @@ mlir::comm::buildTopologyPreset(StringRef name) {
       return std::move(error);
     return topology;
   }
+  // host<N> with N out of range: say the range, not "unknown preset".
+  if (StringRef digits = name.drop_front(4);
+      name.starts_with("host") && !digits.empty() &&
+      llvm::all_of(digits, llvm::isDigit))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "preset '" + name + "' must have between 1 and 4096 processes");
   auto [machine, count] = splitClusterName(name);
   auto unknown = [&]() {
     std::string known;

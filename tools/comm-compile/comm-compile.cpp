@@ -354,6 +354,9 @@ int Driver::run() {
   if (withHarness && kind != OutputKind::Executable)
     return error("--emit-harness makes an executable; -o '" + outputFilename +
                  "' names an object, library or source");
+  if (!referenceFilename.empty() && !withHarness)
+    return error("--reference names the program the harness checks "
+                 "against; it needs --emit-harness");
   // The source is C++ for the cpu target and CUDA C++ for the cuda ones:
   // a file named for the other would be compiled as the wrong language.
   if (kind == OutputKind::Source && (extension == ".cu") != cuda)

@@ -7,6 +7,7 @@
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
 #include "comm/Support/InputChecks.h"
+#include "comm/Support/OutputFile.h"
 #include "comm/Support/Version.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/FileUtilities.h"
@@ -63,6 +64,11 @@ int main(int argc, char **argv) {
   }
   if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
     return 1;
-  output->keep();
+  // A full disk or a closed pipe is an error of the run, not a crash.
+  if (llvm::Error error = comm::keepOutputFile(*output, outputFilename)) {
+    llvm::errs() << "comm-opt: error: " << llvm::toString(std::move(error))
+                 << "\n";
+    return 1;
+  }
   return 0;
 }

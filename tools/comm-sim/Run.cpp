@@ -77,6 +77,19 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
   if (failed(topology) || failed(params))
     return failure();
   CostModel model(**topology, *params);
+  // The trace and the plot are opened before anything runs: a path that
+  // cannot be written is an error before the report, not after it.
+  std::unique_ptr<llvm::ToolOutputFile> trace, plot;
+  for (auto [path, file] : {std::pair(&options.tracePath, &trace),
+                            std::pair(&options.plotPath, &plot)}) {
+    if (path->empty())
+      continue;
+    *file = openOutputFile(*path, &error);
+    if (!*file) {
+      llvm::errs() << "comm-sim: error: " << error << "\n";
+      return failure();
+    }
+  }
   unsigned traceRanks = options.tracePath.empty() && options.plotPath.empty()
                             ? 0
                             : options.traceRanks;
@@ -151,12 +164,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
                           formatBandwidth(link.props->bandwidthGBps));
     }
   }
-  if (!options.tracePath.empty()) {
-    auto trace = openOutputFile(options.tracePath, &error);
-    if (!trace) {
-      llvm::errs() << "comm-sim: error: " << error << "\n";
-      return failure();
-    }
+  if (trace) {
     writeChromeTrace(*result, **topology, trace->os());
     if (llvm::Error error = keepOutputFile(*trace, options.tracePath)) {
       llvm::errs() << "comm-sim: error: " << llvm::toString(std::move(error))
@@ -164,12 +172,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
       return failure();
     }
   }
-  if (!options.plotPath.empty()) {
-    auto plot = openOutputFile(options.plotPath, &error);
-    if (!plot) {
-      llvm::errs() << "comm-sim: error: " << error << "\n";
-      return failure();
-    }
+  if (plot) {
     writeTimelineSvg(*result, **topology, plot->os());
     if (llvm::Error error = keepOutputFile(*plot, options.plotPath)) {
       llvm::errs() << "comm-sim: error: " << llvm::toString(std::move(error))

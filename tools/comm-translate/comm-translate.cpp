@@ -12,12 +12,26 @@
 #include "comm/Target/Cpp/CommToCpp.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
 
 namespace mlir {
 void registerToCppTranslation();
 } // namespace mlir
 
 int main(int argc, char **argv) {
+  // MLIR's translate driver keeps its output file without checking the
+  // write: a full disk or a closed pipe then ends in LLVM's fatal "IO
+  // failure on output stream". Say it as an error of the run instead.
+  llvm::install_fatal_error_handler(
+      [](void *, const char *reason, bool) {
+        llvm::errs() << "comm-translate: error: cannot write the output: "
+                     << reason << "\n";
+        llvm::errs().flush();
+        std::_Exit(1);
+      },
+      nullptr);
   mlir::comm::registerAllPasses();
   mlir::comm::registerCommVersionPrinter();
   mlir::comm::registerCommTranslations();

@@ -31,7 +31,8 @@ llvm::Expected<std::shared_ptr<const Topology>>
 loadCachedTopology(StringRef spec);
 
 /// The topology `op` targets. Emits an error at `op` and fails when none is
-/// named or it cannot be loaded. The error for none names the attribute and
+/// named or it cannot be loaded, or when the enclosing comm.world_size has
+/// more ranks than it. The error for none names the attribute and
 /// `overrideHint`, how the caller takes an override (a tool's flag).
 FailureOr<std::shared_ptr<const Topology>>
 getTopologyFor(Operation *op, StringRef overrideSpec = "",

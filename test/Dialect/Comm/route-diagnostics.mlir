@@ -23,10 +23,21 @@ module attributes {comm.world_size = 16 : i64} {
 
 // -----
 
-// A rank the topology has no GPU for.
-module attributes {comm.world_size = 32 : i64} {
+// A rank the topology has no GPU for, in a program that declares no world.
+module {
   func.func @rank_outside(%x: tensor<64xf32>) {
     // expected-error @+1 {{comm-route: rank 20 is not a GPU of the 16-GPU topology}}
+    comm.send %x to [[0, 20]] tag 1 : tensor<64xf32>
+    return
+  }
+}
+
+// -----
+
+// A world larger than the topology is refused before any rank is routed.
+// expected-error @+1 {{comm.world_size is 32 but topology 'dgx-h100x2' has 16 GPUs; for 32 ranks use 'dgx-h100x4'}}
+module attributes {comm.world_size = 32 : i64} {
+  func.func @world_outside(%x: tensor<64xf32>) {
     comm.send %x to [[0, 20]] tag 1 : tensor<64xf32>
     return
   }

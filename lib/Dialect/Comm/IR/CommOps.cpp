@@ -30,10 +30,16 @@ std::optional<int64_t> mlir::comm::getWorldSize(Operation *op) {
   return std::nullopt;
 }
 
+unsigned mlir::comm::getElementStorageBytes(Type element) {
+  if (isa<FloatTF32Type>(element))
+    return 4;
+  return std::max(1u, (element.getIntOrFloatBitWidth() + 7) / 8);
+}
+
 std::optional<int64_t> mlir::comm::getStorageBytes(ShapedType tensor) {
   if (!tensor.hasRank() || !tensor.getElementType().isIntOrFloat())
     return std::nullopt;
-  int64_t bytes = (tensor.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+  int64_t bytes = getElementStorageBytes(tensor.getElementType());
   for (int64_t dim : tensor.getShape())
     if (ShapedType::isDynamic(dim) || llvm::MulOverflow(bytes, dim, bytes))
       return std::nullopt;
@@ -256,6 +262,25 @@ static ParseResult parseReplicaGroups(OpAsmParser &parser,
 static void printReplicaGroups(OpAsmPrinter &printer, Operation *,
                                ReplicaGroupsAttr groups) {
   groups.printBare(printer);
+}
+
+/// `(` types `)`, where the list may be empty (MLIR's generated parser for
+/// `(` type($variadic) `)` requires at least one type).
+static ParseResult parseTypeList(OpAsmParser &parser,
+                                 SmallVectorImpl<Type> &types) {
+  if (parser.parseLParen())
+    return failure();
+  if (succeeded(parser.parseOptionalRParen()))
+    return success();
+  if (parser.parseTypeList(types))
+    return failure();
+  return parser.parseRParen();
+}
+
+static void printTypeList(OpAsmPrinter &printer, Operation *, TypeRange types) {
+  printer << "(";
+  llvm::interleaveComma(types, printer);
+  printer << ")";
 }
 
 static ParseResult parsePairs(OpAsmParser &parser, DenseI64ArrayAttr &pairs) {

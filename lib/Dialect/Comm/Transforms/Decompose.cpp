@@ -352,8 +352,7 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
     int64_t chunkElements = (elements + n - 1) / n;
     if (auto ag = dyn_cast<AllGatherOp>(op))
       chunkElements = elements;
-    int64_t elementBytes =
-        std::max<int64_t>(1, inputType.getElementTypeBitWidth() / 8);
+    int64_t elementBytes = getElementStorageBytes(inputType.getElementType());
     wanted = std::clamp<int64_t>(
         (chunkElements * elementBytes + *plan.getChunkBytes() - 1) /
             *plan.getChunkBytes(),

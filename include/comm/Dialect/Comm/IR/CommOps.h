@@ -33,6 +33,12 @@ std::optional<int64_t> getWorldSize(Operation *op);
 /// std::nullopt when it is not one or does not fit in 63 bits.
 std::optional<int64_t> getStorageBytes(ShapedType type);
 
+/// Bytes one integer or float element takes in memory and on the wire:
+/// its width rounded up to whole bytes (sub-byte elements take a byte
+/// each), and 4 for tf32, whose 19 bits are stored in an f32. Every size
+/// comm computes (verifiers, fusion, the cost model) reads this one rule.
+unsigned getElementStorageBytes(Type element);
+
 /// The reduction an element-wise arith op on tensors performs (arith.addf is
 /// sum, ...): comm-bufferize makes it a comm.buffer.combine and the
 /// simulator costs it as a local kernel. std::nullopt for any other op.
