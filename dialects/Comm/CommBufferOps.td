@@ -188,7 +188,7 @@ def Comm_BufferComputeOp : Comm_BufferOp<"compute", [AttrSizedOperandSegments]> 
                        OptionalAttr<Comm_ReplicaGroupsAttr>:$part_groups);
   let assemblyFormat = [{
     $name `(` $inputs `)` `outs` `(` $outputs `)` attr-dict
-    `:` `(` type($inputs) `)` `outs` `(` type($outputs) `)`
+    `:` custom<TypeList>(type($inputs)) `outs` `` custom<TypeList>(type($outputs))
   }];
 }
 

@@ -82,6 +82,13 @@ static LogicalResult checkPlan(Operation *op, Target target) {
                     "backend; run comm-route (backend=verbs) before "
                     "comm-bufferize to stage them";
   }
+  if (plan && plan.getPrecision() &&
+      getCommrtDtypeName(plan.getPrecision()).empty())
+    return op->emitError()
+           << "plan precision " << plan.getPrecision() << " of comm."
+           << getTransferName(op)
+           << " is not one the runtime carries data in (f32, f64, f16, bf16); "
+              "the simulator times it, but it cannot be compiled";
   if (!plan || !plan.getAlgorithm() || !kind)
     return success();
   if (!isRealized(*kind, *plan.getAlgorithm(), backend)) {
@@ -110,6 +117,17 @@ static LogicalResult checkInput(ModuleOp module, Target target) {
       return op->emitError()
              << "convert-comm-to-emitc expects buffers; run comm-bufferize "
                 "first";
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          op, call.getCalleeAttr());
+      if (callee && callee.isExternal())
+        return op->emitError()
+               << "calls @" << call.getCallee()
+               << ", which the module declares but does not define; a "
+                  "compiled program runs the functions of its module only "
+                  "(write the work as comm.compute, whose kernel a program "
+                  "links as comm_compute_<name>)";
+    }
     if (auto function = dyn_cast<func::FuncOp>(op)) {
       if (!function.isExternal()) {
         std::string why =

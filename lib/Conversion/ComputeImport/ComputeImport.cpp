@@ -44,7 +44,7 @@ int64_t mlir::comm::getTensorBytes(Type type) {
   int64_t width = 8;
   if (auto complex = dyn_cast<ComplexType>(element);
       complex && complex.getElementType().isIntOrFloat())
-    width = 2 * ((complex.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    width = 2 * getElementStorageBytes(complex.getElementType());
   return tensor.getNumElements() * width;
 }
 
@@ -185,10 +185,12 @@ static void outline(Operation *op, const ComputeImportOptions &options,
 
   ComputeEstimate estimate = estimateCompute(op, options.estimator);
   if (!estimate.known) {
-    op->emitWarning() << "'" << op->getName()
-                      << "' has no cost rule; imported as opaque compute "
-                         "that counts only its memory traffic ("
-                      << estimate.bytes << " bytes)";
+    InFlightDiagnostic diag = op->emitWarning() << "'" << op->getName() << "'";
+    if (auto target = op->getAttrOfType<StringAttr>("call_target_name"))
+      diag << " @" << target.getValue();
+    diag << " has no cost rule; imported as opaque compute that counts only "
+            "its memory traffic ("
+         << estimate.bytes << " bytes)";
     ++stats.opaque;
   }
   OpBuilder builder(op);

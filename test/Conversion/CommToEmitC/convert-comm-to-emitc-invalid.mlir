@@ -66,6 +66,25 @@ func.func @too_many_channels(%s: memref<4xf32>, %d: memref<4xf32>) {
 
 // -----
 
+// The simulator times an f8 transfer; the runtime carries none.
+func.func @f8_precision(%s: memref<4xf32>, %d: memref<4xf32>) {
+  // expected-error @+1 {{plan precision 'f8E4M3FN' of comm.all_reduce is not one the runtime carries data in (f32, f64, f16, bf16); the simulator times it, but it cannot be compiled}}
+  comm.buffer.all_reduce %s, %d {groups = #comm.groups<[[0, 1, 2, 3]]>, kind = #comm<reduction sum>, plan = #comm.plan<precision = f8E4M3FN>} : memref<4xf32>, memref<4xf32>
+  return
+}
+
+// -----
+
+// A call to a function the module only declares would link against nothing.
+func.func private @kernel(memref<4xf32>)
+func.func @calls_declared(%x: memref<4xf32>) {
+  // expected-error @+1 {{calls @kernel, which the module declares but does not define; a compiled program runs the functions of its module only (write the work as comm.compute, whose kernel a program links as comm_compute_<name>)}}
+  func.call @kernel(%x) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
 // Every function becomes a C function; a public one a C entry point under
 // its own name.
 // expected-error @+1 {{function @layer.0 cannot be compiled: its name is not a C identifier (letters, digits and '_', not starting with a digit); rename it}}

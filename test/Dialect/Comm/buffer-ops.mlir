@@ -33,6 +33,12 @@ func.func @buffers(%a: memref<1024xf32>, %b: memref<1024xf32>, %s: memref<256xf3
   comm.buffer.unpack %h into %m, %n {offsets = array<i64: 72, 0>} : memref<136xbf16> into memref<64xf32>, memref<8x8xf32>
   // CHECK: comm.buffer.compute "gemm"(%{{.*}}) outs(%{{.*}}) {time_us = 1.250000e+01 : f64} : (memref<64xf32>) outs(memref<8x8xf32>)
   comm.buffer.compute "gemm"(%m) outs(%n) {time_us = 12.5 : f64} : (memref<64xf32>) outs(memref<8x8xf32>)
+  // A compute with no outputs (a comm.compute of no results) or no inputs
+  // round-trips too (its empty type lists once failed to parse).
+  // CHECK: comm.buffer.compute "sink"(%{{.*}}) outs() : (memref<64xf32>) outs()
+  comm.buffer.compute "sink"(%m) outs() : (memref<64xf32>) outs()
+  // CHECK: comm.buffer.compute "source"() outs(%{{.*}}) : () outs(memref<64xf32>)
+  comm.buffer.compute "source"() outs(%m) : () outs(memref<64xf32>)
   // CHECK: comm.buffer.combine sum %{{.*}}, %{{.*}} into %{{.*}} : memref<1024xf32>
   comm.buffer.combine sum %a, %b into %b : memref<1024xf32>
   // CHECK: comm.buffer.rotate %{{.*}}, %{{.*}} over {{\[\[}}0, 1, 2, 3]] shift 2 inverse : memref<1024xf32>

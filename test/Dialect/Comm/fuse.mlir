@@ -156,6 +156,25 @@ func.func @gather_scatter(%a: tensor<2x3xf32>, %b: tensor<4xf32>, %c: tensor<8x2
 
 // -----
 
+/// An empty shard (a rank that holds none of a tensor) still makes one
+/// block per rank of the group: the blocks come from the group, not from
+/// the shapes (these divided zero by zero).
+// CHECK-LABEL: func.func @empty_shards
+// CHECK-SAME: (%[[A:.*]]: tensor<0xf32>, %[[B:.*]]: tensor<4xf32>, %[[C:.*]]: tensor<0xf32>)
+// CHECK-NEXT: %[[P:.*]] = comm.pack %[[A]], %[[B]] offsets [0, 0] : tensor<0xf32>, tensor<4xf32> -> tensor<4xf32>
+// CHECK-NEXT: %[[G:.*]] = comm.all_gather %[[P]] over {{\[\[}}0, 1, 2, 3]] dim 0 : tensor<4xf32> -> tensor<16xf32>
+// CHECK-NEXT: %[[U:.*]]:2 = comm.unpack %[[G]] offsets [0, 0] blocks 4 : tensor<16xf32> -> tensor<0xf32>, tensor<16xf32>
+func.func @empty_shards(%a: tensor<0xf32>, %b: tensor<4xf32>, %c: tensor<0xf32>)
+    -> (tensor<0xf32>, tensor<16xf32>, tensor<0xf32>, tensor<0xf32>) {
+  %0 = comm.all_gather %a over [[0, 1, 2, 3]] dim 0 : tensor<0xf32> -> tensor<0xf32>
+  %1 = comm.all_gather %b over [[0, 1, 2, 3]] dim 0 : tensor<4xf32> -> tensor<16xf32>
+  %2 = comm.reduce_scatter sum %c over [[0, 1, 2, 3]] dim 0 : tensor<0xf32> -> tensor<0xf32>
+  %3 = comm.reduce_scatter sum %c over [[0, 1, 2, 3]] dim 0 : tensor<0xf32> -> tensor<0xf32>
+  return %0, %1, %2, %3 : tensor<0xf32>, tensor<16xf32>, tensor<0xf32>, tensor<0xf32>
+}
+
+// -----
+
 /// Along another dimension a rank's part of a tensor is not contiguous,
 /// and an all_to_all's blocks interleave: they never fuse.
 // CHECK-LABEL: func.func @negative_gather

@@ -123,7 +123,7 @@ static int64_t getBytes(Operation *op) {
   auto input = cast<ShapedType>(op->getOperand(0).getType());
   auto type = cast<ShapedType>(op->getResult(0).getType());
   return std::max(input.getNumElements(), type.getNumElements()) *
-         ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+         getElementStorageBytes(type.getElementType());
 }
 
 void FusePass::materialize(Bucket &bucket) {
@@ -142,14 +142,14 @@ void FusePass::materialize(Bucket &bucket) {
   // its unpack reads each tensor from every block; a reduce_scatter hands
   // rank r block r, so its pack cuts every tensor into k parts. Offsets
   // are within a block.
-  int64_t blocks = 1;
+  // One block per rank of the group (from the groups, not the shapes,
+  // which may hold no elements).
   bool gather = isa<AllGatherOp>(last), scatter = isa<ReduceScatterOp>(last);
-  auto inputType = cast<RankedTensorType>(last->getOperand(0).getType());
   auto resultType = cast<RankedTensorType>(last->getResult(0).getType());
-  if (gather)
-    blocks = resultType.getNumElements() / inputType.getNumElements();
-  if (scatter)
-    blocks = inputType.getNumElements() / resultType.getNumElements();
+  int64_t blocks =
+      gather || scatter
+          ? cast<CollectiveOpInterface>(last).getReplicaGroups().getGroupSize()
+          : 1;
   SmallVector<Value> inputs;
   SmallVector<Type> types;
   SmallVector<int64_t> offsets;

@@ -531,7 +531,17 @@ void PipelinePass::runOnOperation() {
   for (AllReduceOp op : candidates) {
     if (consumed.contains(op))
       continue;
+    // An earlier cut may have split its producer (a row-wise reader of an
+    // all_reduce it pipelined, whose parts it joined): nothing to cut.
     ComputeOp compute = producerOf(op);
+    if (!compute) {
+      ++numKept;
+      if (explain)
+        mlir::emitRemark(op.getLoc())
+            << "comm-pipeline: kept whole: its producer was already split "
+               "into the parts of an earlier pipelined all_reduce";
+      continue;
+    }
     int64_t rows = op.getType().getRank() ? op.getType().getDimSize(0) : 0;
     if (chunks > 0) {
       if (rows % chunks != 0 || rows == 0) {
