@@ -87,6 +87,43 @@ def CommCheckSharding : Pass<"comm-check-sharding", "::mlir::func::FuncOp"> {
   }];
 }
 
+def CommReshardInSteps : Pass<"comm-reshard-in-steps", "::mlir::func::FuncOp"> {
+  let summary = "split reshards into the steps upstream's shard-partition takes";
+  let description = [{
+    A reshard is a `shard.shard` whose source is another `shard.shard` of a
+    different sharding (a value split one way, then asked for another).
+    Upstream's `shard-partition` (MLIR 22) does one step per reshard, on the
+    last grid axis of one tensor dimension: move it to another dimension (an
+    `all_to_all`), append one (a slice) or remove one (an `all_gather`). Any
+    other reshard (`[[0, 1]]` to replicated, `[[0]]` to `[[1]]`) makes it
+    crash. This pass leaves the reshards upstream takes alone and splits the
+    others into such steps, inserting a `shard.shard` per step: the grid
+    axes of each dimension past the prefix the two shardings share are
+    removed one at a time (last first), then the target's are appended in
+    order. On a 2x4 grid, `[[0, 1]]` to `[[]]` becomes `[[0, 1]]` to
+    `[[0]]` to `[[]]`: two all_gathers, over axis 1 then axis 0. A reshard
+    that also changes halo sizes or `sharded_dims_offsets` (other than
+    halos alone) is a located error. comm-opt's `shard-partition` runs it
+    first.
+
+    ```mlir
+    %a = shard.shard %x to %s01 : tensor<8x16xf32>       // [[0, 1]]
+    %b = shard.shard %a to %none annotate_for_users : tensor<8x16xf32>
+    // becomes
+    %a = shard.shard %x to %s01 : tensor<8x16xf32>
+    %s0 = shard.sharding @mesh split_axes = [[0]] : !shard.sharding
+    %i = shard.shard %a to %s0 annotate_for_users : tensor<8x16xf32>
+    %b = shard.shard %i to %none annotate_for_users : tensor<8x16xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numReshardsSplit", "reshards-split",
+              "reshards split into steps">,
+    Statistic<"numSteps", "steps", "steps the split reshards take">,
+  ];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+}
+
 def ConvertShardToComm : Pass<"convert-shard-to-comm", "::mlir::ModuleOp"> {
   let summary = "import a partitioned shard program: collectives and compute";
   let description = [{

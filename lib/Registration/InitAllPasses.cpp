@@ -34,15 +34,18 @@ struct ShardingPropagationOptions
 /// Adds `pass`, a pass on functions, to `pm` whatever it is anchored on:
 /// upstream's partitioning passes run on func.func, and
 /// `comm-opt --sharding-propagation --shard-partition` anchors on the module.
-static void addOnFunctions(OpPassManager &pm, std::unique_ptr<Pass> pass) {
+static void addOnFunctions(OpPassManager &pm, std::unique_ptr<Pass> pass,
+                           bool reshardInSteps = false) {
+  OpPassManager &onFunctions =
+      pm.getOpName() == func::FuncOp::getOperationName()
+          ? pm
+          : pm.nest<func::FuncOp>();
   // Upstream's passes trust the annotations' axes: comm checks them first.
-  if (pm.getOpName() == func::FuncOp::getOperationName()) {
-    pm.addPass(comm::createCommCheckSharding());
-    pm.addPass(std::move(pass));
-  } else {
-    pm.addNestedPass<func::FuncOp>(comm::createCommCheckSharding());
-    pm.addNestedPass<func::FuncOp>(std::move(pass));
-  }
+  onFunctions.addPass(comm::createCommCheckSharding());
+  // Upstream partitions only the reshards it can do in one step.
+  if (reshardInSteps)
+    onFunctions.addPass(comm::createCommReshardInSteps());
+  onFunctions.addPass(std::move(pass));
 }
 
 /// Registers upstream's sharding-propagation and shard-partition under their
@@ -61,7 +64,9 @@ static void registerShardFrontendPasses() {
       "shard-partition",
       "Upstream's SPMD partitioning of every function (after "
       "sharding-propagation, before convert-shard-to-comm)",
-      [](OpPassManager &pm) { addOnFunctions(pm, shard::createPartition()); });
+      [](OpPassManager &pm) {
+        addOnFunctions(pm, shard::createPartition(), /*reshardInSteps=*/true);
+      });
 }
 
 void mlir::comm::registerAllPasses() {

@@ -124,12 +124,19 @@ def from_jax(fn, *args, mesh=None, topology=DEFAULT_TOPOLOGY, workdir=None,
     imports it into comm, plans it with every strategy in `strategies`
     (None is comm's own planner, reported as "comm"), simulates the
     unplanned import ("as-is") and every plan on `topology`, and returns a
-    Result. workdir defaults to a new temporary folder; name to fn's name.
+    Result. workdir defaults to a new temporary folder; name to fn's name
+    (a name with '/' raises ValueError: it is the stem of the files).
     Raises CommError, with the tools' located diagnostics, when a step
     fails."""
+    if name and (not isinstance(name, str) or name in (".", "..") or
+                 re.search(r"[/\\\x00]", name)):
+        raise ValueError(
+            "name %r is not a file name: it names the files in workdir "
+            "(<name>.stablehlo.mlir, ...), so it must be a non-empty string "
+            "without '/', '\\' or NUL" % (name,))
+    name = name or _name_of(fn)
     import jax
 
-    name = name or _name_of(fn)
     workdir = Path(workdir) if workdir is not None else Path(
         tempfile.mkdtemp(prefix="comm-%s-" % name))
     workdir.mkdir(parents=True, exist_ok=True)

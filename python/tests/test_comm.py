@@ -251,6 +251,17 @@ class ImportTest(TempDirTest):
         self.assertIn("comm.world_size = 4", (self.tmp / "dp.comm.mlir").read_text())
 
 
+class FromJaxNameTest(unittest.TestCase):
+    def test_name_with_a_slash_is_refused(self):
+        # The name is the stem of the files from_jax writes: checked before
+        # jax is imported or anything is written.
+        for name in ("my step/v1", "..", "a\\b"):
+            with self.assertRaisesRegex(ValueError, "is not a file name"):
+                comm.from_jax(lambda x: x, 1.0, name=name,
+                              workdir="/nonexistent/never-created")
+        self.assertFalse(Path("/nonexistent/never-created").exists())
+
+
 @unittest.skipUnless(importlib.util.find_spec("jax") is not None, "jax is not installed")
 class FromJaxTest(TempDirTest):
     def test_data_parallel_psum(self):

@@ -557,6 +557,13 @@ LogicalResult ConvertShardToCommPass::convertFunction(func::FuncOp func) {
                          "explicit";
       return WalkResult::interrupt();
     }
+    if (isa<shard::UpdateHaloOp, shard::NeighborsLinearIndicesOp>(op)) {
+      op->emitError() << "'" << op->getName()
+                      << "' is part of a halo exchange (a sharding with "
+                         "halo_sizes), which comm does not import yet: it "
+                         "has no op for exchanging halos with neighbours";
+      return WalkResult::interrupt();
+    }
     return WalkResult::advance();
   });
   if (annotated.wasInterrupted())

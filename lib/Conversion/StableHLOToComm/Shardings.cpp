@@ -377,8 +377,23 @@ static LogicalResult checkFunction(func::FuncOp func, const Meshes &meshes) {
               as = ins[operand.getOperandNumber()];
           } else if (isa<func::ReturnOp>(op)) {
             as = getResultSharding(operand.getOperandNumber());
-            if (!as)
-              continue; // the caller takes it as it is
+            // The caller takes a shard_map's result or an argument as it
+            // is; a value a sharding op split would be returned as each
+            // process's slice, which the partitioner computes.
+            if (!as && !split.origin)
+              continue;
+            if (split.origin) {
+              InFlightDiagnostic diag =
+                  emitError(op->getLoc())
+                  << "result " << operand.getOperandNumber() << " of "
+                  << funcName << " is " << split.description << " ("
+                  << split.sharding.text
+                  << "), which each process returns only its slice of"
+                  << kNotPartitioned;
+              diag.attachNote(split.origin->getLoc())
+                  << "the " << describe(split.origin) << " splitting it";
+              return diag;
+            }
           }
           if (as && as->layout == split.sharding.layout) {
             if (asked)

@@ -176,7 +176,8 @@ std::optional<ComputeEstimate> mlir::comm::estimateStableHLO(Operation *op) {
                                              "dynamic_broadcast_in_dim",
                                              "dynamic_iota"};
   if (name == "constant" || name == "reshape" || name == "bitcast_convert" ||
-      name == "dynamic_reshape" || name == "optimization_barrier")
+      name == "dynamic_reshape" || name == "optimization_barrier" ||
+      name == "partition_id" || name == "replica_id")
     return ComputeEstimate{};
   if (name == "dot_general" || name == "dot")
     return estimateDot(op, name == "dot_general");

@@ -23,6 +23,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -54,6 +55,31 @@ static bool isCollective(Operation *op) {
                              "stablehlo.collective_permute",
                              "stablehlo.collective_broadcast"},
                             op->getName().getStringRef());
+}
+
+/// Why a custom call communicates between processes (XLA's
+/// ragged_all_to_all, or any whose backend_config or attributes name replica
+/// groups or a channel), or "" where it does not. Imported as compute, it
+/// would lose its communication.
+static std::string getCollectiveCustomCall(Operation *op) {
+  if (!isNamed(op, "stablehlo.custom_call"))
+    return "";
+  for (StringRef key : {"replica_groups", "channel_id", "channel_handle",
+                        "source_target_pairs"}) {
+    if (op->hasAttr(key))
+      return ("it has " + key).str();
+    Attribute config = op->getAttr("backend_config");
+    if (auto dict = dyn_cast_or_null<DictionaryAttr>(config);
+        dict && dict.contains(key))
+      return ("its backend_config names " + key).str();
+    if (auto text = dyn_cast_or_null<StringAttr>(config);
+        text && text.getValue().contains(key))
+      return ("its backend_config names " + key).str();
+  }
+  auto target = op->getAttrOfType<StringAttr>("call_target_name");
+  if (target && target.getValue().contains_insensitive("all_to_all"))
+    return "XLA's " + target.getValue().str() + " is a collective";
+  return "";
 }
 
 //===----------------------------------------------------------------------===//
@@ -278,10 +304,21 @@ static std::optional<APInt> getConstantInt(Value value) {
   return dense.getSplatValue<APInt>();
 }
 
+/// Whether `op`'s attribute `name` is StableHLO's enum `#stablehlo<KEYWORD
+/// value>` of that value (as the generic form carries it: an opaque
+/// attribute whose data is `KEYWORD value`, no closing bracket).
+static bool hasEnum(Operation *op, StringRef name, StringRef keyword,
+                    StringRef value) {
+  auto attr = dyn_cast_or_null<OpaqueAttr>(op->getAttr(name));
+  if (!attr)
+    return false;
+  StringRef data = attr.getAttrData().trim();
+  return data.consume_front(keyword) && data.trim() == value;
+}
+
 static bool hasDirection(Operation *compare, StringRef direction) {
-  auto attr =
-      dyn_cast_or_null<OpaqueAttr>(compare->getAttr("comparison_direction"));
-  return attr && attr.getAttrData().ends_with(direction);
+  return hasEnum(compare, "comparison_direction", "comparison_direction",
+                 direction);
 }
 
 namespace {
@@ -305,6 +342,13 @@ static std::optional<CountedLoop> matchCountedLoop(Operation *loop) {
   Block &cond = loop->getRegion(0).front();
   Block &body = loop->getRegion(1).front();
   if (cond.empty() || body.empty())
+    return std::nullopt;
+  // The condition is dropped for the trip count: a collective in it is not.
+  if (cond.walk([](Operation *op) {
+            return isCollective(op) ? WalkResult::interrupt()
+                                    : WalkResult::advance();
+          })
+          .wasInterrupted())
     return std::nullopt;
   Operation *condReturn = &cond.back();
   Operation *bodyReturn = &body.back();
@@ -353,11 +397,9 @@ static std::optional<CountedLoop> matchCountedLoop(Operation *loop) {
       limit->getBitWidth() != width || step->getBitWidth() != width)
     return std::nullopt;
   // The comparison is unsigned on an unsigned type or where it says so.
-  auto compareType =
-      dyn_cast_or_null<OpaqueAttr>(compare->getAttr("compare_type"));
-  bool isUnsigned = element.isUnsignedInteger() ||
-                    (compareType && compareType.getAttrData().ends_with(
-                                        "comparison_type UNSIGNED>"));
+  bool isUnsigned =
+      element.isUnsignedInteger() ||
+      hasEnum(compare, "compare_type", "comparison_type", "UNSIGNED");
   auto widen = [&](const APInt &value) {
     return isUnsigned ? value.zext(128) : value.sext(128);
   };
@@ -579,10 +621,12 @@ FailureOr<ReplicaGroupsAttr> Importer::getGroups(Operation *op,
             g, [&](int64_t p) { return r * partitions + p; }));
     break;
   case GroupMode::CrossReplicaAndPartition:
+    // Each replica group times every partition, partitions outer: the
+    // spec's order, which all_gather's and reduce_scatter's chunks follow.
     for (const SmallVector<int64_t> &g : *ids) {
       SmallVector<int64_t> group;
-      for (int64_t r : g)
-        for (int64_t p = 0; p < partitions; ++p)
+      for (int64_t p = 0; p < partitions; ++p)
+        for (int64_t r : g)
           group.push_back(r * partitions + p);
       groups.push_back(std::move(group));
     }
@@ -690,7 +734,9 @@ LogicalResult Importer::convert(Operation *op) {
                            "compared less-than a constant, incremented "
                            "by a positive constant)";
     if (isNamed(parent, "stablehlo.while"))
-      diag << ", and this loop is not one";
+      diag << (op->getParentRegion() == &parent->getRegion(0)
+                   ? ", and this one is in the loop's condition"
+                   : ", and this loop is not one");
     diag.attachNote(parent->getLoc())
         << "the '" << parent->getName() << "' is here";
     return diag;
@@ -699,6 +745,34 @@ LogicalResult Importer::convert(Operation *op) {
     return op->emitError() << "has " << op->getNumOperands() << " operands and "
                            << op->getNumResults()
                            << " results; expected one result per operand";
+  for (auto [input, result] :
+       llvm::zip_equal(op->getOperands(), op->getResults())) {
+    Type element = getElementTypeOrSelf(input.getType());
+    if (!element.isSignlessInteger() && !isa<FloatType>(element))
+      return op->emitError()
+             << "moves " << input.getType()
+             << "; comm carries signless integers and floating-point values "
+                "only, not "
+             << (isa<ComplexType>(element)
+                     ? "complex numbers (send the real and imaginary parts, "
+                       "jnp.real and jnp.imag, as two floating-point "
+                       "tensors)"
+                 : element.isUnsignedInteger()
+                     ? "unsigned integers (jax.lax.bitcast_convert_type to "
+                       "the signed type of the same width moves the same "
+                       "bits, and sums, products and bitwise reductions of "
+                       "them are the same bits; max and min are not)"
+                     : "this element type");
+    Type resultElement = getElementTypeOrSelf(result.getType());
+    if (resultElement != element) {
+      InFlightDiagnostic diag = op->emitError()
+                                << "changes the element type from " << element
+                                << " to " << resultElement;
+      if (op->getNumRegions())
+        diag << " (its reduction body computes in " << resultElement << ")";
+      return diag << "; comm reduces and moves values in the input's type";
+    }
+  }
   OpBuilder b(op);
   Location loc = op->getLoc();
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
@@ -889,10 +963,22 @@ void ConvertStableHLOToCommPass::runOnOperation() {
     if (failed(convertCountedLoops(func)))
       return signalPassFailure();
     SmallVector<Operation *> collectives;
-    func.walk([&](Operation *op) {
+    WalkResult walked = func.walk([&](Operation *op) {
       if (isCollective(op))
         collectives.push_back(op);
+      std::string why = getCollectiveCustomCall(op);
+      if (why.empty())
+        return WalkResult::advance();
+      auto target = op->getAttrOfType<StringAttr>("call_target_name");
+      op->emitError() << "'stablehlo.custom_call' @"
+                      << (target ? target.getValue() : "?")
+                      << " communicates between processes (" << why
+                      << "), which comm does not import: as compute it "
+                         "would drop the communication";
+      return WalkResult::interrupt();
     });
+    if (walked.wasInterrupted())
+      return signalPassFailure();
     for (Operation *op : collectives) {
       if (failed(importer.convert(op)))
         return signalPassFailure();

@@ -108,3 +108,12 @@ func.func @dynamic_shape(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = shard.all_reduce %x on @g grid_axes = [0] : tensor<?xf32> -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @halo(%x: tensor<10xf32>) -> tensor<10xf32> {
+  // expected-error @+1 {{'shard.update_halo' is part of a halo exchange (a sharding with halo_sizes), which comm does not import yet: it has no op for exchanging halos with neighbours}}
+  %0 = shard.update_halo %x on @g split_axes = [[0]] halo_sizes = [1, 1] : tensor<10xf32>
+  return %0 : tensor<10xf32>
+}

@@ -42,7 +42,7 @@
     // CHECK: comm.compute "stablehlo.reshape"({{.*}}) : (tensor<4x32x4xf32>) -> tensor<4x4x32xf32>
     %rs = "stablehlo.reshape"(%tr) : (tensor<4x32x4xf32>) -> tensor<4x4x32xf32>
     // An op with no rule: its traffic only, and a warning.
-    // expected-warning @+1 {{'stablehlo.custom_call' has no cost rule; imported as opaque compute that counts only its memory traffic (4096 bytes)}}
+    // expected-warning @+1 {{'stablehlo.custom_call' @my_kernel has no cost rule; imported as opaque compute that counts only its memory traffic (4096 bytes)}}
     %cc = "stablehlo.custom_call"(%rs) <{call_target_name = "my_kernel"}> : (tensor<4x4x32xf32>) -> tensor<4x4x32xf32>
     "func.return"(%r, %c, %cc) : (tensor<4x8xf32>, tensor<2x8x8x8xf32>, tensor<4x4x32xf32>) -> ()
   }) : () -> ()

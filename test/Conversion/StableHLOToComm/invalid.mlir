@@ -127,7 +127,7 @@
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<8xf32>):
-    // expected-warning @+1 {{'stablehlo.custom_call' has no cost rule; imported as opaque compute that counts only its memory traffic (64 bytes)}}
+    // expected-warning @+1 {{'stablehlo.custom_call' @my_kernel has no cost rule; imported as opaque compute that counts only its memory traffic (64 bytes)}}
     %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = "my_kernel"}> : (tensor<8xf32>) -> tensor<8xf32>
     "func.return"(%0) : (tensor<8xf32>) -> ()
   }) : () -> ()
@@ -358,3 +358,100 @@
     "func.return"(%r) : (tensor<8xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_replicas = 4 : i32} : () -> ()
+
+// -----
+
+// A counted loop whose condition holds a collective: the condition is not
+// dropped for the trip count (comm once lost the collective).
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%x: tensor<4xf32>):
+    %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    // expected-note @+1 {{the 'stablehlo.while' is here}}
+    %r:2 = "stablehlo.while"(%c0, %x) ({
+    ^bb0(%i: tensor<i32>, %v: tensor<4xf32>):
+      %lim = "stablehlo.constant"() <{value = dense<5> : tensor<i32>}> : () -> tensor<i32>
+      %p = "stablehlo.compare"(%i, %lim) <{comparison_direction = #stablehlo<comparison_direction LT>, compare_type = #stablehlo<comparison_type SIGNED>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      // expected-error @+1 {{'stablehlo.all_reduce' inside 'stablehlo.while' is not imported: comm takes collectives in functions and in counted loops (a fori_loop: a counter from a constant, compared less-than a constant, incremented by a positive constant), and this one is in the loop's condition}}
+      %s = "stablehlo.all_reduce"(%v) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %t = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+          "stablehlo.return"(%t) : (tensor<f32>) -> ()
+        }) : (tensor<4xf32>) -> tensor<4xf32>
+      "stablehlo.return"(%p) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%i: tensor<i32>, %v: tensor<4xf32>):
+      %one = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+      %n = "stablehlo.add"(%i, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+      "stablehlo.return"(%n, %v) : (tensor<i32>, tensor<4xf32>) -> ()
+    }) : (tensor<i32>, tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>)
+    "func.return"(%r#1) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_replicas = 2 : i32} : () -> ()
+
+// -----
+
+// XLA's ragged_all_to_all arrives as a custom call (as jax.lax.
+// ragged_all_to_all exports it): as compute it would lose its communication.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<2x8xf32>, tensor<8xi32>) -> tensor<2x8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%x: tensor<2x8xf32>, %n: tensor<8xi32>):
+    // expected-error @+1 {{'stablehlo.custom_call' @ragged_all_to_all communicates between processes (its backend_config names replica_groups), which comm does not import: as compute it would drop the communication}}
+    %0 = "stablehlo.custom_call"(%x, %x, %n, %n, %n, %n) <{api_version = 4 : i32, backend_config = {channel_id = 1 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>}, call_target_name = "ragged_all_to_all"}> : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi32>) -> tensor<2x8xf32>
+    "func.return"(%0) : (tensor<2x8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 8 : i32} : () -> ()
+
+// -----
+
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<2x8xf32>) -> tensor<2x8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%x: tensor<2x8xf32>):
+    // expected-error @+1 {{'stablehlo.custom_call' @my_collective communicates between processes (it has channel_handle), which comm does not import: as compute it would drop the communication}}
+    %0 = "stablehlo.custom_call"(%x) <{call_target_name = "my_collective"}> {channel_handle = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    "func.return"(%0) : (tensor<2x8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 8 : i32} : () -> ()
+
+// -----
+
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<2x8xui32>) -> tensor<2x8xui32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%x: tensor<2x8xui32>):
+    // expected-error @+1 {{moves 'tensor<2x8xui32>'; comm carries signless integers and floating-point values only, not unsigned integers (jax.lax.bitcast_convert_type to the signed type of the same width moves the same bits, and sums, products and bitwise reductions of them are the same bits; max and min are not)}}
+    %0 = "stablehlo.collective_permute"(%x) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}> : (tensor<2x8xui32>) -> tensor<2x8xui32>
+    "func.return"(%0) : (tensor<2x8xui32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 2 : i32} : () -> ()
+
+// -----
+
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%x: tensor<8xcomplex<f32>>):
+    // expected-error @+1 {{moves 'tensor<8xcomplex<f32>>'; comm carries signless integers and floating-point values only, not complex numbers (send the real and imaginary parts, jnp.real and jnp.imag, as two floating-point tensors)}}
+    %0 = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+    ^bb0(%a: tensor<complex<f32>>, %b: tensor<complex<f32>>):
+      %s = "stablehlo.add"(%a, %b) : (tensor<complex<f32>>, tensor<complex<f32>>) -> tensor<complex<f32>>
+      "stablehlo.return"(%s) : (tensor<complex<f32>>) -> ()
+    }) : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
+    "func.return"(%0) : (tensor<8xcomplex<f32>>) -> ()
+  }) : () -> ()
+}) {mhlo.num_replicas = 2 : i32} : () -> ()
+
+// -----
+
+// StableHLO lets an all_reduce's body compute in a wider type than its
+// input (is_promotable); comm reduces in the input's type.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xbf16>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%x: tensor<8xbf16>):
+    // expected-error @+1 {{changes the element type from 'bf16' to 'f32' (its reduction body computes in 'f32'); comm reduces and moves values in the input's type}}
+    %0 = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%s) : (tensor<f32>) -> ()
+    }) : (tensor<8xbf16>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_replicas = 2 : i32} : () -> ()

@@ -89,3 +89,37 @@
     "func.return"(%r#1) : (tensor<8xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_replicas = 4 : i32} : () -> ()
+
+// -----
+
+/// A signless i8 counter compared UNSIGNED (as JAX writes a uint8 counter
+/// after a bitcast): 200 is dense<-56> in i8 and is read as 200, so the loop
+/// runs 200 trips, not none (comm once missed the comparison type and read
+/// the limit as -56).
+// CHECK-LABEL: func.func public @signless_unsigned_compare
+// CHECK: %[[N:.*]] = arith.constant 200 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]]
+// CHECK: comm.all_reduce sum
+"builtin.module"() <{sym_name = "jit_signless_unsigned_compare"}> ({
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%x: tensor<4xf32>):
+    %c0 = "stablehlo.constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+    %r:2 = "stablehlo.while"(%c0, %x) ({
+    ^bb0(%i: tensor<i8>, %v: tensor<4xf32>):
+      %lim = "stablehlo.constant"() <{value = dense<-56> : tensor<i8>}> : () -> tensor<i8>
+      %p = "stablehlo.compare"(%i, %lim) <{comparison_direction = #stablehlo<comparison_direction LT>, compare_type = #stablehlo<comparison_type UNSIGNED>}> : (tensor<i8>, tensor<i8>) -> tensor<i1>
+      "stablehlo.return"(%p) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%i: tensor<i8>, %v: tensor<4xf32>):
+      %one = "stablehlo.constant"() <{value = dense<1> : tensor<i8>}> : () -> tensor<i8>
+      %n = "stablehlo.add"(%i, %one) : (tensor<i8>, tensor<i8>) -> tensor<i8>
+      %s = "stablehlo.all_reduce"(%v) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %t = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+          "stablehlo.return"(%t) : (tensor<f32>) -> ()
+        }) : (tensor<4xf32>) -> tensor<4xf32>
+      "stablehlo.return"(%n, %s) : (tensor<i8>, tensor<4xf32>) -> ()
+    }) : (tensor<i8>, tensor<4xf32>) -> (tensor<i8>, tensor<4xf32>)
+    "func.return"(%r#1) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_replicas = 2 : i32} : () -> ()

@@ -230,3 +230,34 @@
     "func.return"(%0) : (tensor<64x4xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 8 : i32} : () -> ()
+
+// -----
+
+// jax.jit(lambda a: with_sharding_constraint(a * 2, P("x"))): each process
+// returns its slice of the product, which the partitioner computes; comm
+// once returned the whole product from every process.
+"builtin.module"() <{sym_name = "jit__lambda"}> ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<["x"=8]>, sym_name = "mesh"}> : () -> ()
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<16x8xf32>) -> tensor<16x8xf32>, res_attrs = [{jax.result_info = "result"}], sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<16x8xf32>):
+    %0 = "stablehlo.multiply"(%arg0, %arg0) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+    // expected-note @+1 {{the 'sdy.sharding_constraint' splitting it}}
+    %1 = "sdy.sharding_constraint"(%0) <{sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}> : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    // expected-error @+1 {{result 0 of @main is the value a 'sdy.sharding_constraint' splits (#sdy.sharding<@mesh, [{"x"}, {}]>), which each process returns only its slice of: this program is not partitioned yet}}
+    "func.return"(%1) : (tensor<16x8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
+
+// -----
+
+// The same in GSPMD's export, with the result's sharding written too.
+"builtin.module"() <{sym_name = "jit__lambda"}> ({
+  "func.func"() <{arg_attrs = [{}], function_type = (tensor<16x8xf32>) -> tensor<16x8xf32>, res_attrs = [{mhlo.sharding = "{devices=[8,1]<=[8]}"}], sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<16x8xf32>):
+    %0 = "stablehlo.multiply"(%arg0, %arg0) : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+    // expected-note @+1 {{the 'stablehlo.custom_call' @Sharding splitting it}}
+    %1 = "stablehlo.custom_call"(%0) <{api_version = 1 : i32, backend_config = "", call_target_name = "Sharding", called_computations = [], has_side_effect = false}> {mhlo.sharding = "{devices=[8,1]<=[8]}"} : (tensor<16x8xf32>) -> tensor<16x8xf32>
+    // expected-error @+1 {{result 0 of @main is the value a 'stablehlo.custom_call' @Sharding splits ("{devices=[8,1]<=[8]}"), which each process returns only its slice of: this program is not partitioned yet}}
+    "func.return"(%1) : (tensor<16x8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
