@@ -43,6 +43,8 @@ static void applyPlan(CollectiveRequest &request, PlanAttr plan) {
     request.chunkBytes = static_cast<uint64_t>(*chunk);
   else if (request.algorithm)
     request.chunkBytes = 0;
+  if (std::optional<int64_t> channels = plan.getChannels())
+    request.channels = static_cast<unsigned>(std::max<int64_t>(1, *channels));
   // A narrower wire precision moves proportionally fewer bytes.
   if (auto precision = dyn_cast_or_null<FloatType>(plan.getPrecision())) {
     unsigned wire = getElementStorageBytes(precision);

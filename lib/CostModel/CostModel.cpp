@@ -1396,6 +1396,37 @@ CostModel::predictWith(const CollectiveRequest &request,
   default:
     return std::nullopt;
   }
+  // A plan's chunk size on a flat schedule: the runtime cuts each channel's
+  // slice of the buffer (reduce_scatter, all_gather: of every block) into
+  // chunks that run the schedule one behind the other (runtime/lib/
+  // Schedule.cpp), each after the first a step later, as the hierarchical
+  // schedule's pipeline above. Tiny chunks cost a step each: 4-byte chunks
+  // of a 1 MiB buffer are 262144 steps, not the one call the plan reads as.
+  if (request.chunkBytes && *request.chunkBytes > 0 &&
+      (algorithm == Algorithm::ring || algorithm == Algorithm::tree ||
+       algorithm == Algorithm::direct ||
+       algorithm == Algorithm::halving_doubling) &&
+      (request.kind == CollectiveKind::AllReduce ||
+       request.kind == CollectiveKind::ReduceScatter ||
+       request.kind == CollectiveKind::AllGather ||
+       request.kind == CollectiveKind::Broadcast ||
+       request.kind == CollectiveKind::Reduce)) {
+    double elementBytes = std::max(1u, request.elementBytes);
+    bool blocks = request.kind == CollectiveKind::ReduceScatter ||
+                  request.kind == CollectiveKind::AllGather;
+    double elements =
+        std::max(1.0, std::floor((blocks ? S / n : S) / elementBytes));
+    double slice = std::ceil(elements / std::max(1u, request.channels));
+    double perChunk =
+        std::max(1.0, std::floor(double(*request.chunkBytes) / elementBytes));
+    double m = std::min(std::ceil(slice / perChunk), 1e9);
+    if (m > 1) {
+      steps(m - 1, multiNode ? LinkClass::Network : intra,
+            "pipeline (the plan's chunks after the first)");
+      p.pipelineChunks = static_cast<unsigned>(m);
+      p.chunkBytes = *request.chunkBytes;
+    }
+  }
   p.timeUs = p.latencyUs + p.bandwidthUs;
   if (!std::isfinite(p.timeUs))
     return std::nullopt;
@@ -1654,6 +1685,50 @@ CostModel::predictOnHost(const CollectiveRequest &request) const {
                (n == profile.ranks ? std::string()
                                    : ", scaled by the bytes a rank moves")});
       p.timeUs = p.latencyUs + p.bandwidthUs;
+      // A plan's chunks: every chunk runs the whole schedule, and the
+      // host's cores run them about one after the other (4 ranks on 2
+      // cores, 1 MiB ring all_reduce: 16 chunks of 64 KiB took 2.6x one
+      // call, 256 of 4 KiB 15.8x; docs/CostModel.md, "Host"), so m chunks
+      // take m calls of a chunk's size where that is longer than one call.
+      if (candidate && request.chunkBytes && *request.chunkBytes > 0 &&
+          (request.kind == CollectiveKind::AllReduce ||
+           request.kind == CollectiveKind::ReduceScatter ||
+           request.kind == CollectiveKind::AllGather ||
+           request.kind == CollectiveKind::Broadcast ||
+           request.kind == CollectiveKind::Reduce)) {
+        double elementBytes = std::max(1u, request.elementBytes);
+        bool blocks = request.kind == CollectiveKind::ReduceScatter ||
+                      request.kind == CollectiveKind::AllGather;
+        double elements =
+            std::max(1.0, std::floor((blocks ? double(request.bytes) / n
+                                             : double(request.bytes)) /
+                                     elementBytes));
+        double perChunk = std::max(
+            1.0, std::floor(double(*request.chunkBytes) / elementBytes));
+        double m = std::min(std::ceil(elements / perChunk), 1e9);
+        if (m > 1) {
+          // The size axis is nccl-tests': a chunk of one block is a call
+          // of n blocks.
+          uint64_t callBytes = static_cast<uint64_t>(
+              perChunk * elementBytes * (blocks ? double(n) : 1.0));
+          auto [chunkLatency, chunkBandwidth] =
+              profile.interpolate(*row, callBytes, n);
+          double extra = m * (chunkLatency + chunkBandwidth) - p.timeUs;
+          if (extra > 0) {
+            p.latencyUs += extra;
+            p.terms.push_back(
+                {"measured per chunk", extra,
+                 llvm::formatv("{0} chunks of {1} bytes, each a call of "
+                               "{2:F2} us, one after the other",
+                               formatTopologyNumber(m), callBytes,
+                               chunkLatency + chunkBandwidth)
+                     .str()});
+            p.timeUs = p.latencyUs + p.bandwidthUs;
+          }
+          p.pipelineChunks = static_cast<unsigned>(m);
+          p.chunkBytes = *request.chunkBytes;
+        }
+      }
       p.busBandwidthGBps = p.bandwidthUs > 0
                                ? getBusBandwidthFactor(request.kind, n) *
                                      request.bytes / (p.bandwidthUs * 1e3)

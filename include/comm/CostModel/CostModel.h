@@ -164,6 +164,9 @@ struct CollectiveRequest {
   /// chunk size runs; the bridge passes 0 then); unset: the model picks
   /// the chunk (Prediction::chunkBytes).
   std::optional<uint64_t> chunkBytes;
+  /// The plan's channels: the runtime's schedules cut the buffer into this
+  /// many slices, each cut into chunks of chunkBytes (0 or 1: one slice).
+  unsigned channels = 1;
 };
 
 /// Whether NVLink SHARP (the nvls algorithm) can reduce what `request`
