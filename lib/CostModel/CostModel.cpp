@@ -786,6 +786,34 @@ struct TermBuilder {
 };
 } // namespace
 
+/// The chunks a plan's chunk_bytes cuts a runtime schedule into
+/// (runtime/lib/Schedule.cpp): of each channel's slice of the buffer
+/// (reduce_scatter, all_gather: of every block) when `perChannel`, else of
+/// the whole; and the size of the call one chunk is on nccl-tests' axis (a
+/// chunk of one block is a call of n blocks). {1, 0} where the plan fixes
+/// no chunk or the collective is not cut into chunks.
+static std::pair<double, uint64_t>
+getPlanChunks(const CollectiveRequest &request, double n, bool perChannel) {
+  bool blocks = request.kind == CollectiveKind::ReduceScatter ||
+                request.kind == CollectiveKind::AllGather;
+  bool chunked = blocks || request.kind == CollectiveKind::AllReduce ||
+                 request.kind == CollectiveKind::Broadcast ||
+                 request.kind == CollectiveKind::Reduce;
+  if (!chunked || !request.chunkBytes || *request.chunkBytes == 0)
+    return {1, 0};
+  double elementBytes = std::max(1u, request.elementBytes);
+  double S = static_cast<double>(request.bytes);
+  double elements =
+      std::max(1.0, std::floor((blocks ? S / n : S) / elementBytes));
+  if (perChannel)
+    elements = std::ceil(elements / std::max(1u, request.channels));
+  double perChunk =
+      std::max(1.0, std::floor(double(*request.chunkBytes) / elementBytes));
+  double m = std::min(std::ceil(elements / perChunk), 1e9);
+  return {m,
+          static_cast<uint64_t>(perChunk * elementBytes * (blocks ? n : 1.0))};
+}
+
 std::optional<Prediction>
 CostModel::predictWith(const CollectiveRequest &request,
                        const GroupShape &shape, Algorithm algorithm,
@@ -1402,24 +1430,10 @@ CostModel::predictWith(const CollectiveRequest &request,
   // Schedule.cpp), each after the first a step later, as the hierarchical
   // schedule's pipeline above. Tiny chunks cost a step each: 4-byte chunks
   // of a 1 MiB buffer are 262144 steps, not the one call the plan reads as.
-  if (request.chunkBytes && *request.chunkBytes > 0 &&
-      (algorithm == Algorithm::ring || algorithm == Algorithm::tree ||
-       algorithm == Algorithm::direct ||
-       algorithm == Algorithm::halving_doubling) &&
-      (request.kind == CollectiveKind::AllReduce ||
-       request.kind == CollectiveKind::ReduceScatter ||
-       request.kind == CollectiveKind::AllGather ||
-       request.kind == CollectiveKind::Broadcast ||
-       request.kind == CollectiveKind::Reduce)) {
-    double elementBytes = std::max(1u, request.elementBytes);
-    bool blocks = request.kind == CollectiveKind::ReduceScatter ||
-                  request.kind == CollectiveKind::AllGather;
-    double elements =
-        std::max(1.0, std::floor((blocks ? S / n : S) / elementBytes));
-    double slice = std::ceil(elements / std::max(1u, request.channels));
-    double perChunk =
-        std::max(1.0, std::floor(double(*request.chunkBytes) / elementBytes));
-    double m = std::min(std::ceil(slice / perChunk), 1e9);
+  if (algorithm == Algorithm::ring || algorithm == Algorithm::tree ||
+      algorithm == Algorithm::direct ||
+      algorithm == Algorithm::halving_doubling) {
+    double m = getPlanChunks(request, n, /*perChannel=*/true).first;
     if (m > 1) {
       steps(m - 1, multiNode ? LinkClass::Network : intra,
             "pipeline (the plan's chunks after the first)");
@@ -1690,27 +1704,10 @@ CostModel::predictOnHost(const CollectiveRequest &request) const {
       // cores, 1 MiB ring all_reduce: 16 chunks of 64 KiB took 2.6x one
       // call, 256 of 4 KiB 15.8x; docs/CostModel.md, "Host"), so m chunks
       // take m calls of a chunk's size where that is longer than one call.
-      if (candidate && request.chunkBytes && *request.chunkBytes > 0 &&
-          (request.kind == CollectiveKind::AllReduce ||
-           request.kind == CollectiveKind::ReduceScatter ||
-           request.kind == CollectiveKind::AllGather ||
-           request.kind == CollectiveKind::Broadcast ||
-           request.kind == CollectiveKind::Reduce)) {
-        double elementBytes = std::max(1u, request.elementBytes);
-        bool blocks = request.kind == CollectiveKind::ReduceScatter ||
-                      request.kind == CollectiveKind::AllGather;
-        double elements =
-            std::max(1.0, std::floor((blocks ? double(request.bytes) / n
-                                             : double(request.bytes)) /
-                                     elementBytes));
-        double perChunk = std::max(
-            1.0, std::floor(double(*request.chunkBytes) / elementBytes));
-        double m = std::min(std::ceil(elements / perChunk), 1e9);
+      if (candidate) {
+        auto [m, callBytes] =
+            getPlanChunks(request, double(n), /*perChannel=*/false);
         if (m > 1) {
-          // The size axis is nccl-tests': a chunk of one block is a call
-          // of n blocks.
-          uint64_t callBytes = static_cast<uint64_t>(
-              perChunk * elementBytes * (blocks ? double(n) : 1.0));
           auto [chunkLatency, chunkBandwidth] =
               profile.interpolate(*row, callBytes, n);
           double extra = m * (chunkLatency + chunkBandwidth) - p.timeUs;
