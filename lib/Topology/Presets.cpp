@@ -360,37 +360,39 @@ static std::pair<StringRef, uint64_t> splitClusterName(StringRef name) {
   return {name.substr(0, x), count};
 }
 
-/// "host" is 4 processes, "host<N>" N of them (1 to 4096); std::nullopt
-/// for other names.
-static std::optional<unsigned> getHostRanks(StringRef name) {
+/// "host" is 4 processes, "host<N>" N of them (UINT64_MAX where N does not
+/// fit; the caller checks the range); std::nullopt for other names.
+static std::optional<uint64_t> getHostRanks(StringRef name) {
   if (!name.consume_front("host"))
     return std::nullopt;
   if (name.empty())
     return kHostRanks;
-  unsigned ranks;
-  if (name.getAsInteger(10, ranks) || ranks == 0 || ranks > 4096)
+  if (!llvm::all_of(name, llvm::isDigit))
     return std::nullopt;
+  uint64_t ranks;
+  if (name.getAsInteger(10, ranks))
+    return UINT64_MAX;
   return ranks;
 }
 
 llvm::Expected<std::unique_ptr<Topology>>
 mlir::comm::buildTopologyPreset(StringRef name) {
-  if (std::optional<unsigned> ranks = getHostRanks(name)) {
+  if (std::optional<uint64_t> ranks = getHostRanks(name)) {
+    // The processes and their CPU are the machine's devices.
+    constexpr uint64_t kMaxHostRanks = kMaxDevicesPerMachine - 1;
+    if (*ranks == 0 || *ranks > kMaxHostRanks)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "preset '" + name +
+                                         "' must have between 1 and " +
+                                         Twine(kMaxHostRanks) + " processes");
     auto topology = std::make_unique<Topology>();
     topology->setName(name);
     topology->setSource(("preset " + name).str());
-    buildHost(topology->getNode(), *ranks);
+    buildHost(topology->getNode(), static_cast<unsigned>(*ranks));
     if (llvm::Error error = topology->finalize())
       return std::move(error);
     return topology;
   }
-  // host<N> with N out of range: say the range, not "unknown preset".
-  if (StringRef digits = name.drop_front(4);
-      name.starts_with("host") && !digits.empty() &&
-      llvm::all_of(digits, llvm::isDigit))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "preset '" + name + "' must have between 1 and 4096 processes");
   auto [machine, count] = splitClusterName(name);
   auto unknown = [&]() {
     std::string known;

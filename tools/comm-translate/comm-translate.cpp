@@ -26,7 +26,10 @@ int main(int argc, char **argv) {
   // failure on output stream". Say it as an error of the run instead.
   llvm::install_fatal_error_handler(
       [](void *, const char *reason, bool) {
-        llvm::errs() << "comm-translate: error: cannot write the output: "
+        llvm::errs() << "comm-translate: error: "
+                     << (llvm::StringRef(reason).starts_with("IO failure")
+                             ? "cannot write the output: "
+                             : "")
                      << reason << "\n";
         llvm::errs().flush();
         std::_Exit(1);

@@ -64,11 +64,11 @@ static bool isCollective(Operation *op) {
 static std::string getCollectiveCustomCall(Operation *op) {
   if (!isNamed(op, "stablehlo.custom_call"))
     return "";
+  Attribute config = op->getAttr("backend_config");
   for (StringRef key : {"replica_groups", "channel_id", "channel_handle",
                         "source_target_pairs"}) {
     if (op->hasAttr(key))
       return ("it has " + key).str();
-    Attribute config = op->getAttr("backend_config");
     if (auto dict = dyn_cast_or_null<DictionaryAttr>(config);
         dict && dict.contains(key))
       return ("its backend_config names " + key).str();
