@@ -107,21 +107,14 @@ std::optional<double> HierarchicalSearchPass::simulateVariant(
 
 void HierarchicalSearchPass::runOnOperation() {
   ModuleOp module = getOperation();
-  StringRef name = options.hierarchical;
-  std::optional<HierarchicalMode> fixed;
-  if (name == "never")
-    fixed = HierarchicalMode::never;
-  else if (name == "faster")
-    fixed = HierarchicalMode::faster;
-  else if (name == "always")
-    fixed = HierarchicalMode::always;
-  else if (name != "auto") {
-    emitError(module.getLoc())
-        << "comm-plan: hierarchical='" << name
-        << "' is not a mode: expected auto, never, faster or "
-           "always";
+  // comm-plan-options checked the word.
+  bool automatic;
+  std::optional<HierarchicalMode> fixed =
+      parseHierarchicalOption(options.hierarchical, automatic);
+  if (!fixed)
     return signalPassFailure();
-  }
+  if (automatic)
+    fixed.reset();
   if (fixed == HierarchicalMode::never)
     return;
   FailureOr<std::shared_ptr<const Topology>> topology =

@@ -56,6 +56,7 @@ mlir::comm::getStrategyFuseOptions(const PlanningPipelineOptions &options) {
 
 void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
                                        const PlanningPipelineOptions &options) {
+  pm.addPass(createCheckPlanningOptions(options));
   CommCheckTopologyOptions check;
   check.topology = options.topology;
   pm.addPass(createCommCheckTopology(check));

@@ -21,6 +21,7 @@
 // protocol for the backend, transfers start early and are waited for
 // late, the program is simplified, and every rank's schedule is checked.
 // PIPELINE: builtin.module(
+// PIPELINE-NEXT: comm-plan-options,
 // PIPELINE-NEXT: comm-check-topology{explain=false topology=dgx-h100},
 // PIPELINE-NEXT: comm-plan-compare{comm=builtin.module(
 // PIPELINE-SAME: comm-fuse{backend=nccl cost-params= cycle-us=1.000000e+03 explain=false first-bucket-bytes=1048576 joint=true max-tensors=0 mode=cost threshold-bytes=268435456 topology=dgx-h100},

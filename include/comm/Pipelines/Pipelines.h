@@ -10,10 +10,13 @@
 #ifndef COMM_PIPELINES_PIPELINES_H
 #define COMM_PIPELINES_PIPELINES_H
 
+#include "comm/Dialect/Comm/Transforms/Hierarchical.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "comm/Pipelines/CompileOptions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+
+#include <optional>
 
 namespace mlir {
 namespace comm {
@@ -112,6 +115,18 @@ void buildPlanningPipeline(OpPassManager &pm,
 /// of its variants with it.
 void buildPlanningTail(OpPassManager &pm,
                        const PlanningPipelineOptions &options);
+/// The mode comm-plan's `hierarchical` option names (auto, never, faster,
+/// always), or std::nullopt for any other word. `automatic` is set for
+/// auto, which returns `never` (what a search starts from).
+std::optional<HierarchicalMode> parseHierarchicalOption(StringRef name,
+                                                        bool &automatic);
+/// Checks comm-plan's own options (memory-budget, max-rel-error,
+/// hierarchical) and reports a wrong one at `loc` by comm-plan's name.
+LogicalResult checkPlanningOptions(const PlanningPipelineOptions &options,
+                                   Location loc);
+/// The pass comm-plan runs first: checkPlanningOptions (comm-plan-options).
+std::unique_ptr<Pass>
+createCheckPlanningOptions(const PlanningPipelineOptions &options);
 /// The pass that applies `options.hierarchical` (comm-plan-hierarchical).
 std::unique_ptr<Pass>
 createHierarchicalSearch(const PlanningPipelineOptions &options);

@@ -4,7 +4,7 @@
 // RUN: comm-opt %s --comm-reduce-precision="explain allow-f16" -split-input-file -verify-diagnostics -o /dev/null
 // RUN: not comm-opt %s --comm-reduce-precision="max-rel-error=1.5" -split-input-file 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: error: comm-reduce-precision: max-rel-error must be in [0, 1), got 1.5
-// RUN: not comm-opt %s --comm-plan="topology=dgx-h100 max-rel-error=nan" -split-input-file 2>&1 | FileCheck %s --check-prefix=NAN
+// RUN: not comm-opt %s --comm-reduce-precision="topology=dgx-h100 max-rel-error=nan" -split-input-file 2>&1 | FileCheck %s --check-prefix=NAN
 // NAN: error: comm-reduce-precision: max-rel-error must be in [0, 1), got nan
 
 module attributes {comm.topology = "dgx-h100"} {

@@ -1,0 +1,91 @@
+//===- CheckOptions.cpp - comm-plan's options, checked first ----*- C++ -*-===//
+//
+// comm-plan hands its options to the passes it runs, which check them
+// again under their own names (comm-schedule's memory-budget beside its
+// streams, comm-reduce-precision's max-rel-error). A person who wrote
+// comm-plan's options is told about those, by comm-plan's names, before any
+// pass runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "comm/Pipelines/Pipelines.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::comm;
+
+std::optional<HierarchicalMode>
+mlir::comm::parseHierarchicalOption(StringRef name, bool &automatic) {
+  automatic = name == "auto";
+  if (automatic || name == "never")
+    return HierarchicalMode::never;
+  if (name == "faster")
+    return HierarchicalMode::faster;
+  if (name == "always")
+    return HierarchicalMode::always;
+  return std::nullopt;
+}
+
+LogicalResult
+mlir::comm::checkPlanningOptions(const PlanningPipelineOptions &options,
+                                 Location loc) {
+  int64_t budget = options.memoryBudget;
+  if (budget < 0)
+    return emitError(loc) << "comm-plan: memory-budget must be a number of "
+                             "bytes (0: no bound), got "
+                          << budget;
+  double tolerance = options.maxRelError;
+  if (!std::isfinite(tolerance) || tolerance < 0 || tolerance >= 1)
+    return emitError(loc)
+           << "comm-plan: max-rel-error must be in [0, 1) "
+              "(a relative error; 0: results as exact as "
+              "written), got "
+           << llvm::formatv("{0}", llvm::format("%g", tolerance)).str();
+  bool automatic;
+  StringRef hierarchical = options.hierarchical;
+  if (!parseHierarchicalOption(hierarchical, automatic))
+    return emitError(loc) << "comm-plan: hierarchical='" << hierarchical
+                          << "' is not a mode: expected auto, never, faster "
+                             "or always";
+  return success();
+}
+
+namespace {
+/// comm-plan's first pass: its options, by comm-plan's names.
+class CheckPlanningOptionsPass
+    : public PassWrapper<CheckPlanningOptionsPass, OperationPass<ModuleOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckPlanningOptionsPass)
+
+  explicit CheckPlanningOptionsPass(const PlanningPipelineOptions &from) {
+    options.copyOptionValuesFrom(from);
+  }
+  CheckPlanningOptionsPass(const CheckPlanningOptionsPass &other)
+      : PassWrapper(other) {
+    options.copyOptionValuesFrom(other.options);
+  }
+
+  StringRef getArgument() const override { return "comm-plan-options"; }
+  StringRef getDescription() const override {
+    return "Check comm-plan's options before any planning pass runs";
+  }
+  void runOnOperation() override {
+    if (failed(checkPlanningOptions(options, getOperation().getLoc())))
+      signalPassFailure();
+  }
+
+private:
+  PlanningPipelineOptions options;
+};
+} // namespace
+
+std::unique_ptr<Pass>
+mlir::comm::createCheckPlanningOptions(const PlanningPipelineOptions &options) {
+  return std::make_unique<CheckPlanningOptionsPass>(options);
+}

@@ -1,0 +1,25 @@
+// RUN: comm-opt %s --comm-plan="topology=dgx-h100 memory-budget=-5" -verify-diagnostics
+// RUN: not comm-opt %s --comm-plan="topology=dgx-h100 strategy=ddp memory-budget=-1" 2>&1 | FileCheck %s --check-prefix=DDP
+// RUN: not comm-opt %s --comm-plan="topology=dgx-h100 max-rel-error=2" 2>&1 | FileCheck %s --check-prefix=TOLERANCE
+// RUN: not comm-opt %s --comm-plan="topology=dgx-h100 max-rel-error=nan" 2>&1 | FileCheck %s --check-prefix=NAN
+// RUN: not comm-opt %s --comm-plan="topology=dgx-h100 max-rel-error=-0.1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: comm-opt %s --comm-plan="topology=dgx-h100 memory-budget=0 max-rel-error=0" | FileCheck %s --check-prefix=OK
+
+// negative_: comm-plan's own options are checked before any pass runs and
+// named as comm-plan names them, not as the passes it runs (comm-schedule's
+// memory-budget beside its streams, comm-reduce-precision's max-rel-error)
+// do, for every strategy.
+// DDP: error: comm-plan: memory-budget must be a number of bytes (0: no bound), got -1
+// DDP-NOT: comm-schedule
+// TOLERANCE: error: comm-plan: max-rel-error must be in [0, 1) (a relative error; 0: results as exact as written), got 2
+// TOLERANCE-NOT: comm-reduce-precision
+// NAN: error: comm-plan: max-rel-error must be in [0, 1) {{.*}}, got nan
+// NEGATIVE: error: comm-plan: max-rel-error must be in [0, 1) {{.*}}, got -0.1{{$}}
+// OK: comm.all_reduce
+// expected-error @+1 {{comm-plan: memory-budget must be a number of bytes (0: no bound), got -5}}
+module attributes {comm.world_size = 4 : i64} {
+  func.func @negative_options(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+    %0 = comm.all_reduce sum %x over [[0, 1, 2, 3]] : tensor<1024xf32>
+    return %0 : tensor<1024xf32>
+  }
+}
