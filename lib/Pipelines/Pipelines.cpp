@@ -180,19 +180,42 @@ void mlir::comm::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createConvertCommToEmitC(convert));
 }
 
+/// comm-plan's options for what comm-compile was asked.
+static void getPlanningOptions(const CompileOptions &options,
+                               PlanningPipelineOptions &planning) {
+  planning.topology = options.topology;
+  planning.costParams = options.costParams;
+  planning.backend = getBackend(options.target);
+  planning.strategy = options.strategy;
+}
+
 void mlir::comm::buildCompilePipeline(OpPassManager &pm,
                                       const CompileOptions &options) {
   if (!options.topology.empty()) {
     PlanningPipelineOptions planning;
-    planning.topology = options.topology;
-    planning.costParams = options.costParams;
-    planning.backend = getBackend(options.target);
-    planning.strategy = options.strategy;
+    getPlanningOptions(options, planning);
     buildPlanningPipeline(pm, planning);
   }
   LoweringPipelineOptions lowering;
   lowering.target = options.target;
   buildLoweringPipeline(pm, lowering);
+}
+
+void mlir::comm::printCompilePipeline(const CompileOptions &options,
+                                      llvm::raw_ostream &os) {
+  os << "builtin.module(";
+  if (!options.topology.empty()) {
+    PlanningPipelineOptions planning;
+    getPlanningOptions(options, planning);
+    os << "comm-plan";
+    planning.print(os);
+    os << ",";
+  }
+  LoweringPipelineOptions lowering;
+  lowering.target = options.target;
+  os << "comm-lower-to-emitc";
+  lowering.print(os);
+  os << ")";
 }
 
 void mlir::comm::registerPipelines() {

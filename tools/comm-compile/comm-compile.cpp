@@ -207,9 +207,11 @@ LogicalResult Driver::compile(ModuleOp module, const CompileOptions &options,
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   if (verbose) {
-    llvm::errs() << "comm-compile: running (comm-opt --pass-pipeline='";
+    llvm::errs() << "comm-compile: running ";
     pm.printAsTextualPipeline(llvm::errs());
-    llvm::errs() << "' replays it)\n";
+    llvm::errs() << "\ncomm-compile: comm-opt --pass-pipeline='";
+    printCompilePipeline(options, llvm::errs());
+    llvm::errs() << "' replays it\n";
   }
   if (!tolerances.empty())
     pm.addInstrumentation(std::make_unique<ToleranceProbe>(tolerances));

@@ -9,7 +9,9 @@
 #include "comm/Support/InputChecks.h"
 #include "comm/Support/OutputFile.h"
 #include "comm/Support/Version.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/InitLLVM.h"
@@ -41,6 +43,29 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (StringRef(argv[i]).contains("convert-stablehlo-to-comm"))
       config.verifyOnParsing(false);
+  // A pass option with a bad value: llvm::cl prints what is wrong ("for
+  // the --mode option: Cannot find option named 'xyz'!") and MLIR's driver
+  // then reports the failure as an error with no location and no text
+  // ("<unknown>:0: error: "). The empty part goes; the text, where there is
+  // one, is said as comm-opt's error, without the empty location.
+  config.setPassPipelineSetupFn(
+      [original = config](PassManager &pm) -> LogicalResult {
+        ScopedDiagnosticHandler handler(pm.getContext(), [](Diagnostic &diag) {
+          if (diag.getSeverity() != DiagnosticSeverity::Error ||
+              !isa<UnknownLoc>(diag.getLocation()))
+            return failure();
+          std::string message = diag.str();
+          StringRef text = StringRef(message).trim();
+          if (text.empty())
+            return success();
+          // The textual pipeline's parser says "error:" itself.
+          if (!text.contains("error: "))
+            llvm::errs() << "comm-opt: error: ";
+          llvm::errs() << text << "\n";
+          return success();
+        });
+        return original.setupPassPipeline(pm);
+      });
   // Listing dialects or passes reads no input: let MLIR's driver do it.
   if (config.shouldShowDialects() || config.shouldListPasses())
     return asMainReturnCode(

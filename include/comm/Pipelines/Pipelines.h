@@ -148,6 +148,10 @@ void buildLoweringPipeline(OpPassManager &pm,
 /// What comm-compile runs on one PassManager before it prints the result:
 /// the planning pipeline when a topology is given, then the lowering.
 void buildCompilePipeline(OpPassManager &pm, const CompileOptions &options);
+/// The same as a textual pipeline of the registered pipelines, which
+/// `comm-opt --pass-pipeline=` runs: "builtin.module(comm-plan{...},
+/// comm-lower-to-emitc{...})".
+void printCompilePipeline(const CompileOptions &options, llvm::raw_ostream &os);
 
 /// Registers `comm-plan` and `comm-lower-to-emitc` with the pass registry.
 void registerPipelines();

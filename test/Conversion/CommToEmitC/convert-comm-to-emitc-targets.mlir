@@ -5,6 +5,11 @@
 // RUN: not comm-opt %s --convert-comm-to-emitc="target=cuda" -split-input-file 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: comm-opt %s --pass-pipeline="builtin.module(convert-comm-to-emitc{target=cuda-verbs})" --dump-pass-pipeline -split-input-file -verify-diagnostics 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // UNKNOWN: for the --target option: Cannot find option named 'cuda'
+// UNKNOWN-NOT: <unknown>
+// RUN: not comm-opt %s --pass-pipeline="builtin.module(convert-comm-to-emitc{target=cuda})" -split-input-file 2>&1 | FileCheck %s --check-prefix=UNKNOWN-PIPELINE
+// UNKNOWN-PIPELINE: for the --target option: Cannot find option named 'cuda'
+// UNKNOWN-PIPELINE-NEXT: comm-opt: error: failed to add `convert-comm-to-emitc` with options `target=cuda`
+// UNKNOWN-PIPELINE-NOT: <unknown>
 // PIPELINE: convert-comm-to-emitc{target=cuda-verbs}
 
 func.func @all_reduce(%s: memref<4xf32>, %d: memref<4xf32>) {
