@@ -86,8 +86,10 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
     runs cut alone too, and keeps the faster).
 
     On the four element types of `test/Pipelines/Inputs/mixed-dtypes.mlir`
-    on dgx-h100, comm-plan's step is 904.78 us with the joint cuts and
-    1429.74 us with the runs cut alone.
+    on dgx-h100, comm's plan simulates at 969.95 us with the joint cuts and
+    1488.16 us with the runs cut alone (comm-plan keeps DDP's buckets,
+    931.99 us). A bucket on NCCL costs what the faster of the runtime's
+    schedules and NCCL's own collective takes.
 
     With `mode=cycle`, bucket size follows Horovod's tensor fusion: a
     background thread wakes every `cycle-us` and sends the tensors that

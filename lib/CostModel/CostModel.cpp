@@ -1778,12 +1778,33 @@ CostModel::predictAll(const CollectiveRequest &request) const {
       return *request.protocol == protocol;
     return protocol == Protocol::simple || llProtocols;
   };
+  // NCCL's point-to-point transfers (send, recv, permute, and every step of
+  // the runtime's own schedules when a plan names one) take the protocol
+  // NCCL picks by size, whatever a plan says: neither ncclSend nor
+  // ncclRecv takes one, and the runtime passes none. A schedule is timed
+  // with the protocol of its largest message, the buffer or the plan's
+  // chunk: LL where that is under NCCL's threshold, Simple otherwise (the
+  // smaller steps of a larger buffer may go LL in NCCL: slower than they
+  // run).
+  std::optional<Protocol> pointToPoint;
+  if (llProtocols) {
+    uint64_t largest = request.bytes;
+    if (request.chunkBytes && *request.chunkBytes > 0)
+      largest = std::min(largest, *request.chunkBytes);
+    pointToPoint = getPointToPointProtocol(largest);
+  }
+  auto scheduleProtocol = [&](Algorithm algorithm) -> std::optional<Protocol> {
+    if (!request.backend || request.native ||
+        !isRuntimeSchedule(request.kind, algorithm, *request.backend))
+      return std::nullopt;
+    return pointToPoint;
+  };
   if (request.kind == CollectiveKind::Copy) {
     results.push_back(predictCopy(request));
   } else if (request.kind == CollectiveKind::Permute ||
              request.kind == CollectiveKind::SendRecv) {
     for (Protocol protocol : protocols)
-      if (searched(protocol))
+      if (pointToPoint ? protocol == *pointToPoint : searched(protocol))
         results.push_back(predictPointToPoint(request, protocol));
   } else {
     // Groups run concurrently; the slowest decides. Groups of the same shape
@@ -1795,7 +1816,8 @@ CostModel::predictAll(const CollectiveRequest &request) const {
     SmallVector<GroupShape, 2> shapes = getConcurrentShapes(request.groups);
     for (Algorithm algorithm : algorithms)
       for (Protocol protocol : protocols) {
-        if (!searched(protocol))
+        std::optional<Protocol> only = scheduleProtocol(algorithm);
+        if (only ? protocol != *only : !searched(protocol))
           continue;
         std::optional<Prediction> worst;
         for (const GroupShape &shape : shapes) {

@@ -194,11 +194,15 @@ HostProfile::interpolate(const Row &row, uint64_t size, uint64_t n) const {
 }
 
 std::string mlir::comm::describeAlgorithm(const Prediction &prediction) {
-  if (prediction.native)
+  if (prediction.native && prediction.measured)
     return "native";
   if (prediction.measured) // MPI has no protocols
     return stringifyAlgorithm(prediction.algorithm).str();
-  return (stringifyAlgorithm(prediction.algorithm) + "/" +
-          stringifyProtocol(prediction.protocol))
-      .str();
+  std::string schedule = (stringifyAlgorithm(prediction.algorithm) + "/" +
+                          stringifyProtocol(prediction.protocol))
+                             .str();
+  // NCCL's own collective, with what the model expects it to choose.
+  if (prediction.native)
+    return "native (" + schedule + ")";
+  return schedule;
 }

@@ -30,7 +30,7 @@
 // PCIE-LABEL: func.func @backward
 // PCIE: comm.compute "layer2.backward"
 // PCIE-NEXT: comm.start {
-// PCIE-NEXT: comm.all_reduce avg %{{.*}} over {{\[\[}}0, 1, 2, 3]] plan <algorithm = hierarchical, protocol = simple, chunk_bytes = 1973792>
+// PCIE-NEXT: comm.all_reduce avg %{{.*}} over {{\[\[}}0, 1, 2, 3]] plan <algorithm = hierarchical, chunk_bytes = 1973792>
 // PCIE-NOT: comm.reduce_scatter
 // PCIE: comm.compute "layer1.backward"
 

@@ -303,6 +303,22 @@ static int runBenchCommand(Options &o) {
       return fail("unknown --protocol '" + o.protocol +
                   "'; expected simple, ll or ll128");
   }
+  // A plan's schedules (every algorithm a plan names but nvls) are the
+  // runtime's sends and receives: no protocol to force there.
+  if (options.protocol && !options.native &&
+      (!options.algorithm ||
+       isRuntimeSchedule(options.kind, *options.algorithm, options.backend)))
+    return fail(
+        "--protocol " + o.protocol +
+        " applies to NCCL's own collectives (add --native, or --nccl, or "
+        "--algorithm nvls): without them the bench times what a plan may "
+        "name on the " +
+        stringifyBackend(options.backend) +
+        " backend, the runtime's schedules of sends and receives, " +
+        (options.backend == Backend::nccl
+             ? "whose protocol NCCL chooses by size (LL up to 16 KiB, "
+               "Simple above)"
+             : "which have no protocol"));
   llvm::Expected<CostParams> params = loadParams(o.params);
   if (!params)
     return fail(params.takeError());

@@ -13,6 +13,11 @@
 // DROPPED: forced-nvls.mlir:4:10: warning: comm-select-algorithm: algorithm=nvls does not apply here ({{.+}}); chose {{[a-z_]+}}/{{[a-z0-9]+}} {{[0-9.]+}} us
 // RUN: comm-opt %S/Inputs/forced-nvls.mlir --comm-select-algorithm="algorithm=nvls backend=mpi" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNREALIZED
 // UNREALIZED: warning: comm-select-algorithm: algorithm=nvls does not apply here (the mpi backend does not run nvls for comm.all_reduce); chose
+// A protocol forced on the runtime's own schedule: its sends and receives
+// take the protocol NCCL chooses by size (Simple for these 1 MiB).
+// RUN: comm-opt %S/Inputs/forced-nvls.mlir --comm-select-algorithm="algorithm=ring protocol=ll128" 2>&1 | FileCheck %s --check-prefix=SCHEDULE
+// SCHEDULE: warning: comm-select-algorithm: protocol=ll128 does not apply here (the runtime's ring schedule sends with ncclSend and ncclRecv, whose protocol NCCL chooses by size); chose ring/simple
+// SCHEDULE: plan <algorithm = ring> : tensor<1048576xf32>
 
 // With explain, every op planned says what the model predicts, what
 // bounds it, and what came next.

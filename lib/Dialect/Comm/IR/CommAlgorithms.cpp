@@ -186,6 +186,18 @@ bool mlir::comm::isRealized(CollectiveKind kind, Algorithm algorithm,
   return llvm::is_contained(getRealizedAlgorithms(kind, backend), algorithm);
 }
 
+bool mlir::comm::isRuntimeSchedule(CollectiveKind kind, Algorithm algorithm,
+                                   Backend backend) {
+  // runtime/lib/Ops.cpp (startOp) runs every planned algorithm but nvls
+  // as its own schedule.
+  return algorithm != Algorithm::nvls && isRealized(kind, algorithm, backend);
+}
+
+Protocol mlir::comm::getPointToPointProtocol(uint64_t bytes) {
+  constexpr uint64_t kNcclP2pLlThreshold = 16384;
+  return bytes <= kNcclP2pLlThreshold ? Protocol::ll : Protocol::simple;
+}
+
 ArrayRef<Algorithm> mlir::comm::getNativeAlgorithms(CollectiveKind kind,
                                                     Backend backend) {
   return getLists()

@@ -455,6 +455,17 @@ SmallVector<Bucket> FusePass::partition(
     double us = p ? p->timeUs : std::numeric_limits<double>::infinity();
     if (!p)
       llvm::consumeError(p.takeError());
+    // On NCCL a bucket that no schedule runs faster is left to NCCL's own
+    // collective (comm-select-algorithm), whose LL128 the runtime's
+    // schedules do not have.
+    if (backend == Backend::nccl && !model.getTopology().hasProcessRanks()) {
+      CollectiveRequest own = request;
+      own.native = true;
+      if (llvm::Expected<Prediction> native = model.predict(own))
+        us = std::min(us, native->timeUs);
+      else
+        llvm::consumeError(native.takeError());
+    }
     cache[step] = us;
     return us;
   };

@@ -151,16 +151,23 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
                            << llvm::toString(predictions.takeError());
   }
   // Where the model predicts the backend's own collective apart from the
-  // schedules a plan can name (MPI among the processes of a host), it is
-  // one more candidate: the plan names a schedule only where one is
-  // predicted faster, by more than the measurements' noise where the
-  // times are measured.
+  // schedules a plan can name (MPI among the processes of a host; NCCL's
+  // own ring, tree and NVLS in any protocol, where the runtime's schedules
+  // send in the protocol NCCL gives point-to-point transfers), it is one
+  // more candidate: the plan names a schedule only where one is predicted
+  // faster, by more than the measurements' noise where the times are
+  // measured.
   bool withinNoise = false;
   if (!written && !request->algorithm) {
     CollectiveRequest own = free;
     own.native = true;
     own.protocol = request->protocol;
     llvm::Expected<Prediction> native = model.predict(own);
+    bool ncclOwn = backend == Backend::nccl &&
+                   !model.getTopology().hasProcessRanks() && native &&
+                   native->timeUs < predictions->front().timeUs;
+    if (ncclOwn)
+      native->native = true;
     if (!native) {
       llvm::consumeError(native.takeError());
     } else if (native->native) {
@@ -173,9 +180,21 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
     }
   }
   const Prediction &best = predictions->front();
+  // A protocol forced on the runtime's own schedule cannot apply on NCCL:
+  // its steps are ncclSend/ncclRecv, which take none.
+  bool protocolOnly = false;
+  if (dropped.empty() && forcedProtocol && !writtenProtocol && !best.native &&
+      isRuntimeSchedule(kind, best.algorithm, backend) &&
+      backend == Backend::nccl && best.protocol != *forcedProtocol) {
+    dropped = ("the runtime's " + stringifyAlgorithm(best.algorithm) +
+               " schedule sends with ncclSend and ncclRecv, whose protocol "
+               "NCCL chooses by size")
+                  .str();
+    protocolOnly = true;
+  }
   if (!dropped.empty()) {
     InFlightDiagnostic warning = op->emitWarning() << "comm-select-algorithm:";
-    if (forcedAlgorithm && !written)
+    if (forcedAlgorithm && !written && !protocolOnly)
       warning << " algorithm=" << stringifyAlgorithm(*forcedAlgorithm);
     if (forcedProtocol && !writtenProtocol)
       warning << " protocol=" << stringifyProtocol(*forcedProtocol);
@@ -187,12 +206,16 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   std::optional<Algorithm> chosen = written;
   if (!chosen && !best.native && isRealized(kind, best.algorithm, backend))
     chosen = best.algorithm;
-  // A protocol means nothing to the backend's own collective, to a
-  // measured schedule, to any transfer among the processes of a host or to
-  // a backend other than NCCL (MPI and verbs have no LL).
+  // A protocol means nothing to the backend's own collective, to the
+  // runtime's schedules (whose sends and receives NCCL gives the protocol
+  // it chooses by size), to a measured schedule, to any transfer among the
+  // processes of a host or to a backend other than NCCL (MPI and verbs
+  // have no LL): it is written where NCCL's own collective runs the
+  // algorithm the plan names (nvls) or a barrier.
   std::optional<Protocol> protocolToWrite = writtenProtocol;
   if (!protocolToWrite && !best.native && !best.measured &&
-      !model.getTopology().hasProcessRanks() && backend == Backend::nccl)
+      !model.getTopology().hasProcessRanks() && backend == Backend::nccl &&
+      !(chosen && isRuntimeSchedule(kind, *chosen, backend)))
     protocolToWrite = best.protocol;
   std::optional<int64_t> planChannels = old ? old.getChannels() : std::nullopt;
   std::optional<int64_t> planChunk = old ? old.getChunkBytes() : std::nullopt;

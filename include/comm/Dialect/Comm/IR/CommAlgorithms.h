@@ -55,6 +55,19 @@ ArrayRef<Algorithm> getApplicableAlgorithms(CollectiveKind kind);
 ArrayRef<Algorithm> getRealizedAlgorithms(CollectiveKind kind, Backend backend);
 bool isRealized(CollectiveKind kind, Algorithm algorithm, Backend backend);
 
+/// Whether `algorithm`, named in a plan, runs as the runtime's own schedule
+/// of point-to-point transfers over `backend` (commrt_collective_planned):
+/// every realized algorithm except nvls, which is NCCL's own all_reduce.
+/// On nccl such a schedule's transfers are ncclSend/ncclRecv, whose
+/// protocol NCCL chooses by size (getPointToPointProtocol), never a plan.
+bool isRuntimeSchedule(CollectiveKind kind, Algorithm algorithm,
+                       Backend backend);
+
+/// NCCL's protocol for a point-to-point transfer of `bytes`: LL up to
+/// NCCL_P2P_LL_THRESHOLD (16384 bytes by default, NCCL 2.14 and later;
+/// src/enqueue.cc), Simple above; never LL128.
+Protocol getPointToPointProtocol(uint64_t bytes);
+
 /// The algorithms the backend's own collective chooses among when no plan
 /// names one (NCCL's ring, tree and NVLS; for mpi, whose choice comm does
 /// not model, the schedules it realizes).
