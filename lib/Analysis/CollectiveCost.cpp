@@ -118,6 +118,21 @@ std::optional<double> mlir::comm::predictTimeUs(CollectiveRequest request,
   return prediction->timeUs;
 }
 
+std::optional<double>
+mlir::comm::predictPlannedTimeUs(const CollectiveRequest &request,
+                                 const CostModel &model, Backend backend) {
+  std::optional<double> schedule =
+      predictTimeUs(request, model, backend, /*native=*/false);
+  if (backend != Backend::nccl || model.getTopology().hasProcessRanks() ||
+      request.algorithm)
+    return schedule;
+  std::optional<double> own =
+      predictTimeUs(request, model, backend, /*native=*/true);
+  if (!schedule || (own && *own < *schedule))
+    return own;
+  return schedule;
+}
+
 /// Dense peak throughput of a GPU (bf16 tensor cores), for compute steps
 /// that give flops but no time (datasheet figures, docs/Simulator.md).
 static double getPeakFlops(const Device &gpu) {

@@ -38,6 +38,15 @@ std::optional<double> predictTimeUs(CollectiveRequest request,
                                     const CostModel &model, Backend backend,
                                     bool native);
 
+/// What comm-select-algorithm will get for `request` on `backend`, in us:
+/// the fastest schedule the backend realizes when a plan names one, or on
+/// NCCL (among GPUs) its own collective where that is faster (its LL128,
+/// which the runtime's schedules' sends do not have). std::nullopt where
+/// the model has neither.
+std::optional<double> predictPlannedTimeUs(const CollectiveRequest &request,
+                                           const CostModel &model,
+                                           Backend backend);
+
 /// How long `op` occupies a rank without communicating, in us: a
 /// comm.compute its `time_us`, else the larger of its flops at the GPU's
 /// dense peak and its bytes at the GPU's HBM bandwidth; a comm.pack or

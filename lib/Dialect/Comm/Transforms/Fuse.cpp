@@ -449,23 +449,12 @@ SmallVector<Bucket> FusePass::partition(
       unit *= std::max<size_t>(1, request.groups.front().size());
     uint64_t rounded = static_cast<uint64_t>(std::exp2(step / 32.0));
     request.bytes = std::max<uint64_t>(unit, rounded / unit * unit);
-    llvm::Expected<Prediction> p = model.predict(request);
-    // A size the model rejects (it should not happen: the members were
-    // predicted) costs as if it took forever, so it is never chosen.
-    double us = p ? p->timeUs : std::numeric_limits<double>::infinity();
-    if (!p)
-      llvm::consumeError(p.takeError());
-    // On NCCL a bucket that no schedule runs faster is left to NCCL's own
-    // collective (comm-select-algorithm), whose LL128 the runtime's
-    // schedules do not have.
-    if (backend == Backend::nccl && !model.getTopology().hasProcessRanks()) {
-      CollectiveRequest own = request;
-      own.native = true;
-      if (llvm::Expected<Prediction> native = model.predict(own))
-        us = std::min(us, native->timeUs);
-      else
-        llvm::consumeError(native.takeError());
-    }
+    // What comm-select-algorithm will make of the bucket (on NCCL, its own
+    // collective where no schedule is faster). A size the model rejects
+    // (it should not happen: the members were predicted) costs as if it
+    // took forever, so it is never chosen.
+    double us = predictPlannedTimeUs(request, model, backend)
+                    .value_or(std::numeric_limits<double>::infinity());
     cache[step] = us;
     return us;
   };

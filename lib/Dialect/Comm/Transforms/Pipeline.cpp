@@ -281,10 +281,9 @@ PipelinePass::predictRing(Operation *collective, ComputeOp compute,
       cast<CollectiveOpInterface>(collective).getReplicaGroups();
   int64_t n = groups.getGroupSize();
   // The whole collective as comm-select-algorithm will plan it (the best
-  // schedule the backend realizes), and one ring step: every rank sends
-  // 1/n of the bytes to the next.
-  std::optional<double> whole =
-      predictTimeUs(*request, model, backend, /*native=*/false);
+  // schedule the backend realizes, or NCCL's own collective where faster),
+  // and one ring step: every rank sends 1/n of the bytes to the next.
+  std::optional<double> whole = predictPlannedTimeUs(*request, model, backend);
   std::optional<double> step =
       predictTimeUs(ringStep(groups, request->bytes / n, request->elementBytes),
                     model, backend, /*native=*/false);
