@@ -178,7 +178,10 @@ def Comm_PlanAttr : Comm_Attr<"Plan", "plan"> {
 
     - `algorithm`: `ring`, `tree`, `direct`, `halving_doubling`,
       `hierarchical`, `nvls` (checked against the op it is attached to).
-    - `protocol`: `simple`, `ll`, `ll128`.
+    - `protocol`: `simple`, `ll`, `ll128` (NCCL's). It applies where
+      NCCL's own collective runs the op (no algorithm, or `nvls`); the
+      runtime's schedules (every other algorithm) send with ncclSend and
+      ncclRecv, whose protocol NCCL chooses by size, and MPI has none.
     - `channels`: number of parallel channels (>= 1).
     - `chunk_bytes`: pipelining chunk size in bytes (>= 1).
     - `precision`: floating-point type the data is sent in (e.g. `bf16`).

@@ -316,9 +316,16 @@ def CommSelectAlgorithm : Pass<"comm-select-algorithm", "::mlir::ModuleOp"> {
     algorithm and protocol are fastest on the module's topology for the
     op's group and size, searching only what the `backend` realizes when a
     plan names it (the one algorithm table, `comm-sim algorithms`), and
-    writes them into the op's `#comm.plan`. Fields a person wrote are kept:
-    an algorithm written by hand fixes the algorithm and only the protocol
-    is chosen for it; an op whose plan names both is left alone. The
+    writes them into the op's `#comm.plan`. On the nccl backend NCCL's own
+    collective (ring, tree and NVLS in any protocol, what runs when no plan
+    names an algorithm) is a candidate too: a plan names one of the
+    runtime's schedules only where it is predicted strictly faster. Those
+    schedules send with ncclSend and ncclRecv, whose protocol NCCL chooses
+    by size (LL up to 16 KiB, Simple above), so no protocol is written for
+    them; a protocol is written only where NCCL's own collective runs the
+    plan (`nvls`, a barrier). Fields a person wrote are kept: an algorithm
+    written by hand fixes the algorithm; an op whose plan names both
+    algorithm and protocol is left alone. The
     `algorithm`, `protocol`, `channels` and `chunk-bytes` options force a
     field on every op where it applies and was not written (a forced
     algorithm the backend does not realize for an op leaves that op to the
@@ -329,8 +336,10 @@ def CommSelectAlgorithm : Pass<"comm-select-algorithm", "::mlir::ModuleOp"> {
     forced, and for a `hierarchical` schedule the model chose: it runs its
     chunks as a pipeline and the model picks how many (a hierarchical plan
     written without `chunk_bytes` runs, and is predicted as, one chunk).
-    For the other schedules the model does not predict the chunk's effect
-    yet.
+    On the other schedules the model times a chunk size that is written or
+    forced (each chunk after the first of a channel's slice adds a step;
+    among the processes of a host, m chunks take m calls), but does not
+    choose one.
 
     With `explain`, each op gets a remark with the prediction: the chosen
     algorithm and protocol, the predicted time, the lower bound, what
@@ -340,7 +349,7 @@ def CommSelectAlgorithm : Pass<"comm-select-algorithm", "::mlir::ModuleOp"> {
     %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<256xf32>
     // on dgx-h100 for the nccl backend becomes
     %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]]
-        plan <algorithm = direct, protocol = ll> : tensor<256xf32>
+        plan <algorithm = direct> : tensor<256xf32>
     ```
   }];
   let options = [
