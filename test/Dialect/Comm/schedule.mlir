@@ -60,6 +60,35 @@ func.func @bucket_chain(%a: tensor<8xf32>, %b: tensor<8xf32>, %w: tensor<64xf32>
 
 // -----
 
+/// Where nothing between a bucket's start and its wait occupies the compute
+/// stream (the block's tail: a wait, the return), its pack stays on the
+/// compute stream, right before the start, beside the transfer in flight;
+/// the unpack goes with the collective.
+// CHECK-LABEL: func.func @tail_pack
+// CHECK: %[[T1:.*]] = comm.start {
+// CHECK: comm.compute "last"
+// CHECK-NEXT: comm.pack
+// CHECK-NEXT: %[[T2:.*]] = comm.start {
+// CHECK-NEXT: comm.all_reduce
+// CHECK-NEXT: comm.unpack
+// CHECK: comm.wait %[[T1]]
+// CHECK-NEXT: comm.wait %[[T2]]
+func.func @tail_pack(%g: tensor<1024xf32>, %w: tensor<64xf32>) -> (tensor<1024xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %t = comm.start {
+    %r = comm.all_reduce sum %g over [[0, 1, 2, 3]] : tensor<1024xf32>
+    comm.yield %r : tensor<1024xf32>
+  }
+  %a, %b = comm.compute "last"(%w) time_us 10.0 : (tensor<64xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+  %p = comm.pack %a, %b offsets [0, 8] : tensor<8xf32>, tensor<8xf32> -> tensor<16xf32>
+  // expected-remark @+1 {{comm-schedule: started after 'comm.compute' (line 81), waited for before 'func.return' (line 87), 1 op(s) in between}}
+  %r2 = comm.all_reduce sum %p over [[0, 1, 2, 3]] : tensor<16xf32>
+  %x, %y = comm.unpack %r2 offsets [0, 8] : tensor<16xf32> -> tensor<8xf32>, tensor<8xf32>
+  %r1 = comm.wait %t : tensor<1024xf32>
+  return %r1, %x, %y : tensor<1024xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 /// Nothing between start and wait: it stays blocking. Nothing starts above
 /// a point-to-point exchange.
 // CHECK-LABEL: func.func @negative_nothing_between

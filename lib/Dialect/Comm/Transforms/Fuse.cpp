@@ -50,6 +50,38 @@ struct Job {
   double us = 0;
 };
 
+/// A run of compatible collectives as the cost mode sees it: its members in
+/// the order their operands become ready, when each is, and what a bucket
+/// of them costs on the communication stream.
+class RunTiming {
+public:
+  RunTiming(ArrayRef<Operation *> run,
+            const llvm::DenseMap<Operation *, double> &ready,
+            const CostModel &model, Backend backend);
+  size_t size() const { return order.size(); }
+  Operation *member(size_t i) const { return order[i]; }
+  /// When member `i`'s operand is computed.
+  double readyAt(size_t i) const { return at[i]; }
+  /// The bytes member `i` moves, as the cost model counts them.
+  uint64_t bytesOf(size_t i) const { return requests[i].bytes; }
+  /// What a bucket of `count` members and `bytes` bytes keeps the stream
+  /// busy for: the collective comm-select-algorithm will make of it, and
+  /// for two or more members their pack and unpack.
+  double bucketUs(size_t count, uint64_t bytes);
+  /// The members [from, to) as a bucket.
+  Bucket makeBucket(size_t from, size_t to) const;
+
+private:
+  SmallVector<Operation *> order;
+  std::vector<double> at;
+  SmallVector<CollectiveRequest> requests;
+  const CostModel &model;
+  Backend backend;
+  /// Predictions on a grid of sizes 2^(1/32) apart: the buckets' sizes
+  /// vary, their costs change smoothly.
+  std::map<int64_t, double> cache;
+};
+
 struct FusePass : public comm::impl::CommFuseBase<FusePass> {
   using CommFuseBase::CommFuseBase;
   void runOnOperation() override;
@@ -73,12 +105,25 @@ private:
   /// last of them first, by `model`, on a stream that also serves `others`
   /// (sorted by issue time); `ready` gives when each member's operand is
   /// computed. The chosen buckets, as jobs, go to `jobs`.
-  SmallVector<Bucket>
-  partition(ArrayRef<Operation *> run,
-            const llvm::DenseMap<Operation *, double> &ready,
-            const CostModel &model, ArrayRef<Job> others,
-            SmallVectorImpl<Job> &jobs);
+  SmallVector<Bucket> partition(RunTiming &run, ArrayRef<Job> others,
+                                SmallVectorImpl<Job> &jobs);
 };
+
+/// Every run's cuts in a block (cost mode), and their buckets as jobs.
+struct Cuts {
+  std::vector<SmallVector<Bucket>> buckets;
+  std::vector<SmallVector<Job>> jobs;
+};
+
+/// The bucket sizes the cost mode's joint cuts also start from: from
+/// small buckets to large (PyTorch DDP's 25 MiB among them).
+constexpr uint64_t kStartBytes[] = {1 << 20, 4 << 20, 25 << 20, 100 << 20};
+
+/// Cuts `run` in ready order into buckets of at most `limit` bytes (a
+/// member over it alone), as jobs to `jobs`: a start for the cost mode's
+/// joint cuts.
+SmallVector<Bucket> cutBySize(RunTiming &run, uint64_t limit,
+                              SmallVectorImpl<Job> &jobs);
 } // namespace
 
 /// Whether `op` is a collective that works on its whole buffer element by
@@ -319,18 +364,24 @@ void FusePass::fuseBlock(Block &block, const CostModel *model,
   // until no cut changes (a few rounds). Cut alone, runs of four element
   // types made 23 buckets where 6 were best, 1.48x slower than DDP's plan
   // (test/Pipelines/Inputs/mixed-dtypes.mlir).
-  std::vector<SmallVector<Bucket>> alone(runs.size());
-  std::vector<SmallVector<Job>> aloneJobs(runs.size());
-  for (size_t r = 0; r < runs.size(); ++r)
-    alone[r] = partition(runs[r], ready, *model, {}, aloneJobs[r]);
+  std::vector<RunTiming> timings;
+  timings.reserve(runs.size());
+  for (const SmallVector<Operation *> &run : runs)
+    timings.emplace_back(run, ready, *model, backend);
+  Cuts alone;
+  for (RunTiming &run : timings) {
+    alone.jobs.emplace_back();
+    alone.buckets.push_back(partition(run, {}, alone.jobs.back()));
+  }
   size_t totalJobs = 0;
-  for (const SmallVector<Job> &list : aloneJobs)
+  for (const SmallVector<Job> &list : alone.jobs)
     totalJobs += list.size();
   // Each re-cut serves every other bucket: bounded, so that a block of
-  // thousands of runs stays near linear (they are then cut alone).
+  // thousands of runs stays near linear (they are then cut alone, or from
+  // fewer starts).
   constexpr size_t kMaxJointWork = 4'000'000;
-  bool jointCuts =
-      joint && runs.size() > 1 && runs.size() * totalJobs <= kMaxJointWork;
+  size_t work = runs.size() * totalJobs;
+  bool jointCuts = joint && runs.size() > 1 && work <= kMaxJointWork;
   auto sameCut = [](ArrayRef<Bucket> a, ArrayRef<Bucket> b) {
     if (a.size() != b.size())
       return false;
@@ -340,9 +391,9 @@ void FusePass::fuseBlock(Block &block, const CostModel *model,
     return true;
   };
   // When the one stream has run every bucket of every run, in issue order.
-  auto queueEnd = [](ArrayRef<SmallVector<Job>> all) {
+  auto queueEnd = [](const Cuts &cuts) {
     SmallVector<Job> queue;
-    for (const SmallVector<Job> &list : all)
+    for (const SmallVector<Job> &list : cuts.jobs)
       queue.append(list.begin(), list.end());
     llvm::stable_sort(
         queue, [](const Job &a, const Job &b) { return a.issue < b.issue; });
@@ -353,15 +404,11 @@ void FusePass::fuseBlock(Block &block, const CostModel *model,
   };
   // Re-cuts one run at a time, the others' buckets in place, until no cut
   // changes (a few rounds). Each re-cut only improves its own run given
-  // the others, so where the descent ends depends on which run goes first
-  // (two element types ready together: whichever is re-cut first ends in
-  // one late bucket, the other keeps a small early one): both orders are
-  // tried and the cuts whose stream ends first are kept.
-  auto descend = [&](bool reversed, std::vector<SmallVector<Bucket>> &cuts,
-                     std::vector<SmallVector<Job>> &jobs) {
-    cuts = alone;
-    jobs = aloneJobs;
-    bool changedAny = false;
+  // the others, so the descent ends in a local optimum that depends on
+  // where it starts and on which run goes first (two element types ready
+  // together: whichever is re-cut first ends in one late bucket, the other
+  // keeps a small early one).
+  auto descend = [&](bool reversed, Cuts &cuts) {
     for (unsigned round = 0; round < 4; ++round) {
       bool changed = false;
       for (size_t i = 0; i < runs.size(); ++i) {
@@ -369,100 +416,149 @@ void FusePass::fuseBlock(Block &block, const CostModel *model,
         SmallVector<Job> others;
         for (size_t o = 0; o < runs.size(); ++o)
           if (o != r)
-            others.append(jobs[o].begin(), jobs[o].end());
+            others.append(cuts.jobs[o].begin(), cuts.jobs[o].end());
         llvm::stable_sort(others, [](const Job &a, const Job &b) {
           return a.issue < b.issue;
         });
         SmallVector<Job> recut;
-        SmallVector<Bucket> again =
-            partition(runs[r], ready, *model, others, recut);
-        if (sameCut(again, cuts[r]))
+        SmallVector<Bucket> again = partition(timings[r], others, recut);
+        if (sameCut(again, cuts.buckets[r]))
           continue;
         changed = true;
-        cuts[r] = std::move(again);
-        jobs[r] = std::move(recut);
+        cuts.buckets[r] = std::move(again);
+        cuts.jobs[r] = std::move(recut);
       }
       if (!changed)
         break;
-      changedAny = true;
     }
-    return changedAny;
   };
-  std::vector<SmallVector<Bucket>> cuts = alone;
+  Cuts cuts = alone;
   if (jointCuts) {
-    std::vector<SmallVector<Job>> jobs, otherJobs;
-    std::vector<SmallVector<Bucket>> otherCuts;
-    bool changed = descend(false, cuts, jobs);
-    bool changedReversed = descend(true, otherCuts, otherJobs);
-    // Ties keep the forward order's cuts.
-    if (queueEnd(otherJobs) < queueEnd(jobs) * (1 - 1e-9)) {
-      cuts = std::move(otherCuts);
-      changed = changedReversed;
+    // The descent starts from the runs cut alone and from the runs cut at
+    // fixed sizes (DDP's 25 MiB among them), in both orders of the runs,
+    // and the cuts whose stream ends first are kept (ties: the earlier
+    // start). From the runs cut alone only, the four element types of
+    // mixed-dtypes.mlir ended with all their i32 gradients in one bucket
+    // behind the last layer (969.95 us), slower than DDP's buckets.
+    SmallVector<Cuts> starts{alone};
+    for (uint64_t limit : kStartBytes) {
+      if (starts.size() * 2 * work > kMaxJointWork)
+        break;
+      Cuts start;
+      for (RunTiming &run : timings) {
+        start.jobs.emplace_back();
+        start.buckets.push_back(cutBySize(
+            run, std::min<uint64_t>(limit, thresholdBytes), start.jobs.back()));
+      }
+      starts.push_back(std::move(start));
     }
-    if (changed && jointChanged)
-      *jointChanged = true;
+    double bestEnd = std::numeric_limits<double>::infinity();
+    for (const Cuts &start : starts)
+      for (bool reversed : {false, true}) {
+        Cuts tried = start;
+        descend(reversed, tried);
+        double end = queueEnd(tried);
+        if (end < bestEnd * (1 - 1e-9)) {
+          bestEnd = end;
+          cuts = std::move(tried);
+        }
+      }
+    if (jointChanged)
+      for (size_t r = 0; r < runs.size(); ++r)
+        if (!sameCut(cuts.buckets[r], alone.buckets[r]))
+          *jointChanged = true;
   }
   if (jointChanged)
     return;
-  for (SmallVector<Bucket> &cut : cuts)
+  for (SmallVector<Bucket> &cut : cuts.buckets)
     for (Bucket &bucket : cut)
       materialize(bucket);
 }
 
-SmallVector<Bucket> FusePass::partition(
-    ArrayRef<Operation *> run, const llvm::DenseMap<Operation *, double> &ready,
-    const CostModel &model, ArrayRef<Job> others, SmallVectorImpl<Job> &jobs) {
-  size_t maxMembers = maxTensors > 0 ? std::min<int64_t>(maxTensors, 256) : 256;
-  size_t m = run.size();
+RunTiming::RunTiming(ArrayRef<Operation *> run,
+                     const llvm::DenseMap<Operation *, double> &ready,
+                     const CostModel &model, Backend backend)
+    : order(run.begin(), run.end()), model(model), backend(backend) {
   // The communication stream takes the members in the order their operands
   // become ready, not in program order: comm-schedule starts each
   // collective right after its operand is computed. A gradient computed
   // early and all-reduced late in the program (JAX's and XLA's order) runs
   // under the compute that follows it, unless a bucket ties it to a later
   // one; judged in program order, fusing the two looked free.
-  SmallVector<Operation *> order(run.begin(), run.end());
   llvm::stable_sort(order, [&](Operation *a, Operation *b) {
     return ready.lookup(a) < ready.lookup(b);
   });
-  run = order;
-  SmallVector<CollectiveRequest> requests;
-  for (Operation *op : run) {
+  for (Operation *op : order) {
+    at.push_back(ready.lookup(op));
     std::optional<CollectiveRequest> request = getCollectiveRequest(op);
     request->backend = backend;
     request->native = false;
     requests.push_back(*request);
   }
-  // Predictions on a grid of sizes 2^(1/32) apart: the buckets' sizes
-  // vary, their costs change smoothly.
-  std::map<int64_t, double> cache;
-  auto cost = [&](uint64_t bytes) {
-    int64_t step = static_cast<int64_t>(std::ceil(32 * std::log2(bytes + 1.0)));
-    auto it = cache.find(step);
-    if (it != cache.end())
-      return it->second;
-    CollectiveRequest request = requests.front();
-    // Whole elements, and for gathers and scatters a whole number of them
-    // per rank.
-    uint64_t unit = std::max(1u, request.elementBytes);
-    if (request.kind == CollectiveKind::AllGather ||
-        request.kind == CollectiveKind::ReduceScatter)
-      unit *= std::max<size_t>(1, request.groups.front().size());
-    uint64_t rounded = static_cast<uint64_t>(std::exp2(step / 32.0));
-    request.bytes = std::max<uint64_t>(unit, rounded / unit * unit);
-    // What comm-select-algorithm will make of the bucket (on NCCL, its own
-    // collective where no schedule is faster). A size the model rejects
-    // (it should not happen: the members were predicted) costs as if it
-    // took forever, so it is never chosen.
-    double us = predictPlannedTimeUs(request, model, backend)
-                    .value_or(std::numeric_limits<double>::infinity());
-    cache[step] = us;
-    return us;
-  };
-  // When each member is ready, in run order (sorted: a bucket is issued
-  // when its last member is).
-  std::vector<double> at(m);
-  for (size_t i = 0; i < m; ++i)
-    at[i] = ready.lookup(run[i]);
+}
+
+double RunTiming::bucketUs(size_t count, uint64_t bytes) {
+  // A bucket of several also packs and unpacks on the stream.
+  double packing =
+      count > 1 ? 2 * getPackTimeUs(bytes, model.getTopology()) : 0;
+  int64_t step = static_cast<int64_t>(std::ceil(32 * std::log2(bytes + 1.0)));
+  auto it = cache.find(step);
+  if (it != cache.end())
+    return it->second + packing;
+  CollectiveRequest request = requests.front();
+  // Whole elements, and for gathers and scatters a whole number of them
+  // per rank.
+  uint64_t unit = std::max(1u, request.elementBytes);
+  if (request.kind == CollectiveKind::AllGather ||
+      request.kind == CollectiveKind::ReduceScatter)
+    unit *= std::max<size_t>(1, request.groups.front().size());
+  uint64_t rounded = static_cast<uint64_t>(std::exp2(step / 32.0));
+  request.bytes = std::max<uint64_t>(unit, rounded / unit * unit);
+  // What comm-select-algorithm will make of the bucket (on NCCL, its own
+  // collective where no schedule is faster). A size the model rejects
+  // (it should not happen: the members were predicted) costs as if it
+  // took forever, so it is never chosen.
+  double us = predictPlannedTimeUs(request, model, backend)
+                  .value_or(std::numeric_limits<double>::infinity());
+  cache[step] = us;
+  return us + packing;
+}
+
+Bucket RunTiming::makeBucket(size_t from, size_t to) const {
+  Bucket bucket;
+  for (size_t i = from; i < to; ++i) {
+    bucket.members.push_back(order[i]);
+    bucket.bytes += getBytes(order[i]);
+  }
+  return bucket;
+}
+
+namespace {
+SmallVector<Bucket> cutBySize(RunTiming &run, uint64_t limit,
+                              SmallVectorImpl<Job> &jobs) {
+  SmallVector<Bucket> buckets;
+  size_t from = 0;
+  uint64_t bytes = 0;
+  for (size_t k = 0; k <= run.size(); ++k) {
+    if (k < run.size() && (k == from || bytes + run.bytesOf(k) <= limit)) {
+      bytes += run.bytesOf(k);
+      continue;
+    }
+    if (k > from) {
+      buckets.push_back(run.makeBucket(from, k));
+      jobs.push_back({run.readyAt(k - 1), run.bucketUs(k - from, bytes)});
+    }
+    from = k;
+    bytes = k < run.size() ? run.bytesOf(k) : 0;
+  }
+  return buckets;
+}
+} // namespace
+
+SmallVector<Bucket> FusePass::partition(RunTiming &run, ArrayRef<Job> others,
+                                        SmallVectorImpl<Job> &jobs) {
+  size_t maxMembers = maxTensors > 0 ? std::min<int64_t>(maxTensors, 256) : 256;
+  size_t m = run.size();
   // The others issued at or before `t` go first (ties: the others first).
   auto servedBy = [&](double t) {
     return static_cast<size_t>(std::upper_bound(others.begin(), others.end(), t,
@@ -483,10 +579,10 @@ SmallVector<Bucket> FusePass::partition(
   // j..k-1 that fits.
   std::vector<double> best(m + 1, std::numeric_limits<double>::infinity());
   std::vector<size_t> from(m + 1, 0), served(m + 1, 0);
-  served[0] = m ? servedBy(at[0]) : 0;
+  served[0] = m ? servedBy(run.readyAt(0)) : 0;
   best[0] = serve(0, 0, served[0]);
   for (size_t k = 1; k <= m; ++k)
-    served[k] = servedBy(at[k - 1]);
+    served[k] = servedBy(run.readyAt(k - 1));
   std::vector<double> busy(m + 1, 0);
   for (size_t j = 0; j < m; ++j) {
     if (!std::isfinite(best[j]))
@@ -495,16 +591,13 @@ SmallVector<Bucket> FusePass::partition(
     size_t next = served[j];
     uint64_t bytes = 0;
     for (size_t k = j + 1; k <= m && k - j <= maxMembers; ++k) {
-      bytes += requests[k - 1].bytes;
+      bytes += run.bytesOf(k - 1);
       if (k > j + 1 && bytes > static_cast<uint64_t>(thresholdBytes))
         break;
       clock = serve(clock, next, served[k]);
       next = served[k];
-      // A bucket of several also packs and unpacks on the stream.
-      double packing =
-          k > j + 1 ? 2 * getPackTimeUs(bytes, model.getTopology()) : 0;
-      double us = cost(bytes) + packing;
-      double end = std::max(clock, at[k - 1]) + us;
+      double us = run.bucketUs(k - j, bytes);
+      double end = std::max(clock, run.readyAt(k - 1)) + us;
       // Ties go to the smaller last bucket (found last).
       if (end <= best[k] * (1 + 1e-9)) {
         best[k] = end;
@@ -515,13 +608,8 @@ SmallVector<Bucket> FusePass::partition(
   }
   SmallVector<Bucket> buckets;
   for (size_t k = m; k > 0; k = from[k]) {
-    Bucket bucket;
-    for (size_t i = from[k]; i < k; ++i) {
-      bucket.members.push_back(run[i]);
-      bucket.bytes += getBytes(run[i]);
-    }
-    buckets.push_back(std::move(bucket));
-    jobs.push_back({at[k - 1], busy[k]});
+    buckets.push_back(run.makeBucket(from[k], k));
+    jobs.push_back({run.readyAt(k - 1), busy[k]});
   }
   std::reverse(buckets.begin(), buckets.end());
   std::reverse(jobs.begin(), jobs.end());

@@ -302,6 +302,28 @@ void SchedulePass::scheduleBlock(Block &block) {
   for (unsigned i : chosen)
     for (Operation *op : transfers[i].ops)
       moved.insert(op);
+  // A transfer's pack runs on the compute stream, right before the start,
+  // where nothing between the start and the wait keeps that stream busy
+  // (the block's tail: waits and the return): there it overlaps the
+  // transfers already on the communication stream instead of queueing
+  // behind them. Elsewhere it goes into the start, so that it does not
+  // delay the compute that follows.
+  auto takesComputeTime = [&](Operation *op) {
+    if (model)
+      return getLocalTimeUs(op, model->getTopology()).value_or(0) > 0;
+    return !isa<WaitOp, StartOp>(op) && !op->hasTrait<OpTrait::IsTerminator>();
+  };
+  llvm::DenseSet<Operation *> packOnCompute;
+  for (unsigned i : chosen) {
+    Transfer &t = transfers[i];
+    if (!isa<PackOp>(t.ops.front()))
+      continue;
+    bool idle = true;
+    for (int64_t p = t.start + 1; p < t.needed && idle; ++p)
+      idle = moved.contains(order[p]) || !takesComputeTime(order[p]);
+    if (idle)
+      packOnCompute.insert(t.ops.front());
+  }
   auto anchor = [&](int64_t gap) {
     for (int64_t p = gap + 1;; ++p)
       if (!moved.contains(order[p]))
@@ -345,8 +367,12 @@ void SchedulePass::scheduleBlock(Block &block) {
       startOf[i] = start;
       OpBuilder inside(ctx);
       Block *body = inside.createBlock(&start.getBody());
-      for (Operation *op : t.ops)
-        op->moveBefore(body, body->end());
+      for (Operation *op : t.ops) {
+        if (packOnCompute.contains(op))
+          op->moveBefore(start);
+        else
+          op->moveBefore(body, body->end());
+      }
       inside.setInsertionPointToEnd(body);
       YieldOp::create(inside, loc, t.outputs);
       builder.setInsertionPointAfter(start);
