@@ -3,6 +3,8 @@
 #include "comm/Analysis/CollectiveCost.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::comm;
 
@@ -118,18 +120,49 @@ std::optional<double> mlir::comm::predictTimeUs(CollectiveRequest request,
   return prediction->timeUs;
 }
 
+std::optional<Prediction>
+mlir::comm::getOwnCollectiveChoice(CollectiveRequest request,
+                                   const CostModel &model, Backend backend,
+                                   double fastestUs, bool *withinNoise) {
+  if (withinNoise)
+    *withinNoise = false;
+  request.backend = backend;
+  request.native = true;
+  request.algorithm.reset();
+  llvm::Expected<Prediction> own = model.predict(request);
+  if (!own) {
+    llvm::consumeError(own.takeError());
+    return std::nullopt;
+  }
+  // The model marks the backend's own collective where it predicts it apart
+  // from the schedules (MPI among a host's processes, from its profile);
+  // on NCCL among GPUs its own collective competes where it is faster.
+  if (backend == Backend::nccl && !model.getTopology().hasProcessRanks() &&
+      own->timeUs < fastestUs)
+    own->native = true;
+  if (!own->native)
+    return std::nullopt;
+  double noise = own->measured ? HostProfile::kNoise : 0;
+  bool close =
+      fastestUs < own->timeUs && fastestUs >= own->timeUs * (1 - noise);
+  if (withinNoise)
+    *withinNoise = close;
+  if (own->timeUs <= fastestUs || close)
+    return *own;
+  return std::nullopt;
+}
+
 std::optional<double>
 mlir::comm::predictPlannedTimeUs(const CollectiveRequest &request,
                                  const CostModel &model, Backend backend) {
   std::optional<double> schedule =
       predictTimeUs(request, model, backend, /*native=*/false);
-  if (backend != Backend::nccl || model.getTopology().hasProcessRanks() ||
-      request.algorithm)
+  if (request.algorithm)
     return schedule;
-  std::optional<double> own =
-      predictTimeUs(request, model, backend, /*native=*/true);
-  if (!schedule || (own && *own < *schedule))
-    return own;
+  if (std::optional<Prediction> own = getOwnCollectiveChoice(
+          request, model, backend,
+          schedule.value_or(std::numeric_limits<double>::infinity())))
+    return own->timeUs;
   return schedule;
 }
 

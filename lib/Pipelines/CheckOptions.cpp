@@ -20,16 +20,21 @@
 using namespace mlir;
 using namespace mlir::comm;
 
-std::optional<HierarchicalMode>
-mlir::comm::parseHierarchicalOption(StringRef name, bool &automatic) {
-  automatic = name == "auto";
-  if (automatic || name == "never")
-    return HierarchicalMode::never;
-  if (name == "faster")
-    return HierarchicalMode::faster;
-  if (name == "always")
-    return HierarchicalMode::always;
-  return std::nullopt;
+LogicalResult
+mlir::comm::parseHierarchicalOption(StringRef name,
+                                    std::optional<HierarchicalMode> &mode) {
+  mode.reset();
+  if (name == "auto")
+    return success();
+  if (name == "never")
+    mode = HierarchicalMode::never;
+  else if (name == "faster")
+    mode = HierarchicalMode::faster;
+  else if (name == "always")
+    mode = HierarchicalMode::always;
+  else
+    return failure();
+  return success();
 }
 
 LogicalResult
@@ -47,9 +52,9 @@ mlir::comm::checkPlanningOptions(const PlanningPipelineOptions &options,
               "(a relative error; 0: results as exact as "
               "written), got "
            << llvm::formatv("{0}", llvm::format("%g", tolerance)).str();
-  bool automatic;
   StringRef hierarchical = options.hierarchical;
-  if (!parseHierarchicalOption(hierarchical, automatic))
+  std::optional<HierarchicalMode> mode;
+  if (failed(parseHierarchicalOption(hierarchical, mode)))
     return emitError(loc) << "comm-plan: hierarchical='" << hierarchical
                           << "' is not a mode: expected auto, never, faster "
                              "or always";

@@ -108,13 +108,9 @@ std::optional<double> HierarchicalSearchPass::simulateVariant(
 void HierarchicalSearchPass::runOnOperation() {
   ModuleOp module = getOperation();
   // comm-plan-options checked the word.
-  bool automatic;
-  std::optional<HierarchicalMode> fixed =
-      parseHierarchicalOption(options.hierarchical, automatic);
-  if (!fixed)
+  std::optional<HierarchicalMode> fixed;
+  if (failed(parseHierarchicalOption(options.hierarchical, fixed)))
     return signalPassFailure();
-  if (automatic)
-    fixed.reset();
   if (fixed == HierarchicalMode::never)
     return;
   FailureOr<std::shared_ptr<const Topology>> topology =

@@ -441,7 +441,8 @@ LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
   const Instr &instr = program.instrs[instrIndex];
   uint64_t key;
   unsigned expected;
-  CollectiveRequest request = instr.request;
+  // (The request is not copied per arrival: a group of 100,000 ranks made
+  // that quadratic.)
   if (instr.kind == InstrKind::Send || instr.kind == InstrKind::Recv) {
     // Find the pair this rank takes part in.
     std::optional<std::pair<int64_t, int64_t>> pair;
@@ -464,7 +465,6 @@ LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
       it = p2pKeys.emplace(tupleKey, nextP2PKey++).first;
     key = it->second;
     expected = pair->first == pair->second ? 1 : 2;
-    request.pairs = {*pair};
     Instance &instance = instances[key];
     if (!instance.instr) {
       instance.expected = expected;
@@ -1036,7 +1036,9 @@ static void boundStep(func::FuncOp function, const Flattener &program,
                 .first->second);
   struct Class {
     const CollectiveRequest *request = nullptr;
-    SmallVector<int64_t, 8> group;
+    /// The rank's group, in the request (not copied per rank: a group of
+    /// 100,000 ranks made that quadratic).
+    ArrayRef<int64_t> group;
     SmallVector<std::pair<int64_t, int64_t>> pairs;
     uint64_t bytes = 0;
     SmallVector<unsigned> members; ///< instruction indices
@@ -1128,8 +1130,7 @@ static void boundStep(func::FuncOp function, const Flattener &program,
         entry.request = &request;
         entry.pairs = pairs;
         if (groupIndex >= 0)
-          entry.group.assign(request.groups[groupIndex].begin(),
-                             request.groups[groupIndex].end());
+          entry.group = request.groups[groupIndex];
       }
       entry.bytes += request.bytes;
       entry.members.push_back(index);
@@ -1162,7 +1163,7 @@ static void boundStep(func::FuncOp function, const Flattener &program,
         request.groups.clear();
         GroupShape shape;
         if (!entry.group.empty()) {
-          request.groups.push_back(entry.group);
+          request.groups.emplace_back(entry.group.begin(), entry.group.end());
           shape = model.getGroupShape(entry.group);
         }
         std::tie(cached->second.us, cached->second.why) =

@@ -122,3 +122,20 @@ LogicalResult mlir::comm::verifyEachOpAlone(Operation *root) {
   });
   return failure(result.wasInterrupted());
 }
+
+InFlightDiagnostic mlir::comm::emitNoEntryError(Operation *module,
+                                                const Twine &what) {
+  Location loc = module->getLoc();
+  bool implicit = false;
+  if (auto file = dyn_cast<FileLineColLoc>(loc); file && file.getLine() == 0) {
+    loc = FileLineColLoc::get(file.getFilename(), 1, 1);
+    implicit = true;
+  }
+  InFlightDiagnostic diag = emitError(loc) << what;
+  bool empty = module->getNumRegions() == 1 &&
+               module->getRegion(0).hasOneBlock() &&
+               module->getRegion(0).front().empty();
+  if (implicit && empty)
+    diag << " (the file holds no operation: expected a module of functions)";
+  return diag;
+}

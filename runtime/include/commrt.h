@@ -473,13 +473,24 @@ typedef enum commrt_algorithm {
 /// Static name of \p algorithm ("ring", ...), or "unknown".
 COMMRT_API const char *commrt_algorithm_name(commrt_algorithm algorithm);
 
+/// Most channels a plan may cut the buffer into (commrt_plan.channels).
+#define COMMRT_MAX_CHANNELS 64
+/// Most chunks chunk_bytes may cut one channel's slice into: each chunk
+/// runs the whole schedule, and on a stream-ordered backend every step of
+/// every chunk is enqueued at once, so a plan of one-byte chunks on a
+/// large buffer would take time and memory without bound. The compiler's
+/// verifier rejects plans past either limit, by these figures.
+#define COMMRT_MAX_CHUNKS_PER_CHANNEL 4096
+
 /// How a planned collective runs.
 typedef struct commrt_plan {
   commrt_algorithm algorithm;
-  /// Independent slices of the buffer in flight at once; 0 or 1: one.
+  /// Independent slices of the buffer in flight at once; 0 or 1: one; at
+  /// most COMMRT_MAX_CHANNELS.
   int64_t channels;
   /// Bytes of the buffer (reduce_scatter, all_gather: of one rank's block)
-  /// each pipeline chunk covers; 0: one chunk per channel.
+  /// each pipeline chunk covers; 0: one chunk per channel. At most
+  /// COMMRT_MAX_CHUNKS_PER_CHANNEL chunks per channel.
   int64_t chunk_bytes;
 } commrt_plan;
 

@@ -583,9 +583,10 @@ commrt_status checkPlan(const char *fn, commrt_comm *comm,
   commrt_algorithm a = plan.algorithm;
   if (std::string(commrt_algorithm_name(a)) == "unknown")
     return invalid(fn, format("unknown algorithm %d", static_cast<int>(a)));
-  if (plan.channels < 0 || plan.channels > 64)
-    return invalid(fn, format("channels %lld is outside [0, 64]",
-                              static_cast<long long>(plan.channels)));
+  if (plan.channels < 0 || plan.channels > COMMRT_MAX_CHANNELS)
+    return invalid(fn, format("channels %lld is outside [0, %d]",
+                              static_cast<long long>(plan.channels),
+                              COMMRT_MAX_CHANNELS));
   if (plan.chunk_bytes < 0)
     return invalid(fn, format("chunk_bytes %lld is negative",
                               static_cast<long long>(plan.chunk_bytes)));
@@ -631,6 +632,36 @@ commrt_status checkPlan(const char *fn, commrt_comm *comm,
   return COMMRT_SUCCESS;
 }
 
+/// Checks that \p plan cuts each channel's slice of \p count elements
+/// (reduce_scatter, all_gather: of one block) into at most
+/// COMMRT_MAX_CHUNKS_PER_CHANNEL chunks. The backend's own collective and
+/// NVLS take no chunks.
+commrt_status checkChunks(const char *fn, const commrt_plan &plan,
+                          int64_t count, commrt_dtype dtype) {
+  if (plan.chunk_bytes <= 0 || plan.algorithm == COMMRT_ALGORITHM_DEFAULT ||
+      plan.algorithm == COMMRT_ALGORITHM_NVLS || count <= 0)
+    return COMMRT_SUCCESS;
+  int64_t elt = static_cast<int64_t>(commrt_dtype_size(dtype));
+  if (elt <= 0)
+    return COMMRT_SUCCESS; // the collective reports the dtype
+  int64_t channels = std::max<int64_t>(1, plan.channels);
+  int64_t slice = (count + channels - 1) / channels;
+  int64_t perChunk = std::max<int64_t>(1, plan.chunk_bytes / elt);
+  int64_t chunks = (slice + perChunk - 1) / perChunk;
+  if (chunks <= COMMRT_MAX_CHUNKS_PER_CHANNEL)
+    return COMMRT_SUCCESS;
+  int64_t least = (slice + COMMRT_MAX_CHUNKS_PER_CHANNEL - 1) /
+                  COMMRT_MAX_CHUNKS_PER_CHANNEL * elt;
+  return invalid(fn, format("chunk_bytes %lld cuts each channel's %lld "
+                            "bytes into %lld chunks, more than %d; use "
+                            "chunk_bytes >= %lld or more channels",
+                            static_cast<long long>(plan.chunk_bytes),
+                            static_cast<long long>(slice * elt),
+                            static_cast<long long>(chunks),
+                            COMMRT_MAX_CHUNKS_PER_CHANNEL,
+                            static_cast<long long>(least)));
+}
+
 commrt_status collectivePlanned(const char *fn, commrt_comm *comm,
                                 commrt_collective kind, const void *send,
                                 void *recv, int64_t count, commrt_dtype dtype,
@@ -642,6 +673,8 @@ commrt_status collectivePlanned(const char *fn, commrt_comm *comm,
   commrt_plan none{COMMRT_ALGORITHM_DEFAULT, 0, 0};
   const commrt_plan &p = plan ? *plan : none;
   if (commrt_status s = checkPlan(fn, comm, kind, p))
+    return s;
+  if (commrt_status s = checkChunks(fn, p, count, dtype))
     return s;
   if (comm->ctx->groupDepth > 0 && p.algorithm != none.algorithm)
     return setError(COMMRT_ERROR_INVALID_STATE,

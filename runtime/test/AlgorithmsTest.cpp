@@ -274,6 +274,18 @@ public:
                                            a, b, 1, COMMRT_I32, COMMRT_SUM, 0,
                                            &negative, nullptr, nullptr),
                  COMMRT_ERROR_INVALID_ARGUMENT, "chunk_bytes -1 is negative");
+    // One-byte chunks of 5000 i32: one element each, 5000 chunks, past
+    // COMMRT_MAX_CHUNKS_PER_CHANNEL; two channels take 2500 each.
+    std::vector<int32_t> big(5000), bigOut(5000);
+    commrt_plan tiny{COMMRT_ALGORITHM_RING, 1, 1};
+    CHECK_STATUS(commrt_collective_planned(comm, COMMRT_COLLECTIVE_ALL_REDUCE,
+                                           big.data(), bigOut.data(), 5000,
+                                           COMMRT_I32, COMMRT_SUM, 0, &tiny,
+                                           nullptr, nullptr),
+                 COMMRT_ERROR_INVALID_ARGUMENT,
+                 "chunk_bytes 1 cuts each channel's 20000 bytes into 5000 "
+                 "chunks, more than 4096; use chunk_bytes >= 8 or more "
+                 "channels");
     commrt_plan bogus{static_cast<commrt_algorithm>(42), 0, 0};
     CHECK_STATUS(commrt_collective_planned(comm, COMMRT_COLLECTIVE_ALL_REDUCE,
                                            a, b, 1, COMMRT_I32, COMMRT_SUM, 0,

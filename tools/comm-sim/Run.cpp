@@ -66,7 +66,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
   func::FuncOp entry = findEntry(*module, options.entry);
   if (!entry) {
     if (options.entry.empty())
-      module->emitError() << "no public function with a body to simulate";
+      emitNoEntryError(*module, "no public function with a body to simulate");
     else
       module->emitError() << "no function @" << options.entry;
     return failure();

@@ -316,8 +316,9 @@ static int runBenchCommand(Options &o) {
         stringifyBackend(options.backend) +
         " backend, the runtime's schedules of sends and receives, " +
         (options.backend == Backend::nccl
-             ? "whose protocol NCCL chooses by size (LL up to 16 KiB, "
-               "Simple above)"
+             ? "whose protocol NCCL chooses by size (LL up to " +
+                   std::to_string(kNcclP2pLlThresholdBytes) +
+                   " bytes, Simple above)"
              : "which have no protocol"));
   llvm::Expected<CostParams> params = loadParams(o.params);
   if (!params)

@@ -38,11 +38,27 @@ std::optional<double> predictTimeUs(CollectiveRequest request,
                                     const CostModel &model, Backend backend,
                                     bool native);
 
+/// The backend's own collective (what runs when no plan names an
+/// algorithm) where comm-select-algorithm leaves a collective to it rather
+/// than naming the fastest schedule, `fastestUs`: on NCCL among GPUs, its
+/// own ring, tree or NVLS in any protocol where faster (the runtime's
+/// schedules send with ncclSend/ncclRecv, in the protocol NCCL gives
+/// point-to-point transfers); among a host's processes, MPI's own where no
+/// schedule is faster by more than the measurements' noise
+/// (HostProfile::kNoise). `request`'s protocol is kept; std::nullopt where
+/// a schedule is the choice. `withinNoise`, if given, is set where a
+/// schedule is faster, but by no more than the noise.
+std::optional<Prediction> getOwnCollectiveChoice(CollectiveRequest request,
+                                                 const CostModel &model,
+                                                 Backend backend,
+                                                 double fastestUs,
+                                                 bool *withinNoise = nullptr);
+
 /// What comm-select-algorithm will get for `request` on `backend`, in us:
-/// the fastest schedule the backend realizes when a plan names one, or on
-/// NCCL (among GPUs) its own collective where that is faster (its LL128,
-/// which the runtime's schedules' sends do not have). std::nullopt where
-/// the model has neither.
+/// the fastest schedule the backend realizes when a plan names one, or the
+/// backend's own collective where getOwnCollectiveChoice prefers it (a
+/// request naming an algorithm gets that). std::nullopt where the model
+/// has neither.
 std::optional<double> predictPlannedTimeUs(const CollectiveRequest &request,
                                            const CostModel &model,
                                            Backend backend);

@@ -115,11 +115,11 @@ void buildPlanningPipeline(OpPassManager &pm,
 /// of its variants with it.
 void buildPlanningTail(OpPassManager &pm,
                        const PlanningPipelineOptions &options);
-/// The mode comm-plan's `hierarchical` option names (auto, never, faster,
-/// always), or std::nullopt for any other word. `automatic` is set for
-/// auto, which returns `never` (what a search starts from).
-std::optional<HierarchicalMode> parseHierarchicalOption(StringRef name,
-                                                        bool &automatic);
+/// Reads comm-plan's `hierarchical` option into `mode`: never, faster or
+/// always, or std::nullopt for auto (comm-plan simulates the modes and
+/// keeps the fastest); failure() for any other word.
+LogicalResult parseHierarchicalOption(StringRef name,
+                                      std::optional<HierarchicalMode> &mode);
 /// Checks comm-plan's own options (memory-budget, max-rel-error,
 /// hierarchical) and reports a wrong one at `loc` by comm-plan's name.
 LogicalResult checkPlanningOptions(const PlanningPipelineOptions &options,

@@ -11,6 +11,7 @@
 #ifndef COMM_SUPPORT_INPUTCHECKS_H
 #define COMM_SUPPORT_INPUTCHECKS_H
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -40,6 +41,13 @@ LogicalResult checkInputText(const llvm::MemoryBuffer &buffer,
 /// calls may not resolve yet, but whose functions must have their types
 /// before anything (MLIR's own call verifier included) reads them.
 LogicalResult verifyEachOpAlone(Operation *root);
+
+/// Reports at `module`'s location that it has no function to run (`what`
+/// says which). The module MLIR's parser makes around a file's top-level
+/// ops is at the file's line 0, column 0; the report names the file's
+/// first line instead, and says so when the file holds no op at all (an
+/// empty file, or one of comments only).
+InFlightDiagnostic emitNoEntryError(Operation *module, const Twine &what);
 
 } // namespace comm
 } // namespace mlir

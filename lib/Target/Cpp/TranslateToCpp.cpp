@@ -3,6 +3,7 @@
 #include "comm/Conversion/CommToEmitC/CommToEmitC.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/InitAllDialects.h"
+#include "comm/Support/InputChecks.h"
 #include "comm/Target/Cpp/CommToCpp.h"
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -98,9 +99,9 @@ mlir::comm::collectEntryPoints(ModuleOp module, bool forHarness) {
     entries.push_back(std::move(entry));
   }
   if (entries.empty())
-    return module.emitError()
-           << "the program has no public function with a body: nothing to "
-              "run";
+    return emitNoEntryError(
+        module, "the program has no public function with a body: nothing to "
+                "run");
   return entries;
 }
 

@@ -56,13 +56,6 @@ func.func @nvls_on_cpu(%s: memref<4xf32>, %d: memref<4xf32>) {
   return
 }
 
-// -----
-
-func.func @too_many_channels(%s: memref<4xf32>, %d: memref<4xf32>) {
-  // expected-error @+1 {{plan channels = 65 exceeds the 64 channels the runtime's schedules run}}
-  comm.buffer.all_reduce %s, %d {groups = #comm.groups<[[0, 1, 2, 3]]>, kind = #comm<reduction sum>, plan = #comm.plan<algorithm = ring, channels = 65>} : memref<4xf32>, memref<4xf32>
-  return
-}
 
 // -----
 

@@ -181,3 +181,24 @@ func.func @scale_integers(%a: memref<8xi32>, %b: memref<8xi32>) {
   comm.buffer.scale %a by 5.000000e-01 into %b : memref<8xi32>
   return
 }
+
+// -----
+
+// The runtime's plan limits hold for the bufferized ops too (the lowering
+// relies on the verifier for them).
+func.func @too_many_channels(%s: memref<4xf32>, %d: memref<4xf32>) {
+  // expected-error @+1 {{plan 'channels' is 65; the runtime runs at most 64}}
+  comm.buffer.all_reduce %s, %d {groups = #comm.groups<[[0, 1, 2, 3]]>, kind = #comm<reduction sum>, plan = #comm.plan<algorithm = ring, channels = 65>} : memref<4xf32>, memref<4xf32>
+  return
+}
+
+// -----
+
+// A block of 6000 i32 per rank (the all_gather's source), in 1-byte
+// chunks of one element.
+func.func @too_many_chunks(%s: memref<6000xi32>, %d: memref<24000xi32>) {
+  // expected-error @+1 {{plan 'chunk_bytes' 1 cuts each channel's 24000 bytes into 6000 chunks; the runtime runs at most 4096 per channel (chunk_bytes >= 8, or more channels)}}
+  comm.buffer.all_gather %s, %d {groups = #comm.groups<[[0, 1, 2, 3]]>, dim = 0 : i64, plan = #comm.plan<algorithm = ring, chunk_bytes = 1>} : memref<6000xi32>, memref<24000xi32>
+  return
+}
+

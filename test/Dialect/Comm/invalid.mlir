@@ -165,6 +165,34 @@ func.func @zero_chunk(%x: tensor<4xf32>) {
 
 // -----
 
+// The runtime's limits (commrt.h): COMMRT_MAX_CHANNELS channels,
+// COMMRT_MAX_CHUNKS_PER_CHANNEL chunks in each channel's slice.
+func.func @too_many_channels(%x: tensor<4xf32>) {
+  // expected-error @+1 {{plan 'channels' is 65; the runtime runs at most 64}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <channels = 65> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @too_many_chunks(%x: tensor<5000xi32>) {
+  // expected-error @+1 {{plan 'chunk_bytes' 1 cuts each channel's 20000 bytes into 5000 chunks; the runtime runs at most 4096 per channel (chunk_bytes >= 8, or more channels)}}
+  %0 = comm.all_reduce sum %x over [[0, 1]] plan <algorithm = ring, chunk_bytes = 1> : tensor<5000xi32>
+  return
+}
+
+// -----
+
+// On the wire in bf16 (precision), a reduce_scatter's block of 8192 f32
+// in 2-byte chunks of one element: 8192 chunks.
+func.func @too_many_chunks_per_block(%x: tensor<16384xf32>) {
+  // expected-error @+1 {{plan 'chunk_bytes' 2 cuts each channel's 16384 bytes into 8192 chunks; the runtime runs at most 4096 per channel (chunk_bytes >= 4, or more channels)}}
+  %0 = comm.reduce_scatter sum %x over [[0, 1]] dim 0 plan <algorithm = ring, chunk_bytes = 2, precision = bf16> : tensor<16384xf32> -> tensor<8192xf32>
+  return
+}
+
+// -----
+
 func.func @negative_stream(%x: tensor<4xf32>) {
   // expected-error @+1 {{plan 'stream' must be non-negative, got -1}}
   %0 = comm.all_reduce sum %x over [[0, 1]] plan <stream = -1> : tensor<4xf32>

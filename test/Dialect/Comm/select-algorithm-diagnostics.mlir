@@ -19,6 +19,11 @@
 // SCHEDULE: warning: comm-select-algorithm: protocol=ll128 does not apply here (the runtime's ring schedule sends with ncclSend and ncclRecv, whose protocol NCCL chooses by size); chose ring/simple
 // SCHEDULE: plan <algorithm = ring> : tensor<1048576xf32>
 
+// A chunk-bytes option that cuts a buffer into more chunks than the runtime
+// runs (COMMRT_MAX_CHUNKS_PER_CHANNEL) fails at the op, by the verifier.
+// RUN: not comm-opt %S/Inputs/forced-nvls.mlir --comm-select-algorithm="algorithm=ring chunk-bytes=1" 2>&1 | FileCheck %s --check-prefix=CHUNKS
+// CHUNKS: error: 'comm.all_reduce' op plan 'chunk_bytes' 1 cuts each channel's 4194304 bytes into 1048576 chunks; the runtime runs at most 4096 per channel (chunk_bytes >= 1024, or more channels)
+
 // With explain, every op planned says what the model predicts, what
 // bounds it, and what came next.
 module attributes {comm.topology = "dgx-h100"} {

@@ -14,6 +14,9 @@
 #include <array>
 #include <vector>
 
+// The plan limits the runtime enforces.
+#include "commrt.h"
+
 using namespace mlir;
 using namespace mlir::comm;
 
@@ -193,9 +196,14 @@ bool mlir::comm::isRuntimeSchedule(CollectiveKind kind, Algorithm algorithm,
   return algorithm != Algorithm::nvls && isRealized(kind, algorithm, backend);
 }
 
+int64_t mlir::comm::getMaxPlanChannels() { return COMMRT_MAX_CHANNELS; }
+
+int64_t mlir::comm::getMaxPlanChunksPerChannel() {
+  return COMMRT_MAX_CHUNKS_PER_CHANNEL;
+}
+
 Protocol mlir::comm::getPointToPointProtocol(uint64_t bytes) {
-  constexpr uint64_t kNcclP2pLlThreshold = 16384;
-  return bytes <= kNcclP2pLlThreshold ? Protocol::ll : Protocol::simple;
+  return bytes <= kNcclP2pLlThresholdBytes ? Protocol::ll : Protocol::simple;
 }
 
 ArrayRef<Algorithm> mlir::comm::getNativeAlgorithms(CollectiveKind kind,

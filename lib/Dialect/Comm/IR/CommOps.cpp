@@ -126,6 +126,64 @@ LogicalResult mlir::comm::detail::verifyReduction(Operation *op,
                                          : "'avg' needs floating point");
 }
 
+/// Checks a plan's channels and chunks against the limits the runtime
+/// enforces (commrt.h): at most getMaxPlanChannels() channels, and, for a
+/// schedule the runtime runs (any algorithm but nvls), at most
+/// getMaxPlanChunksPerChannel() chunks of chunk_bytes in each channel's
+/// slice of the buffer (reduce_scatter, all_gather: of one rank's block),
+/// counted in elements on the wire as the runtime counts them.
+static LogicalResult verifyPlanChunks(Operation *op, PlanAttr plan,
+                                      Type elementType) {
+  std::optional<int64_t> channels = plan.getChannels();
+  if (channels && *channels > getMaxPlanChannels())
+    return op->emitOpError()
+           << "plan 'channels' is " << *channels
+           << "; the runtime runs at most " << getMaxPlanChannels();
+  std::optional<int64_t> chunkBytes = plan.getChunkBytes();
+  std::optional<Algorithm> algorithm = plan.getAlgorithm();
+  std::optional<CollectiveKind> kind = getCollectiveKind(op);
+  if (!chunkBytes || !algorithm || *algorithm == Algorithm::nvls || !kind ||
+      !elementType)
+    return success();
+  // The elements of one buffer (all_reduce, broadcast, reduce) or one
+  // rank's block (the smallest of a reduce_scatter's or all_gather's
+  // shapes).
+  bool blocks = *kind == CollectiveKind::ReduceScatter ||
+                *kind == CollectiveKind::AllGather;
+  std::optional<int64_t> domain;
+  auto consider = [&](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasStaticShape())
+      return;
+    int64_t elements = shaped.getNumElements();
+    if (!domain || (blocks && elements < *domain))
+      domain = elements;
+  };
+  for (Type type : op->getOperandTypes())
+    consider(type);
+  if (blocks)
+    for (Type type : op->getResultTypes())
+      consider(type);
+  Type wire = plan.getPrecision() ? plan.getPrecision() : elementType;
+  if (!domain || *domain <= 0 || !wire.isIntOrFloat())
+    return success();
+  int64_t elementBytes =
+      std::max<int64_t>(1, (wire.getIntOrFloatBitWidth() + 7) / 8);
+  int64_t lanes = std::max<int64_t>(1, channels.value_or(1));
+  int64_t slice = llvm::divideCeil(*domain, lanes);
+  int64_t perChunk = std::max<int64_t>(1, *chunkBytes / elementBytes);
+  int64_t chunks = llvm::divideCeil(slice, perChunk);
+  if (chunks <= getMaxPlanChunksPerChannel())
+    return success();
+  return op->emitOpError()
+         << "plan 'chunk_bytes' " << *chunkBytes << " cuts each channel's "
+         << slice * elementBytes << " bytes into " << chunks
+         << " chunks; the runtime runs at most " << getMaxPlanChunksPerChannel()
+         << " per channel (chunk_bytes >= "
+         << llvm::divideCeil(slice, getMaxPlanChunksPerChannel()) * elementBytes
+         << ", or more channels)";
+}
+
 /// Checks a plan against the op it is attached to. `elementType` is null for
 /// ops that move no data.
 LogicalResult mlir::comm::detail::verifyTransfer(Operation *op,
@@ -154,6 +212,8 @@ LogicalResult mlir::comm::detail::verifyTransfer(Operation *op,
       return diag;
     }
   }
+  if (failed(verifyPlanChunks(op, plan, elementType)))
+    return failure();
   if (Type precision = plan.getPrecision()) {
     auto floatType = dyn_cast_or_null<FloatType>(elementType);
     if (!floatType) {

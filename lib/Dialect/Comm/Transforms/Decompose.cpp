@@ -538,12 +538,15 @@ mlir::comm::getHierarchicalSplit(Operation *op, const Topology &topology,
       return fail("has groups on different numbers of machines");
     // Position j * domains + i of the buffer gathered across, then inside,
     // holds the block of place j of domain i: where the group wants it.
+    llvm::DenseMap<int64_t, int64_t> positionOf;
+    for (auto [position, rank] : llvm::enumerate(group))
+      positionOf.try_emplace(rank, position);
     SmallVector<int64_t> order;
     for (int64_t j = 0; j < perMachine; ++j) {
       SmallVector<int64_t> rail;
       for (auto &[machine, ranks] : byMachine) {
         rail.push_back(ranks[j]);
-        order.push_back(llvm::find(group, ranks[j]) - group.begin());
+        order.push_back(positionOf.lookup(ranks[j]));
       }
       split.across.push_back(rail);
     }

@@ -13,6 +13,7 @@
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir {
@@ -160,24 +161,11 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   bool withinNoise = false;
   if (!written && !request->algorithm) {
     CollectiveRequest own = free;
-    own.native = true;
     own.protocol = request->protocol;
-    llvm::Expected<Prediction> native = model.predict(own);
-    bool ncclOwn = backend == Backend::nccl &&
-                   !model.getTopology().hasProcessRanks() && native &&
-                   native->timeUs < predictions->front().timeUs;
-    if (ncclOwn)
-      native->native = true;
-    if (!native) {
-      llvm::consumeError(native.takeError());
-    } else if (native->native) {
-      double fastest = predictions->front().timeUs;
-      double noise = native->measured ? HostProfile::kNoise : 0;
-      withinNoise =
-          fastest < native->timeUs && fastest >= native->timeUs * (1 - noise);
-      if (native->timeUs <= fastest || withinNoise)
-        predictions->insert(predictions->begin(), *native);
-    }
+    if (std::optional<Prediction> native =
+            getOwnCollectiveChoice(std::move(own), model, backend,
+                                   predictions->front().timeUs, &withinNoise))
+      predictions->insert(predictions->begin(), *native);
   }
   const Prediction &best = predictions->front();
   // A protocol forced on the runtime's own schedule cannot apply on NCCL:
@@ -247,6 +235,12 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   } else if (updated != old) {
     op->setAttr("plan", updated);
     ++numOpsPlanned;
+    // The channels and chunk-bytes options may cut this buffer past what
+    // the runtime runs: the verifier says so at the op. (The model's own
+    // chunks stay far below the limit.)
+    if ((channels > 0 || chunkBytes > 0) &&
+        failed(verify(op, /*verifyRecursively=*/false)))
+      return failure();
   }
 
   if (explain) {
@@ -282,10 +276,11 @@ void SelectAlgorithmPass::runOnOperation() {
   if (failed(parseForced(module, "algorithm", algorithm, forcedAlgorithm)) ||
       failed(parseForced(module, "protocol", protocol, forcedProtocol)))
     return signalPassFailure();
-  if (channels < 0 || channels > 64 || chunkBytes < 0) {
+  if (channels < 0 || channels > getMaxPlanChannels() || chunkBytes < 0) {
     emitError(module.getLoc())
-        << "comm-select-algorithm: channels must be in [0, 64] "
-           "and chunk-bytes non-negative, got channels="
+        << "comm-select-algorithm: channels must be in [0, "
+        << getMaxPlanChannels()
+        << "] and chunk-bytes non-negative, got channels="
         << static_cast<int64_t>(channels)
         << " chunk-bytes=" << static_cast<int64_t>(chunkBytes);
     return signalPassFailure();

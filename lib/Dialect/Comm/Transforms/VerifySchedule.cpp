@@ -106,9 +106,30 @@ private:
   std::optional<unsigned> blockedAt(int64_t rank, ThreadId thread) const;
   /// The thread of `rank` to follow when another rank waits for it.
   std::optional<ThreadId> someBlockedThread(int64_t rank) const;
+  /// The group of `step` that `rank` is in (-1: none): by a table built
+  /// once per distinct groups attribute (a scan of the groups per rank and
+  /// step made a group of 100,000 ranks quadratic).
   int64_t groupIndexOf(const Step &step, int64_t rank) const {
-    return step.groups.getGroupIndexOf(rank);
+    if (!step.groups)
+      return -1;
+    auto [it, fresh] = groupIndexCache.try_emplace(step.groups);
+    std::vector<int32_t> &table = it->second;
+    if (fresh) {
+      ArrayRef<int64_t> members = step.groups.getRanks();
+      int64_t size = step.groups.getGroupSize();
+      for (auto [i, member] : llvm::enumerate(members)) {
+        if (member < 0)
+          continue;
+        if (static_cast<size_t>(member) >= table.size())
+          table.resize(member + 1, -1);
+        if (table[member] < 0)
+          table[member] = static_cast<int32_t>(i / size);
+      }
+    }
+    return rank >= 0 && static_cast<size_t>(rank) < table.size() ? table[rank]
+                                                                  : -1;
   }
+  mutable llvm::DenseMap<Attribute, std::vector<int32_t>> groupIndexCache;
 
   const Flattener &program;
   ArrayRef<unsigned> main;

@@ -63,9 +63,19 @@ bool isRealized(CollectiveKind kind, Algorithm algorithm, Backend backend);
 bool isRuntimeSchedule(CollectiveKind kind, Algorithm algorithm,
                        Backend backend);
 
+/// The most channels a plan may cut a buffer into, and the most chunks
+/// its chunk_bytes may cut one channel's slice into: the runtime's limits
+/// (COMMRT_MAX_CHANNELS and COMMRT_MAX_CHUNKS_PER_CHANNEL in commrt.h),
+/// which the verifier and the passes' options check.
+int64_t getMaxPlanChannels();
+int64_t getMaxPlanChunksPerChannel();
+
+/// NCCL_P2P_LL_THRESHOLD's default (NCCL 2.14 and later; src/enqueue.cc):
+/// NCCL sends a point-to-point transfer up to this many bytes in LL.
+constexpr uint64_t kNcclP2pLlThresholdBytes = 16384;
+
 /// NCCL's protocol for a point-to-point transfer of `bytes`: LL up to
-/// NCCL_P2P_LL_THRESHOLD (16384 bytes by default, NCCL 2.14 and later;
-/// src/enqueue.cc), Simple above; never LL128.
+/// kNcclP2pLlThresholdBytes, Simple above; never LL128.
 Protocol getPointToPointProtocol(uint64_t bytes);
 
 /// The algorithms the backend's own collective chooses among when no plan
