@@ -68,6 +68,9 @@ private:
     buildPlanningTail(tail, quiet);
     return tail;
   }
+  /// Whether the rest of planning runs comm-select-algorithm (so that a
+  /// split is predicted against the whole as it will be planned).
+  bool isPlanned() const;
   /// The summed step of the module's public functions once `split` is
   /// applied and the rest of planning has run, or std::nullopt where
   /// planning or simulation fails.
@@ -89,6 +92,12 @@ private:
 };
 } // namespace
 
+bool HierarchicalSearchPass::isPlanned() const {
+  // comm's tail plans every collective with comm-select-algorithm; a
+  // baseline's leaves them to the backend.
+  return options.strategy == Strategy::comm;
+}
+
 std::optional<double> HierarchicalSearchPass::simulateVariant(
     HierarchicalMode split, const Topology &topology, const CostModel &model) {
   ModuleOp module = getOperation();
@@ -98,7 +107,8 @@ std::optional<double> HierarchicalSearchPass::simulateVariant(
   auto copy = cast<ModuleOp>(builder.clone(*module));
   llvm::scope_exit erase([&] { copy->erase(); });
   splitHierarchically(copy, topology, model, options.backend, split,
-                      /*explain=*/false, "comm-plan");
+                      /*explain=*/false, "comm-plan", /*kept=*/nullptr,
+                      isPlanned());
   OpPassManager tail = getTail();
   if (failed(runPipeline(tail, copy)))
     return std::nullopt;
@@ -123,7 +133,8 @@ void HierarchicalSearchPass::runOnOperation() {
   CostModel model(**topology, *params);
   if (fixed) {
     numSplit += splitHierarchically(module, **topology, model, options.backend,
-                                    *fixed, options.explain, "comm-plan");
+                                    *fixed, options.explain, "comm-plan",
+                                    /*kept=*/nullptr, isPlanned());
     return;
   }
 
@@ -174,7 +185,8 @@ void HierarchicalSearchPass::runOnOperation() {
   if (best != 0)
     numSplit +=
         splitHierarchically(module, **topology, model, options.backend,
-                            variants[best], options.explain, "comm-plan");
+                            variants[best], options.explain, "comm-plan",
+                            /*kept=*/nullptr, isPlanned());
 }
 
 std::unique_ptr<Pass>

@@ -568,15 +568,16 @@ mlir::comm::getHierarchicalSplit(Operation *op, const Topology &topology,
   return split;
 }
 
-std::pair<double, double>
-mlir::comm::predictHierarchicalSplit(Operation *op,
-                                     const HierarchicalSplit &split,
-                                     const CostModel &model, Backend backend) {
+std::pair<double, double> mlir::comm::predictHierarchicalSplit(
+    Operation *op, const HierarchicalSplit &split, const CostModel &model,
+    Backend backend, bool planned) {
   std::optional<CollectiveRequest> whole = getCollectiveRequest(op);
   if (!whole)
     return {-1, -1};
   auto predict = [&](const CollectiveRequest &request) {
-    return predictTimeUs(request, model, backend, /*native=*/true).value_or(-1);
+    return (planned ? predictPlannedTimeUs(request, model, backend)
+                    : predictTimeUs(request, model, backend, /*native=*/true))
+        .value_or(-1);
   };
   auto part = [&](CollectiveKind kind, ArrayRef<SmallVector<int64_t>> groups,
                   uint64_t bytes) {
@@ -704,7 +705,7 @@ unsigned mlir::comm::splitHierarchically(ModuleOp module,
                                          const CostModel &model,
                                          Backend backend, HierarchicalMode mode,
                                          bool explain, StringRef pass,
-                                         unsigned *kept) {
+                                         unsigned *kept, bool planned) {
   SmallVector<Operation *> ops;
   module.walk([&](Operation *op) {
     if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp>(op))
@@ -718,7 +719,7 @@ unsigned mlir::comm::splitHierarchically(ModuleOp module,
     double whole = -1, parts = -1;
     if (split && (explain || mode == HierarchicalMode::faster))
       std::tie(whole, parts) =
-          predictHierarchicalSplit(op, *split, model, backend);
+          predictHierarchicalSplit(op, *split, model, backend, planned);
     if (split && mode == HierarchicalMode::faster &&
         !(parts >= 0 && parts < whole)) {
       why = parts < 0 ? "cannot be timed by the cost model"

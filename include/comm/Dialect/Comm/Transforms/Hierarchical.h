@@ -58,11 +58,14 @@ std::optional<HierarchicalSplit> getHierarchicalSplit(Operation *op,
                                                       std::string &why);
 
 /// The model's time of `op` whole and of its parts together (the copies
-/// that reorder blocks left out), in us, on `backend`'s own algorithms;
-/// {-1, -1} where either cannot be timed.
+/// that reorder blocks left out), in us: on `backend`'s own algorithms, or
+/// with `planned` as comm-select-algorithm will plan the whole and each
+/// part (predictPlannedTimeUs: the runtime's own hierarchical schedule
+/// competes with the split); {-1, -1} where either cannot be timed.
 std::pair<double, double>
 predictHierarchicalSplit(Operation *op, const HierarchicalSplit &split,
-                         const CostModel &model, Backend backend);
+                         const CostModel &model, Backend backend,
+                         bool planned = false);
 
 /// Replaces `op` by its parts (an all_reduce's buffer the domains do not
 /// divide is padded first, as comm-decompose's split-all-reduce does).
@@ -79,11 +82,14 @@ enum class HierarchicalMode {
 
 /// Splits the all_reduces, all_gathers and reduce_scatters of `module` that
 /// `mode` takes; returns how many. `kept` counts the others; under
-/// `explain` each gets a remark starting with `pass`.
+/// `explain` each gets a remark starting with `pass`. `planned`: the
+/// collectives will be planned by comm-select-algorithm, and `faster`
+/// compares them as planned (predictHierarchicalSplit).
 unsigned splitHierarchically(ModuleOp module, const Topology &topology,
                              const CostModel &model, Backend backend,
                              HierarchicalMode mode, bool explain,
-                             StringRef pass, unsigned *kept = nullptr);
+                             StringRef pass, unsigned *kept = nullptr,
+                             bool planned = false);
 
 } // namespace comm
 } // namespace mlir
