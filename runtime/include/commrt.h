@@ -482,6 +482,19 @@ COMMRT_API const char *commrt_algorithm_name(commrt_algorithm algorithm);
 /// verifier rejects plans past either limit, by these figures.
 #define COMMRT_MAX_CHUNKS_PER_CHANNEL 4096
 
+/// The chunks a plan's \p chunk_bytes cuts each of \p channels slices of
+/// \p count elements of \p elt_bytes bytes into (the largest slice's): the
+/// count COMMRT_MAX_CHUNKS_PER_CHANNEL bounds. The runtime and the
+/// compiler's verifier both count with it. Arguments of at least 1.
+static inline int64_t commrt_plan_chunks_per_channel(int64_t count,
+                                                     int64_t channels,
+                                                     int64_t chunk_bytes,
+                                                     int64_t elt_bytes) {
+  int64_t slice = (count + channels - 1) / channels;
+  int64_t per_chunk = chunk_bytes / elt_bytes > 0 ? chunk_bytes / elt_bytes : 1;
+  return (slice + per_chunk - 1) / per_chunk;
+}
+
 /// How a planned collective runs.
 typedef struct commrt_plan {
   commrt_algorithm algorithm;

@@ -645,11 +645,11 @@ commrt_status checkChunks(const char *fn, const commrt_plan &plan,
   if (elt <= 0)
     return COMMRT_SUCCESS; // the collective reports the dtype
   int64_t channels = std::max<int64_t>(1, plan.channels);
-  int64_t slice = (count + channels - 1) / channels;
-  int64_t perChunk = std::max<int64_t>(1, plan.chunk_bytes / elt);
-  int64_t chunks = (slice + perChunk - 1) / perChunk;
+  int64_t chunks =
+      commrt_plan_chunks_per_channel(count, channels, plan.chunk_bytes, elt);
   if (chunks <= COMMRT_MAX_CHUNKS_PER_CHANNEL)
     return COMMRT_SUCCESS;
+  int64_t slice = (count + channels - 1) / channels;
   int64_t least = (slice + COMMRT_MAX_CHUNKS_PER_CHANNEL - 1) /
                   COMMRT_MAX_CHUNKS_PER_CHANNEL * elt;
   return invalid(fn, format("chunk_bytes %lld cuts each channel's %lld "

@@ -202,6 +202,14 @@ int64_t mlir::comm::getMaxPlanChunksPerChannel() {
   return COMMRT_MAX_CHUNKS_PER_CHANNEL;
 }
 
+int64_t mlir::comm::getPlanChunksPerChannel(int64_t elements, int64_t channels,
+                                            int64_t chunkBytes,
+                                            int64_t elementBytes) {
+  return commrt_plan_chunks_per_channel(
+      elements, std::max<int64_t>(1, channels),
+      std::max<int64_t>(1, chunkBytes), std::max<int64_t>(1, elementBytes));
+}
+
 Protocol mlir::comm::getPointToPointProtocol(uint64_t bytes) {
   return bytes <= kNcclP2pLlThresholdBytes ? Protocol::ll : Protocol::simple;
 }

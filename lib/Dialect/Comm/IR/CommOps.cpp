@@ -170,11 +170,11 @@ static LogicalResult verifyPlanChunks(Operation *op, PlanAttr plan,
   int64_t elementBytes =
       std::max<int64_t>(1, (wire.getIntOrFloatBitWidth() + 7) / 8);
   int64_t lanes = std::max<int64_t>(1, channels.value_or(1));
-  int64_t slice = llvm::divideCeil(*domain, lanes);
-  int64_t perChunk = std::max<int64_t>(1, *chunkBytes / elementBytes);
-  int64_t chunks = llvm::divideCeil(slice, perChunk);
+  int64_t chunks =
+      getPlanChunksPerChannel(*domain, lanes, *chunkBytes, elementBytes);
   if (chunks <= getMaxPlanChunksPerChannel())
     return success();
+  int64_t slice = llvm::divideCeil(*domain, lanes);
   return op->emitOpError()
          << "plan 'chunk_bytes' " << *chunkBytes << " cuts each channel's "
          << slice * elementBytes << " bytes into " << chunks

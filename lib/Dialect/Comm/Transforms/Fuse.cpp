@@ -59,11 +59,10 @@ public:
             const llvm::DenseMap<Operation *, double> &ready,
             const CostModel &model, Backend backend);
   size_t size() const { return order.size(); }
-  Operation *member(size_t i) const { return order[i]; }
   /// When member `i`'s operand is computed.
   double readyAt(size_t i) const { return at[i]; }
   /// The bytes member `i` moves, as the cost model counts them.
-  uint64_t bytesOf(size_t i) const { return requests[i].bytes; }
+  uint64_t bytesOf(size_t i) const { return memberBytes[i]; }
   /// What a bucket of `count` members and `bytes` bytes keeps the stream
   /// busy for: the collective comm-select-algorithm will make of it, and
   /// for two or more members their pack and unpack.
@@ -74,7 +73,11 @@ public:
 private:
   SmallVector<Operation *> order;
   std::vector<double> at;
-  SmallVector<CollectiveRequest> requests;
+  /// What each member moves, as the cost model counts it.
+  SmallVector<uint64_t> memberBytes;
+  /// The first member's request: a bucket's is the same with its bytes
+  /// (one copy of the groups, not one per member).
+  CollectiveRequest first;
   const CostModel &model;
   Backend backend;
   /// Predictions on a grid of sizes 2^(1/32) apart: the buckets' sizes
@@ -488,12 +491,15 @@ RunTiming::RunTiming(ArrayRef<Operation *> run,
   llvm::stable_sort(order, [&](Operation *a, Operation *b) {
     return ready.lookup(a) < ready.lookup(b);
   });
-  for (Operation *op : order) {
+  for (auto [i, op] : llvm::enumerate(order)) {
     at.push_back(ready.lookup(op));
     std::optional<CollectiveRequest> request = getCollectiveRequest(op);
-    request->backend = backend;
-    request->native = false;
-    requests.push_back(*request);
+    memberBytes.push_back(request->bytes);
+    if (i == 0) {
+      first = std::move(*request);
+      first.backend = backend;
+      first.native = false;
+    }
   }
 }
 
@@ -505,7 +511,7 @@ double RunTiming::bucketUs(size_t count, uint64_t bytes) {
   auto it = cache.find(step);
   if (it != cache.end())
     return it->second + packing;
-  CollectiveRequest request = requests.front();
+  CollectiveRequest request = first;
   // Whole elements, and for gathers and scatters a whole number of them
   // per rank.
   uint64_t unit = std::max(1u, request.elementBytes);

@@ -69,6 +69,11 @@ bool isRuntimeSchedule(CollectiveKind kind, Algorithm algorithm,
 /// which the verifier and the passes' options check.
 int64_t getMaxPlanChannels();
 int64_t getMaxPlanChunksPerChannel();
+/// The chunks a plan's `chunkBytes` cuts each of `channels` slices of
+/// `elements` elements of `elementBytes` bytes into, counted as the runtime
+/// counts them (commrt_plan_chunks_per_channel).
+int64_t getPlanChunksPerChannel(int64_t elements, int64_t channels,
+                                int64_t chunkBytes, int64_t elementBytes);
 
 /// NCCL_P2P_LL_THRESHOLD's default (NCCL 2.14 and later; src/enqueue.cc):
 /// NCCL sends a point-to-point transfer up to this many bytes in LL.
