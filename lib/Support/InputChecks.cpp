@@ -1,6 +1,8 @@
 //===- InputChecks.cpp - guards run on input before parsing ----*- C++ -*-===//
 
 #include "comm/Support/InputChecks.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
@@ -123,15 +125,49 @@ LogicalResult mlir::comm::verifyEachOpAlone(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
+/// The name that marks the parser's implicit module once it is moved to the
+/// file's first line.
+static constexpr StringLiteral kImplicitModuleName = "implicit module";
+
+bool mlir::comm::isImplicitModule(Operation *module) {
+  Location loc = module->getLoc();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file.getLine() == 0;
+  auto name = dyn_cast<NameLoc>(loc);
+  return name && name.getName() == kImplicitModuleName;
+}
+
+void mlir::comm::locateImplicitModule(Operation *module) {
+  auto file = dyn_cast<FileLineColLoc>(module->getLoc());
+  if (!file || file.getLine() != 0)
+    return;
+  MLIRContext *context = module->getContext();
+  module->setLoc(NameLoc::get(
+      StringAttr::get(context, kImplicitModuleName),
+      FileLineColLoc::get(file.getFilename(), /*line=*/1, /*column=*/1)));
+}
+
+namespace {
+struct LocateImplicitModule : public PassInstrumentation {
+  void runBeforePass(Pass *, Operation *op) override {
+    // The root op runs its first pass (or pass adaptor) before anything
+    // nested starts, on this thread.
+    if (!op->getParentOp())
+      comm::locateImplicitModule(op);
+  }
+};
+} // namespace
+
+std::unique_ptr<PassInstrumentation>
+mlir::comm::createLocateImplicitModuleInstrumentation() {
+  return std::make_unique<LocateImplicitModule>();
+}
+
 InFlightDiagnostic mlir::comm::emitNoEntryError(Operation *module,
                                                 const Twine &what) {
-  Location loc = module->getLoc();
-  bool implicit = false;
-  if (auto file = dyn_cast<FileLineColLoc>(loc); file && file.getLine() == 0) {
-    loc = FileLineColLoc::get(file.getFilename(), 1, 1);
-    implicit = true;
-  }
-  InFlightDiagnostic diag = emitError(loc) << what;
+  bool implicit = isImplicitModule(module);
+  locateImplicitModule(module);
+  InFlightDiagnostic diag = emitError(module->getLoc()) << what;
   bool empty = module->getNumRegions() == 1 &&
                module->getRegion(0).hasOneBlock() &&
                module->getRegion(0).front().empty();

@@ -195,7 +195,10 @@ OwningOpRef<ModuleOp> Driver::parse(StringRef filename) {
     return nullptr;
   llvm::SourceMgr fileMgr;
   fileMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  return parseSourceFile<ModuleOp>(fileMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(fileMgr, &context);
+  if (module)
+    locateImplicitModule(*module);
+  return module;
 }
 
 /// Plans (when options name a topology) and lowers `module` on one

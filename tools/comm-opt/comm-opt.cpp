@@ -64,6 +64,9 @@ int main(int argc, char **argv) {
           llvm::errs() << text << "\n";
           return success();
         });
+        // Module-level diagnostics name the file's first line, not 0:0.
+        pm.addInstrumentation(
+            comm::createLocateImplicitModuleInstrumentation());
         return original.setupPassPipeline(pm);
       });
   // Listing dialects or passes reads no input: let MLIR's driver do it.

@@ -62,6 +62,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return failure();
+  locateImplicitModule(*module);
 
   func::FuncOp entry = findEntry(*module, options.entry);
   if (!entry) {

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -42,13 +43,25 @@ LogicalResult checkInputText(const llvm::MemoryBuffer &buffer,
 /// before anything (MLIR's own call verifier included) reads them.
 LogicalResult verifyEachOpAlone(Operation *root);
 
-/// Reports at `module`'s location that it has no function to run (`what`
-/// says which). The module MLIR's parser makes around a file's top-level
-/// ops is at the file's line 0, column 0; the report names the file's
-/// first line instead, and says so when the file holds no op at all (an
-/// empty file, or one of comments only).
-InFlightDiagnostic emitNoEntryError(Operation *module, const Twine &what);
+/// MLIR's parser wraps a file's top-level ops in a module at the file's
+/// line 0, column 0, which a diagnostic prints as `file:0:0` with no source
+/// line. Moves such a module to the file's first line (column 1), marked as
+/// implicit; an explicit `module { ... }` keeps its location. Idempotent.
+void locateImplicitModule(Operation *module);
+/// Whether `module` is the parser's implicit module (before or after
+/// locateImplicitModule).
+bool isImplicitModule(Operation *module);
+/// A pass instrumentation that calls locateImplicitModule on the root op
+/// before the first pass runs, so that every pass's module-level
+/// diagnostic names a line (comm-opt installs it).
+std::unique_ptr<PassInstrumentation>
+createLocateImplicitModuleInstrumentation();
 
+/// Reports at `module`'s location that it has no function to run (`what`
+/// says which); for an implicit module at the file's first line, saying so
+/// when the file holds no op at all (an empty file, or one of comments
+/// only).
+InFlightDiagnostic emitNoEntryError(Operation *module, const Twine &what);
 } // namespace comm
 } // namespace mlir
 

@@ -217,6 +217,7 @@ void mlir::comm::registerCommTranslations() {
         auto module = dyn_cast<ModuleOp>(op);
         if (!module)
           return op->emitError() << "expected a module";
+        locateImplicitModule(module);
         return translateCommToCpp(module, os);
       },
       [](DialectRegistry &registry) { registerAllDialects(registry); });
