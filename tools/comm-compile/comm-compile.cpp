@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Conversion/CommToEmitC/CommToEmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
 #include "comm/Pipelines/Pipelines.h"
@@ -183,6 +184,69 @@ struct ToleranceProbe : public PassInstrumentation {
   MutableArrayRef<EntryPoint> entries;
 };
 } // namespace
+
+/// What the reference's functions are renamed to start with.
+static constexpr llvm::StringLiteral kReferencePrefix = "comm_ref_";
+
+/// The harness calls each entry point and its reference (comm_ref_<name>)
+/// on the same buffers and runs the job on the program's world size: a
+/// reference given by --reference must have every entry point, with the
+/// same argument and result types, and declare the same world size (a
+/// reference that reads or writes more than the program's buffers would
+/// run past them).
+static LogicalResult checkReference(ModuleOp program,
+                                    ArrayRef<EntryPoint> entries,
+                                    ModuleOp reference) {
+  auto describe = [](FunctionType type) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "(";
+    llvm::interleaveComma(type.getInputs(), os);
+    os << ") -> (";
+    llvm::interleaveComma(type.getResults(), os);
+    os << ")";
+    return text;
+  };
+  for (const EntryPoint &entry : entries) {
+    auto function = program.lookupSymbol<func::FuncOp>(entry.name);
+    auto ref = reference.lookupSymbol<func::FuncOp>(
+        std::string(kReferencePrefix) + entry.name);
+    if (!ref || ref.isExternal()) {
+      InFlightDiagnostic diag =
+          emitNoEntryError(reference, "the reference has no function @" +
+                                          entry.name +
+                                          " with a body; the harness checks "
+                                          "the program's @" +
+                                          entry.name + " against it");
+      diag.attachNote(function.getLoc()) << "the program's @" << entry.name;
+      return diag;
+    }
+    if (ref.getFunctionType() != function.getFunctionType()) {
+      InFlightDiagnostic diag =
+          ref.emitError()
+          << "the reference's @" << entry.name << " has type "
+          << describe(ref.getFunctionType()) << ", but the program's is "
+          << describe(function.getFunctionType())
+          << "; the harness passes both the same buffers";
+      diag.attachNote(function.getLoc()) << "the program's @" << entry.name;
+      return diag;
+    }
+  }
+  auto programSize = program->getAttrOfType<IntegerAttr>("comm.world_size");
+  auto referenceSize =
+      reference->getAttrOfType<IntegerAttr>("comm.world_size");
+  if (programSize && referenceSize &&
+      programSize.getInt() != referenceSize.getInt()) {
+    InFlightDiagnostic diag =
+        emitError(reference.getLoc())
+        << "the reference declares comm.world_size = "
+        << referenceSize.getInt() << ", but the program "
+        << programSize.getInt() << "; both run on the same ranks";
+    diag.attachNote(program.getLoc()) << "the program's module";
+    return diag;
+  }
+  return success();
+}
 
 OwningOpRef<ModuleOp> Driver::parse(StringRef filename) {
   std::string message;
@@ -389,7 +453,7 @@ int Driver::run() {
     } else {
       reference = module->clone();
     }
-    makeReference(*reference, "comm_ref_");
+    makeReference(*reference, kReferencePrefix);
   }
 
   CompileOptions options;
@@ -414,6 +478,9 @@ int Driver::run() {
   FailureOr<std::vector<EntryPoint>> entries =
       collectEntryPoints(*module, kind == OutputKind::Executable);
   if (failed(entries))
+    return 1;
+  if (withHarness && !referenceFilename.empty() &&
+      failed(checkReference(*module, *entries, *reference)))
     return 1;
   step((options.topology.empty()
             ? "lowering for "
@@ -512,7 +579,7 @@ int Driver::run() {
   if (auto size = (*module)->getAttrOfType<IntegerAttr>("comm.world_size"))
     harness.worldSize = size.getInt();
   if (withHarness) {
-    harness.referencePrefix = "comm_ref_";
+    harness.referencePrefix = kReferencePrefix;
     step("lowering the reference for " + stringifyTarget(target));
     CompileOptions referenceOptions;
     referenceOptions.target = target;
