@@ -61,16 +61,34 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
   if (reserved.contains(name))
     return "is a C or C++ keyword, `main`, or a C library or CUDA function, "
            "which its C entry point would collide with";
+  // The names of the C++ standard library's namespace and of the types
+  // the generated code declares its buffers with.
+  static const llvm::StringSet<> types = {"std", "FILE", "half", "bfloat16",
+                                           "nv_bfloat16", "__half"};
+  if (types.contains(name))
+    return "is a namespace or type the generated code uses";
+  // POSIX reserves the names ending in _t for types (int32_t, size_t).
+  if (name.ends_with("_t"))
+    return "ends with '_t', which POSIX reserves for type names (int32_t, "
+           "size_t)";
   // What the generated code itself defines (comm-compile's reference
-  // entry points, comm_ref_<name>, are public functions like the user's).
+  // entry points, comm_ref_<name>, are public functions like the user's),
+  // and what the libraries it links define: an entry point named like one
+  // of MPI's functions (MPI_Comm_rank) takes its place in the link, and
+  // the program calling it hangs or crashes.
   for (StringRef prefix :
        {"comm_impl_", "comm_compute_", "comm_tensor", "comm_last_error",
-        "commrt", "commgen", "pthread_", "sched_"})
+        "commrt", "commgen", "pthread_", "sched_", "MPI_", "PMPI_", "MPIX_",
+        "ompi_", "OMPI_", "mpi_", "pmpi_", "opal_", "orte_", "pmix_", "PMIx_",
+        "nccl", "pnccl", "ibv_", "rdma_", "cuda", "cublas", "nvtx"})
     if (name.starts_with(prefix))
       return ("starts with '" + prefix +
-              "', which the runtime, the generated code or the C library "
-              "use")
+              "', which the runtime, the generated code, MPI, NCCL, CUDA, "
+              "the verbs library or the C library use")
           .str();
+  // CUDA's driver API (cuInit, cuMemAlloc).
+  if (name.size() > 2 && name.starts_with("cu") && llvm::isUpper(name[2]))
+    return "starts with 'cu' and a capital, like CUDA's driver API (cuInit)";
   if (name.starts_with("__") ||
       (name.size() > 1 && name[0] == '_' && llvm::isUpper(name[1])))
     return "is reserved in C and C++ (a leading '__' or '_' and a capital)";

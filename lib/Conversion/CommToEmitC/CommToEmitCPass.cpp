@@ -161,10 +161,6 @@ static LogicalResult checkInput(ModuleOp module, Target target) {
                   "identity layout and an element type commrt knows (f32, "
                   "f64, f16, bf16, i8, i32, i64)";
     if (auto start = dyn_cast<StartOp>(op)) {
-      if (start.getToken().use_empty())
-        return op->emitError()
-               << "the token of this comm.start is never waited for; its "
-                  "transfers would never complete";
       if (start.getYield() && !start.getYield().getValues().empty())
         return op->emitError()
                << "convert-comm-to-emitc expects the bufferized comm.start, "

@@ -30,18 +30,6 @@ func.func @alloc(%x: memref<4xf32>) {
 
 // -----
 
-func.func @never_waited(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{the token of this comm.start is never waited for; its transfers would never complete}}
-  %t = comm.start {
-    comm.buffer.all_reduce %x, %y {groups = #comm.groups<[[0, 1]]>, kind = #comm<reduction sum>} : memref<4xf32>, memref<4xf32>
-    comm.yield
-  }
-  return
-}
-
-
-// -----
-
 func.func @gather_algorithm(%s: memref<4xf32>, %d: memref<16xf32>) {
   // expected-error @+1 {{plan algorithm 'nvls' of comm.all_gather is not realized on the mpi backend (expected ring, hierarchical, direct, halving_doubling)}}
   comm.buffer.all_gather %s, %d {dim = 0 : i64, groups = #comm.groups<[[0, 1, 2, 3]]>, plan = #comm.plan<algorithm = nvls>} : memref<4xf32>, memref<16xf32>
@@ -115,8 +103,45 @@ func.func @int(%x: memref<4xf32>) {
 
 // -----
 
-// expected-error @+1 {{function @commrt_step cannot be compiled: its name starts with 'commrt', which the runtime, the generated code or the C library use; rename it}}
+// expected-error @+1 {{function @commrt_step cannot be compiled: its name starts with 'commrt', which the runtime, the generated code, MPI, NCCL, CUDA, the verbs library or the C library use; rename it}}
 func.func @commrt_step(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// Named like MPI's function, the entry point would take its place in the
+// link: the harness hung in MPI_Comm_rank.
+// expected-error @+1 {{function @MPI_Comm_rank cannot be compiled: its name starts with 'MPI_', which the runtime, the generated code, MPI, NCCL, CUDA, the verbs library or the C library use; rename it}}
+func.func @MPI_Comm_rank(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @int32_t cannot be compiled: its name ends with '_t', which POSIX reserves for type names (int32_t, size_t); rename it}}
+func.func @int32_t(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @std cannot be compiled: its name is a namespace or type the generated code uses; rename it}}
+func.func @std(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @cuMemAlloc cannot be compiled: its name starts with 'cu' and a capital, like CUDA's driver API (cuInit); rename it}}
+func.func @cuMemAlloc(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// Private functions have no entry point: any C identifier will do.
+func.func private @MPI_helper(%x: memref<4xf32>) {
   return
 }
 
