@@ -277,6 +277,7 @@ struct Instance {
   std::string label;
   std::vector<uint64_t> traceLinks; ///< links used (tracing only)
   int64_t pairSrc = -1, pairDst = -1; ///< point-to-point transfers
+  const Instr *recv = nullptr;        ///< the receiving end's op
 };
 
 /// An instruction of a comm.start body, queued on a stream when the start
@@ -477,13 +478,23 @@ LogicalResult Simulation::arrive(uint64_t rank, unsigned instrIndex,
     // The sender's op gives the size of the transfer.
     if (!instance.instr || instr.kind == InstrKind::Send)
       instance.instr = &instr;
+    if (instr.kind == InstrKind::Recv)
+      instance.recv = &instr;
     instance.participants.push_back({rank, stream, detached,
                                      postedToken.has_value(),
                                      postedToken.value_or(0)});
     instance.arrivalUs = std::max(instance.arrivalUs, at);
-    if (instance.participants.size() == instance.expected)
-      return launch(key, instance);
-    return success();
+    if (instance.participants.size() < instance.expected)
+      return success();
+    // What comm-compile's check refuses (and the runtime would): a receive
+    // of another type than was sent.
+    if (instance.recv && instance.instr != instance.recv &&
+        failed(checkTransferMatch(instance.instr->op, instance.recv->op,
+                                  pair->second, pair->first, instr.tag))) {
+      status = failure();
+      return failure();
+    }
+    return launch(key, instance);
   }
   if (instr.request.kind == CollectiveKind::Copy) {
     key = (uint64_t(instrIndex) << 24) | (0xFFFFFF & rank) |
@@ -526,13 +537,13 @@ LogicalResult Simulation::launch(uint64_t key, Instance &instance) {
   if (!prediction) {
     instance.instr->op->emitError()
         << "cannot simulate: " << llvm::toString(prediction.takeError());
-    return failure();
+    return status = failure();
   }
   llvm::Expected<std::vector<PhaseSpec>> phases =
       getCollectivePhases(model, request, *prediction);
   if (!phases) {
     instance.instr->op->emitError() << llvm::toString(phases.takeError());
-    return failure();
+    return status = failure();
   }
   instance.phases = std::move(*phases);
   instance.algorithm = describeAlgorithm(*prediction);
@@ -714,6 +725,8 @@ void Simulation::runCommStream(uint64_t rank, int64_t streamId) {
       stream.busy = true;
       LogicalResult arrived = arrive(rank, next.instr, streamId, at);
       if (failed(arrived)) {
+        if (failed(status))
+          return;
         if (instr.kind == InstrKind::Send || instr.kind == InstrKind::Recv) {
           stream.busy = false;
           participates = false; // not in any pair
@@ -833,6 +846,8 @@ void Simulation::advanceRank(uint64_t rank) {
       }
       state.blocked = true;
       if (failed(arrive(rank, mainList[state.pc], std::nullopt, state.clock))) {
+        if (failed(status))
+          return;
         if (instr.kind == InstrKind::Collective) {
           status = failure();
           return;

@@ -596,7 +596,7 @@ func.func @compute_no_name() {
 // -----
 
 func.func @compute_negative_flops() {
-  // expected-error @+1 {{'comm.compute' op flops must be non-negative, got -1}}
+  // expected-error @+1 {{'comm.compute' op flops must be non-negative and finite, got -1}}
   comm.compute "gemm"() flops -1.0 : () -> ()
   return
 }
@@ -612,8 +612,26 @@ func.func @compute_negative_bytes() {
 // -----
 
 func.func @compute_negative_time() {
-  // expected-error @+1 {{'comm.compute' op time_us must be non-negative, got -2}}
+  // expected-error @+1 {{'comm.compute' op time_us must be non-negative and finite, got -2}}
   comm.compute "gemm"() time_us -2.0 : () -> ()
+  return
+}
+
+// -----
+
+// NaN and infinity passed the verifier and then failed in the C++ compiler
+// ('NAN' was not declared).
+func.func @compute_nan_time() {
+  // expected-error @+1 {{'comm.compute' op time_us must be non-negative and finite, got nan}}
+  comm.compute "gemm"() time_us 0x7FF8000000000000 : () -> ()
+  return
+}
+
+// -----
+
+func.func @compute_infinite_flops() {
+  // expected-error @+1 {{'comm.compute' op flops must be non-negative and finite, got INF}}
+  comm.compute "gemm"() flops 0x7FF0000000000000 : () -> ()
   return
 }
 
@@ -659,6 +677,20 @@ func.func @nested_start(%x: tensor<4xf32>) {
       comm.yield
     }
     comm.yield
+  }
+  comm.wait %t
+  return
+}
+
+// -----
+
+// Only a wait completes a start's transfers: the lowering cannot emit a
+// start nobody waits for, and comm-sim would time a program that cannot run.
+func.func @never_waited(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'comm.start' op has a token that is never waited for; a comm.start is waited for exactly once, or its transfers never complete}}
+  %t = comm.start {
+    %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<4xf32>
+    comm.yield %0 : tensor<4xf32>
   }
   return
 }

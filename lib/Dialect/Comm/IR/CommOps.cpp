@@ -839,6 +839,50 @@ void PieceBoundListener::notifyOperationInserted(
     outer->notifyOperationInserted(op, previous);
 }
 
+LogicalResult mlir::comm::checkTransferMatch(Operation *send, Operation *recv,
+                                             int64_t rank, int64_t from,
+                                             int64_t tag) {
+  auto wireOf = [](Operation *op) -> Type {
+    if (auto plan = op->getAttrOfType<PlanAttr>("plan"))
+      return plan.getPrecision();
+    return {};
+  };
+  Type sent = cast<PointToPointOpInterface>(send).getTransferType();
+  Type received = cast<PointToPointOpInterface>(recv).getTransferType();
+  if (sent != received) {
+    InFlightDiagnostic diag = recv->emitError()
+                              << "rank " << rank << " receives " << received
+                              << " from rank " << from << " (tag " << tag
+                              << "), but the matching comm.send sends "
+                              << sent;
+    diag.attachNote(send->getLoc()) << "the matching comm.send";
+    return diag;
+  }
+  Type sentWire = wireOf(send), receivedWire = wireOf(recv);
+  if (sentWire == receivedWire)
+    return success();
+  // Each end converts to and from its plan's precision: the bytes on the
+  // wire must be read as they were written.
+  auto describe = [&](Type wire) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (wire)
+      os << wire;
+    else
+      os << cast<ShapedType>(sent).getElementType() << " (no plan precision)";
+    return text;
+  };
+  InFlightDiagnostic diag = recv->emitError()
+                            << "rank " << rank << " receives from rank "
+                            << from << " (tag " << tag << ") as "
+                            << describe(receivedWire)
+                            << " on the wire, but the matching comm.send "
+                               "sends "
+                            << describe(sentWire);
+  diag.attachNote(send->getLoc()) << "the matching comm.send";
+  return diag;
+}
+
 PlanAttr mlir::comm::getPiecePlan(PlanAttr plan) {
   if (!plan || (!plan.getPrecision() && !plan.getRoute() && !plan.getStream()))
     return nullptr;
@@ -902,14 +946,16 @@ LogicalResult UnpackOp::fold(FoldAdaptor,
 LogicalResult ComputeOp::verify() {
   if (getName().empty())
     return emitOpError() << "expects a non-empty name";
-  if (auto flops = getFlops(); flops && flops->isNegative())
-    return emitOpError() << "flops must be non-negative, got "
+  if (auto flops = getFlops();
+      flops && (flops->isNegative() || !flops->isFinite()))
+    return emitOpError() << "flops must be non-negative and finite, got "
                          << flops->convertToDouble();
   if (IntegerAttr bytes = getBytesAttr(); bytes && bytes.getInt() < 0)
     return emitOpError() << "bytes must be non-negative, got "
                          << bytes.getInt();
-  if (auto time = getTimeUs(); time && time->isNegative())
-    return emitOpError() << "time_us must be non-negative, got "
+  if (auto time = getTimeUs();
+      time && (time->isNegative() || !time->isFinite()))
+    return emitOpError() << "time_us must be non-negative and finite, got "
                          << time->convertToDouble();
   if (std::optional<ArrayRef<int64_t>> part = getPart()) {
     if (part->size() != 2 || (*part)[1] < 1 || (*part)[0] < 0 ||
@@ -948,6 +994,13 @@ LogicalResult StartOp::verify() {
   // The terminator is a comm.yield: no other terminator accepts this parent.
   if ((*this)->getParentOfType<StartOp>())
     return emitOpError() << "may not be nested inside another comm.start";
+  // Only the wait completes the transfers: a start nobody waits for never
+  // ends (the lowering could not emit it, and the simulator would time a
+  // program that cannot run).
+  if (getToken().use_empty())
+    return emitOpError() << "has a token that is never waited for; a "
+                            "comm.start is waited for exactly once, or its "
+                            "transfers never complete";
   return success();
 }
 

@@ -45,8 +45,6 @@ struct Step {
   ReplicaGroupsAttr groups;   ///< Collective
   ArrayRef<int64_t> pairs;    ///< Send, Recv, Permute
   int64_t tag = 0;            ///< Send, Recv
-  Type type;                  ///< Send, Recv
-  Type wire;                  ///< Send, Recv: the plan's precision, if any
 };
 
 /// The steps of one function, loops unrolled and calls followed.
@@ -238,9 +236,6 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
                            opStream);
       step.pairs = p2p.getSourceTargetPairs();
       step.tag = p2p.getTransferTag().value_or(0);
-      step.type = p2p.getTransferType();
-      if (auto plan = op->getAttrOfType<PlanAttr>("plan"))
-        step.wire = plan.getPrecision();
       out.push_back(add(std::move(step)));
       continue;
     }
@@ -356,37 +351,9 @@ bool Machine::tryStep(int64_t rank, unsigned index) {
     unsigned sent = it->second.front();
     it->second.pop_front();
     const Step &send = program.steps[sent];
-    if (step.kind == StepKind::Recv && send.type != step.type && !typeError) {
+    if (step.kind == StepKind::Recv && !typeError &&
+        failed(checkTransferMatch(send.op, step.op, rank, *from, tag)))
       typeError = true;
-      InFlightDiagnostic diag = step.op->emitError()
-                                << "rank " << rank << " receives " << step.type
-                                << " from rank " << *from << " (tag " << tag
-                                << "), but the matching "
-                                << "comm.send sends " << send.type;
-      diag.attachNote(send.op->getLoc()) << "the matching comm.send";
-    } else if (step.kind == StepKind::Recv && send.wire != step.wire &&
-               !typeError) {
-      // Each end converts to and from its plan's precision: the bytes on
-      // the wire must be read as they were written.
-      typeError = true;
-      auto wireName = [](const Step &end) {
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        if (end.wire)
-          os << end.wire;
-        else
-          os << cast<ShapedType>(end.type).getElementType() << " (no plan "
-             << "precision)";
-        return text;
-      };
-      InFlightDiagnostic diag = step.op->emitError()
-                                << "rank " << rank << " receives from rank "
-                                << *from << " (tag " << tag << ") as "
-                                << wireName(step)
-                                << " on the wire, but the matching "
-                                << "comm.send sends " << wireName(send);
-      diag.attachNote(send.op->getLoc()) << "the matching comm.send";
-    }
     return true;
   }
   case StepKind::Start:

@@ -83,6 +83,14 @@ std::optional<MemorySpace> getRecordedSpace(Value value);
 /// (which `parts` must divide): what createJoin joins `parts` of.
 RankedTensorType getSliceType(RankedTensorType type, int64_t parts);
 
+/// Checks that the comm.recv `recv` of rank `rank` reads what the comm.send
+/// `send` of rank `from` (tag `tag`) writes: the same tensor type and the
+/// same wire type (plan precision). Else reports the mismatch at `recv`,
+/// with a note at `send`. comm-verify-schedule and comm-sim run both call
+/// it on the pairs they match.
+LogicalResult checkTransferMatch(Operation *send, Operation *recv, int64_t rank,
+                                 int64_t from, int64_t tag);
+
 /// The fields of a collective's plan that the pieces a pass cuts it into
 /// keep: the wire type, the route and the stream (an algorithm or protocol
 /// named the whole collective's). Null when none is set.
