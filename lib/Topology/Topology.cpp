@@ -659,6 +659,12 @@ llvm::Error Topology::finalize() {
                        " GB/s; no link of a machine carries more than " +
                        formatTopologyNumber(kMaxLinkBandwidthGBps) +
                        " GB/s per direction (18 NVLink5 lanes: 721.8)");
+    if (link.bandwidthGBps < kMinLinkBandwidthGBps)
+      return linkError(" has bandwidth " +
+                       formatTopologyNumber(link.bandwidthGBps) +
+                       " GB/s; no link of a machine carries less than " +
+                       formatTopologyNumber(kMinLinkBandwidthGBps) +
+                       " GB/s (a PCIe 1.0 lane: 0.25)");
     if (link.latencyUs > kMaxLinkLatencyUs)
       return linkError(" has latency " + formatTopologyNumber(link.latencyUs) +
                        " us; a link inside a machine takes at most " +
@@ -691,6 +697,13 @@ llvm::Error Topology::finalize() {
   for (const Device &device : node.getDevices()) {
     if (device.kind != DeviceKind::NIC)
       continue;
+    if (device.described && device.speedGbit < kMinNICGbit)
+      return makeTopologyError(source, device.sourceLine,
+                               "NIC '" + device.name + "' runs at " +
+                                   formatTopologyNumber(device.speedGbit) +
+                                   " Gbit/s; no NIC is slower than " +
+                                   formatTopologyNumber(kMinNICGbit) +
+                                   " Gbit/s (Fast Ethernet)");
     if (device.speedGbit > kMaxNICGbit)
       return makeTopologyError(source, device.sourceLine,
                                "NIC '" + device.name + "' runs at " +

@@ -120,9 +120,13 @@ constexpr double kSharedMemoryLatencyUs = 1.0;
 /// Plausibility limits: a topology beyond them describes no machine (a typo
 /// or a corrupted file) and is rejected with the figure and the limit.
 constexpr double kMaxLinkBandwidthGBps = 10000;
+/// 10 MB/s: slower than a PCIe 1.0 lane (0.25 GB/s) or 100 Mbit Ethernet.
+constexpr double kMinLinkBandwidthGBps = 0.01;
 constexpr double kMaxLinkLatencyUs = 1000;
 constexpr unsigned kMaxNVLinkLanes = 64;
 constexpr double kMaxNICGbit = 10000;
+/// 0.1 Gbit/s: Fast Ethernet, slower than any NIC a cluster uses.
+constexpr double kMinNICGbit = 0.1;
 constexpr double kMaxNICLatencyUs = 1000;
 /// Default latency of a link of `kind`.
 double getDefaultLinkLatency(LinkKind kind);
