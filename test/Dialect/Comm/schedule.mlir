@@ -213,6 +213,48 @@ func.func @chain(%w: tensor<64xf32>) -> tensor<1024xf32> {
   return %ag : tensor<1024xf32>
 }
 
+// -----
+
+// A person's plan puts the second transfer on stream 1: the first (on the
+// backend's own stream) is waited for before it is issued, and it starts
+// only then, so that no two streams have transfers over the same ranks in
+// flight at once (comm-plan's check refused what this pass made of it).
+// CHECK-LABEL: func.func @user_stream
+// CHECK-NEXT: %[[T0:.*]] = comm.start {
+// CHECK-NEXT: comm.all_reduce sum %arg0
+// CHECK: comm.compute "c1"
+// CHECK-NEXT: comm.wait %[[T0]]
+// CHECK-NEXT: %[[T1:.*]] = comm.start {
+// CHECK-NEXT: comm.all_reduce sum %arg1 {{.*}} plan <stream = 1>
+// CHECK: comm.compute "c2"
+// CHECK-NEXT: comm.wait %[[T1]]
+func.func @user_stream(%a: tensor<8xf32>, %b: tensor<8xf32>, %w: tensor<64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  // expected-remark @+1 {{comm-schedule: started at the beginning of the block, waited for before 'comm.all_reduce'}}
+  %x = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+  comm.compute "c1"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
+  // expected-remark @+1 {{comm-schedule: started after 'comm.compute'}}
+  %y = comm.all_reduce sum %b over [[0, 1, 2, 3]] plan <stream = 1> : tensor<8xf32>
+  comm.compute "c2"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
+  return %x, %y : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A transfer on stream 1 that a person already started: the blocking one
+// before it is not left in flight across it.
+// CHECK-LABEL: func.func @negative_user_start
+// CHECK-NEXT: comm.all_reduce sum %arg0
+// CHECK-NEXT: comm.start
+func.func @negative_user_start(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %x = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<8xf32>
+  %t = comm.start {
+    %0 = comm.all_reduce sum %b over [[0, 1, 2, 3]] plan <stream = 1> : tensor<8xf32>
+    comm.yield %0 : tensor<8xf32>
+  }
+  %y = comm.wait %t : tensor<8xf32>
+  return %x, %y : tensor<8xf32>, tensor<8xf32>
+}
+
 // BAD's option error names the module's location without printing the
 // whole module after it.
 // BAD-NOT: see current operation

@@ -23,8 +23,8 @@ module attributes {comm.world_size = 4 : i64} {
     %c3 = arith.constant 3 : index
     %c1 = arith.constant 1 : index
     %t = comm.start {
-      %0 = comm.all_reduce sum %x over [[0, 1, 2, 3]] plan <stream = 1> : tensor<64xf32>
-      %1 = comm.all_reduce max %x over [[0, 1, 2, 3]] plan <stream = 1> : tensor<64xf32>
+      %0 = comm.all_reduce sum %x over [[0, 1, 2, 3]] : tensor<64xf32>
+      %1 = comm.all_reduce max %x over [[0, 1, 2, 3]] : tensor<64xf32>
       comm.yield %0 : tensor<64xf32>
     }
     scf.for %i = %c0 to %c3 step %c1 {
@@ -128,6 +128,60 @@ module attributes {comm.world_size = 4 : i64} {
     %a = comm.wait %t : tensor<64xf32>
     %b = comm.wait %u : tensor<64xf32>
     return %a, %b : tensor<64xf32>, tensor<64xf32>
+  }
+}
+
+// -----
+
+// A blocking collective on the backend's own stream while one on stream 1
+// is in flight crosses it as a started one would.
+module attributes {comm.world_size = 4 : i64} {
+  func.func @negative_blocking_crosses_started(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+    %t = comm.start {
+      // expected-note @+1 {{the other collective}}
+      %0 = comm.all_reduce sum %x over [[0, 1, 2, 3]] plan <stream = 1> : tensor<64xf32>
+      comm.yield %0 : tensor<64xf32>
+    }
+    // expected-error @+1 {{crossed collective order: this collective (the backend's own stream) and another one over shared ranks (stream 1) are in flight at once}}
+    %b = comm.all_reduce max %x over [[0, 1, 2, 3]] : tensor<64xf32>
+    %a = comm.wait %t : tensor<64xf32>
+    return %a, %b : tensor<64xf32>, tensor<64xf32>
+  }
+}
+
+// -----
+
+// The other way round: a blocking collective runs on its plan's stream.
+module attributes {comm.world_size = 4 : i64} {
+  func.func @negative_blocking_on_stream(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+    %t = comm.start {
+      // expected-note @+1 {{the other collective}}
+      %0 = comm.all_reduce sum %x over [[0, 1, 2, 3]] : tensor<64xf32>
+      comm.yield %0 : tensor<64xf32>
+    }
+    // expected-error @+1 {{crossed collective order: this collective (stream 1) and another one over shared ranks (the backend's own stream) are in flight at once}}
+    %b = comm.all_reduce max %x over [[0, 1, 2, 3]] plan <stream = 1> : tensor<64xf32>
+    %a = comm.wait %t : tensor<64xf32>
+    return %a, %b : tensor<64xf32>, tensor<64xf32>
+  }
+}
+
+// -----
+
+// Blocking collectives on another stream before the start and after the
+// wait do not cross it; nor does one over other ranks while it flies.
+module attributes {comm.world_size = 4 : i64} {
+  // CHECK-LABEL: func.func @blocking_around_started
+  func.func @blocking_around_started(%x: tensor<64xf32>) -> tensor<64xf32> {
+    %a = comm.all_reduce max %x over [[0, 1, 2, 3]] plan <stream = 1> : tensor<64xf32>
+    %t = comm.start {
+      %0 = comm.all_reduce sum %a over [[0, 1], [2, 3]] : tensor<64xf32>
+      comm.yield %0 : tensor<64xf32>
+    }
+    %b = comm.all_reduce max %x over [[0, 2], [1, 3]] plan <stream = 1> : tensor<64xf32>
+    %c = comm.wait %t : tensor<64xf32>
+    %d = comm.all_reduce max %c over [[0, 1, 2, 3]] plan <stream = 1> : tensor<64xf32>
+    return %d : tensor<64xf32>
   }
 }
 

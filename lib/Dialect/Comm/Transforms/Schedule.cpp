@@ -83,6 +83,12 @@ static std::string describe(Operation *op) {
   return text;
 }
 
+/// The stream a transfer's plan names, or -1 (the backend's own).
+static int64_t getPlanStream(Operation *op) {
+  auto plan = op->getAttrOfType<PlanAttr>("plan");
+  return plan && plan.getStream() ? *plan.getStream() : -1;
+}
+
 static int64_t getPayload(Operation *op) {
   auto collective = cast<CollectiveOpInterface>(op);
   return std::max(collective.getBytesSentPerRank(),
@@ -140,7 +146,46 @@ void SchedulePass::scheduleBlock(Block &block) {
       transferOf[member] = transfers.size() - 1;
   }
 
-  // As late as the first use allows.
+  // Streams. A transfer is in flight only while the transfers issued
+  // around it run on its own stream: one issued on another stream over the
+  // same ranks while it flies may run before it on some ranks and after it
+  // on others (comm-verify-schedule's "crossed collective order"). The
+  // streams are those a person wrote in plans; without any, everything is
+  // on the backend's own stream and nothing below applies.
+  std::vector<SmallVector<int64_t, 1>> issued(order.size());
+  SmallVector<int64_t, 2> streamsSeen;
+  for (auto [p, op] : llvm::enumerate(order))
+    op->walk([&](Operation *inner) {
+      if (!isa<CollectiveOpInterface, PointToPointOpInterface>(inner))
+        return;
+      int64_t stream = getPlanStream(inner);
+      if (!llvm::is_contained(issued[p], stream))
+        issued[p].push_back(stream);
+      if (!llvm::is_contained(streamsSeen, stream))
+        streamsSeen.push_back(stream);
+    });
+  // For each stream: the last position before p (-1: none) and the first
+  // at or after p (the block's size: none) that issues on another.
+  llvm::DenseMap<int64_t, std::pair<std::vector<int64_t>, std::vector<int64_t>>>
+      crossing;
+  if (streamsSeen.size() > 1)
+    for (int64_t stream : streamsSeen) {
+      auto &[before, after] = crossing[stream];
+      int64_t n = order.size();
+      before.assign(n + 1, -1);
+      after.assign(n + 1, n);
+      auto crosses = [&](int64_t p) {
+        return llvm::any_of(issued[p],
+                            [&](int64_t other) { return other != stream; });
+      };
+      for (int64_t p = 0; p < n; ++p)
+        before[p + 1] = crosses(p) ? p : before[p];
+      for (int64_t p = n - 1; p >= 0; --p)
+        after[p] = crosses(p) ? p : after[p + 1];
+    }
+
+  // As late as the first use allows, and before the next transfer issued
+  // on another stream.
   for (Transfer &t : transfers) {
     int64_t last = position.lookup(t.ops.back());
     t.needed = position.lookup(block.getTerminator());
@@ -148,6 +193,9 @@ void SchedulePass::scheduleBlock(Block &block) {
       for (Operation *user : output.getUsers())
         if (int64_t p = positionInBlock(user); p > last)
           t.needed = std::min(t.needed, p);
+    if (auto it = crossing.find(getPlanStream(t.collective));
+        it != crossing.end())
+      t.needed = std::min(t.needed, it->second.second[last + 1]);
   }
   // As early as the operands and the last fence before it allow. An
   // operand another transfer produces is available after that transfer's
@@ -160,6 +208,18 @@ void SchedulePass::scheduleBlock(Block &block) {
   for (Transfer &t : transfers) {
     int64_t first = position.lookup(t.ops.front());
     t.earliest = fenceBefore[first];
+    // After the last transfer issued on another stream before it, and
+    // after that one's wait where it is a transfer that moves too.
+    if (auto it = crossing.find(getPlanStream(t.collective));
+        it != crossing.end()) {
+      int64_t p = it->second.first[first];
+      if (p >= 0) {
+        auto other = transferOf.find(order[p]);
+        if (other != transferOf.end())
+          p = std::max(p, transfers[other->second].needed - 1);
+      }
+      t.earliest = std::max(t.earliest, p);
+    }
     for (Operation *op : t.ops)
       for (Value operand : op->getOperands()) {
         Operation *def = operand.getDefiningOp();

@@ -39,7 +39,7 @@ enum class StepKind { Collective, Send, Recv, Permute, Start, Wait };
 struct Step {
   Operation *op = nullptr;
   StepKind kind = StepKind::Collective;
-  int64_t stream = -1;        ///< plan stream (inside a comm.start)
+  int64_t stream = -1;        ///< plan stream (-1: the backend's own)
   unsigned token = 0;         ///< Start, Wait
   std::vector<unsigned> body; ///< Start: its transfers
   ReplicaGroupsAttr groups;   ///< Collective
@@ -54,8 +54,7 @@ public:
 
   LogicalResult flattenBlock(Block &block, unsigned depth,
                              std::vector<unsigned> &out,
-                             DenseMap<Value, unsigned> &tokens,
-                             std::optional<int64_t> stream);
+                             DenseMap<Value, unsigned> &tokens);
 
   std::vector<Step> steps;
   unsigned numTokens = 0;
@@ -194,8 +193,7 @@ static Step makeStep(Operation *op, StepKind kind, int64_t stream) {
 
 LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
                                       std::vector<unsigned> &out,
-                                      DenseMap<Value, unsigned> &tokens,
-                                      std::optional<int64_t> stream) {
+                                      DenseMap<Value, unsigned> &tokens) {
   for (Operation &operation : block) {
     Operation *op = &operation;
     if (steps.size() > kMaxSteps)
@@ -203,13 +201,13 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
              << "comm-verify-schedule: the program unrolls to more than "
              << kMaxSteps << " transfers per rank";
     auto plan = op->getAttrOfType<PlanAttr>("plan");
-    int64_t opStream =
-        stream ? (plan && plan.getStream() ? *plan.getStream() : -1) : -1;
+    // A blocking collective runs on its plan's stream too (the lowering
+    // issues it there, then waits).
+    int64_t opStream = plan && plan.getStream() ? *plan.getStream() : -1;
     if (auto start = dyn_cast<StartOp>(op)) {
       Step step = makeStep(op, StepKind::Start, opStream);
       step.token = numTokens++;
-      if (failed(flattenBlock(start.getBody().front(), depth, step.body, tokens,
-                              /*stream=*/-1)))
+      if (failed(flattenBlock(start.getBody().front(), depth, step.body, tokens)))
         return failure();
       tokens[start.getToken()] = step.token;
       out.push_back(add(std::move(step)));
@@ -257,7 +255,7 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
                           ? loop.getStaticTripCount()->getSExtValue()
                           : 1;
       for (int64_t trip = 0; trip < trips; ++trip) {
-        if (failed(flattenBlock(*loop.getBody(), depth, out, tokens, stream)))
+        if (failed(flattenBlock(*loop.getBody(), depth, out, tokens)))
           return failure();
         if (steps.size() > kMaxSteps)
           return op->emitError()
@@ -279,7 +277,7 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
                << "comm-verify-schedule: calls nest deeper than 32 levels";
       DenseMap<Value, unsigned> calleeTokens;
       if (failed(flattenBlock(callee.getBody().front(), depth + 1, out,
-                              calleeTokens, stream)))
+                              calleeTokens)))
         return failure();
       continue;
     }
@@ -560,12 +558,20 @@ static bool shareTwoRanks(ReplicaGroupsAttr a, ReplicaGroupsAttr b) {
   return false;
 }
 
+/// "stream 2", or what a collective without a plan stream runs on.
+static std::string describeStream(int64_t stream) {
+  return stream < 0 ? "the backend's own stream"
+                    : "stream " + std::to_string(stream);
+}
+
 LogicalResult VerifySchedulePass::checkStreams(const Flattener &program,
                                                ArrayRef<unsigned> main) {
   // The main-list interval in which each start's transfers are in flight.
   struct Flight {
     unsigned begin, end;
-    const Step *start;
+    /// The start's body, or the one blocking collective (in flight from
+    /// its issue to its end, at one position of the main list).
+    ArrayRef<unsigned> ops;
     /// The one stream its collectives are on; kNone without collectives,
     /// kMixed when on several.
     int64_t stream;
@@ -586,6 +592,13 @@ LogicalResult VerifySchedulePass::checkStreams(const Flattener &program,
       }
       continue;
     }
+    if (step.kind == StepKind::Collective) {
+      // A blocking collective on another stream than one in flight
+      // crosses it as a started one would (the lowering issues it on its
+      // plan's stream, then waits).
+      flights.push_back({i, i, ArrayRef<unsigned>(main[i]), step.stream});
+      continue;
+    }
     if (step.kind != StepKind::Start)
       continue;
     int64_t stream = kNone;
@@ -597,7 +610,8 @@ LogicalResult VerifySchedulePass::checkStreams(const Flattener &program,
           stream == kNone || stream == inner.stream ? inner.stream : kMixed;
     }
     flying[step.token].push_back(flights.size());
-    flights.push_back({i, static_cast<unsigned>(main.size()), &step, stream});
+    flights.push_back(
+        {i, static_cast<unsigned>(main.size()), step.body, stream});
   }
   // Collectives on one stream only (the default) cannot cross: skip the
   // pairs, of which a program whose waits come late has many.
@@ -617,8 +631,8 @@ LogicalResult VerifySchedulePass::checkStreams(const Flattener &program,
           (flights[a].stream == flights[b].stream &&
            flights[a].stream != kMixed))
         continue;
-      for (unsigned x : flights[a].start->body)
-        for (unsigned y : flights[b].start->body) {
+      for (unsigned x : flights[a].ops)
+        for (unsigned y : flights[b].ops) {
           const Step &first = program.steps[x], &second = program.steps[y];
           if (x >= y || first.kind != StepKind::Collective ||
               second.kind != StepKind::Collective ||
@@ -627,9 +641,10 @@ LogicalResult VerifySchedulePass::checkStreams(const Flattener &program,
             continue;
           InFlightDiagnostic diag =
               second.op->emitError()
-              << "crossed collective order: this collective (stream "
-              << second.stream << ") and another one over shared ranks "
-              << "(stream " << first.stream
+              << "crossed collective order: this collective ("
+              << describeStream(second.stream)
+              << ") and another one over shared ranks ("
+              << describeStream(first.stream)
               << ") are in flight at once, so the ranks may run them in "
                  "different orders; NCCL documents that communicators used "
                  "concurrently can deadlock (\"Using multiple NCCL "
@@ -646,8 +661,7 @@ LogicalResult VerifySchedulePass::verifyFunction(func::FuncOp function,
   Flattener program;
   std::vector<unsigned> main;
   DenseMap<Value, unsigned> tokens;
-  if (failed(program.flattenBlock(function.getBody().front(), 0, main, tokens,
-                                  std::nullopt)))
+  if (failed(program.flattenBlock(function.getBody().front(), 0, main, tokens)))
     return failure();
   ++numFunctions;
   if (backend == Backend::nccl && failed(checkStreams(program, main)))
