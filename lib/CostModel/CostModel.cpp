@@ -686,8 +686,25 @@ llvm::Error CostModel::validate(const CollectiveRequest &request) const {
       return requestError(message);
   }
   switch (request.kind) {
-  case CollectiveKind::Copy:
-    return checkRank(request.copyRank);
+  case CollectiveKind::Copy: {
+    if (llvm::Error e = checkRank(request.copyRank))
+      return e;
+    // Between HBM and host memory the data crosses the GPU's link to a
+    // CPU: a GPU that reaches none has no host memory to copy to.
+    bool toHost = request.copySource != MemorySpace::hbm ||
+                  request.copyTarget != MemorySpace::hbm;
+    bool fromGPU = request.copySource == MemorySpace::hbm ||
+                   request.copyTarget == MemorySpace::hbm;
+    DeviceId gpu = topology.getGPU(request.copyRank);
+    if (toHost && fromGPU && !topology.getHostCPU(gpu))
+      return requestError("copy between HBM and host memory on rank " +
+                          Twine(request.copyRank) + ": its GPU " +
+                          topology.getDeviceName(gpu) +
+                          " reaches no CPU on topology '" +
+                          topology.getName() +
+                          "' (link it to one, e.g. by PCIe)");
+    return llvm::Error::success();
+  }
   case CollectiveKind::Permute:
   case CollectiveKind::SendRecv:
     if (request.pairs.empty())
@@ -1447,12 +1464,41 @@ CostModel::predictWith(const CollectiveRequest &request,
   return p;
 }
 
-DeviceId mlir::comm::getTransferEndpoint(const Topology &topology, int64_t rank,
-                                         std::optional<Route> route) {
-  DeviceId gpu = topology.getGPU(rank);
+Route mlir::comm::getNcclRoute(const Path &path) {
+  switch (path.kind) {
+  case PathKind::Disconnected:
+  case PathKind::Local:
+  case PathKind::NVLink:
+  case PathKind::NVSwitch:
+  case PathKind::NVLinkBridge:
+    return Route::nvlink;
+  case PathKind::PIX:
+  case PathKind::PXB:
+    return Route::pcie;
+  case PathKind::C2C:
+  case PathKind::PHB:
+  case PathKind::SHM:
+  case PathKind::SYS:
+    return Route::host_staged;
+  case PathKind::Net:
+    return path.gpuDirect ? Route::gdr : Route::host_staged;
+  }
+  llvm_unreachable("unknown path kind");
+}
+
+std::pair<DeviceId, DeviceId>
+mlir::comm::getTransferEndpoints(const Topology &topology,
+                                 const CollectiveRequest &request,
+                                 int64_t source, int64_t target) {
+  DeviceId from = topology.getGPU(source), to = topology.getGPU(target);
+  std::optional<Route> route = request.route;
+  if (request.backend == Backend::nccl && !topology.hasProcessRanks() &&
+      source != target)
+    route = getNcclRoute(topology.getPath(from, to));
   if (route != Route::host_staged)
-    return gpu;
-  return topology.getHostCPU(gpu).value_or(gpu);
+    return {from, to};
+  return {topology.getHostCPU(from).value_or(from),
+          topology.getHostCPU(to).value_or(to)};
 }
 
 Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
@@ -1468,9 +1514,8 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
   SmallVector<Path> paths;
   bool sharedHost = false; // a host-staged pair whose ranks share a CPU
   for (auto [src, dst] : request.pairs) {
-    paths.push_back(
-        topology.getPath(getTransferEndpoint(topology, src, request.route),
-                         getTransferEndpoint(topology, dst, request.route)));
+    auto [from, to] = getTransferEndpoints(topology, request, src, dst);
+    paths.push_back(topology.getPath(from, to));
     sharedHost |= src != dst && paths.back().kind == PathKind::Local;
   }
   llvm::DenseMap<uint64_t, unsigned> uses;

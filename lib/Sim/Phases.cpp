@@ -222,8 +222,7 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
       request.kind == CollectiveKind::SendRecv) {
     PhaseSpec phase{"transfer", prediction.latencyUs, {}};
     for (auto [src, dst] : request.pairs) {
-      DeviceId from = getTransferEndpoint(topology, src, request.route);
-      DeviceId to = getTransferEndpoint(topology, dst, request.route);
+      auto [from, to] = getTransferEndpoints(topology, request, src, dst);
       if (from != to)
         phase.flows.push_back({from, to, S, factor});
       else if (src != dst) // staged through one CPU's memory: a memcpy

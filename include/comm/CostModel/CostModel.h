@@ -228,10 +228,21 @@ struct Prediction {
 /// "ring/simple", or "native" for the backend's own collective.
 std::string describeAlgorithm(const Prediction &prediction);
 
-/// Where rank `rank`'s point-to-point data leaves or arrives: its GPU, or
-/// for a host_staged route the CPU whose pinned memory stages it.
-DeviceId getTransferEndpoint(const Topology &topology, int64_t rank,
-                             std::optional<Route> route);
+/// The route NCCL's transports take between two GPUs joined by `path`:
+/// NVLink; PCIe peer to peer within its default NCCL_P2P_LEVEL (PXB);
+/// beyond it (PHB, SYS, C2C) through host memory; over the network by
+/// GPUDirect RDMA where both ends have it, else through host memory.
+Route getNcclRoute(const Path &path);
+
+/// Where the point-to-point data of the pair `source` -> `target` of
+/// `request` leaves and arrives: the GPUs, or for a host_staged route the
+/// CPUs whose pinned memory stages it. On NCCL each pair takes the route
+/// NCCL's transports give it (getNcclRoute), whatever the plan's route,
+/// which names only the farthest pair's: two GPUs behind one PCIe switch
+/// stay peer to peer though another pair of the op is staged.
+std::pair<DeviceId, DeviceId>
+getTransferEndpoints(const Topology &topology, const CollectiveRequest &request,
+                     int64_t source, int64_t target);
 
 /// The ranks of `group` by the CPU their GPU hangs off, as a hierarchical
 /// schedule inside one machine splits them (runtime/lib/Schedule.cpp): the

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/CostModel/CostModel.h"
 #include "comm/Dialect/Comm/IR/CommAlgorithms.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
@@ -69,42 +70,35 @@ static FailureOr<PairRoute> getPairRoute(const Topology &topology,
   std::string kind =
       (stringifyPathKind(path.kind) + " (" + describePathKind(path.kind) + ")")
           .str();
-  switch (path.kind) {
-  case PathKind::Disconnected:
+  if (path.kind == PathKind::Disconnected) {
     error = llvm::formatv("rank {0} and rank {1} have no path between their "
                           "GPUs on the topology",
                           source, target)
                 .str();
     return failure();
-  case PathKind::Local:
-  case PathKind::NVLink:
-  case PathKind::NVSwitch:
-  case PathKind::NVLinkBridge:
-    result.route = Route::nvlink;
+  }
+  // The route is the cost model's (getNcclRoute: the simulator times each
+  // pair by it); here is why.
+  result.route = getNcclRoute(path);
+  switch (result.route) {
+  case Route::nvlink:
     result.why = "the path is " + kind;
     break;
-  case PathKind::PIX:
-  case PathKind::PXB:
-    result.route = Route::pcie;
+  case Route::pcie:
     result.why =
         "the path is " + kind + ", within NCCL's default NCCL_P2P_LEVEL (PXB)";
     break;
-  case PathKind::C2C:
-  case PathKind::PHB:
-  case PathKind::SHM:
-  case PathKind::SYS:
-    result.route = Route::host_staged;
-    result.why = "the path is " + kind +
-                 ", beyond NCCL's default NCCL_P2P_LEVEL (PXB): NCCL stages "
-                 "it through host memory";
-    break;
-  case PathKind::Net:
-    result.route = path.gpuDirect ? Route::gdr : Route::host_staged;
+  case Route::host_staged:
     result.why =
         "the path is " + kind +
-        (path.gpuDirect ? ", with GPUDirect RDMA at both ends"
-                        : ", without GPUDirect RDMA at both ends: the data is "
-                          "staged through host memory");
+        (path.kind == PathKind::Net
+             ? ", without GPUDirect RDMA at both ends: the data is staged "
+               "through host memory"
+             : ", beyond NCCL's default NCCL_P2P_LEVEL (PXB): NCCL stages "
+               "it through host memory");
+    break;
+  case Route::gdr:
+    result.why = "the path is " + kind + ", with GPUDirect RDMA at both ends";
     break;
   }
   return result;
