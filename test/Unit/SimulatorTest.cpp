@@ -340,6 +340,11 @@ TEST(Simulator, ConcurrentTransfersShareLinks) {
               plan +
               " : tensor<268435456xf32>\n"
               "    comm.yield %z : tensor<268435456xf32>\n  }\n";
+    text += "  comm.wait %t\n"
+            "  %ty = comm.wait %u : tensor<268435456xf32>\n";
+    if (secondStream != -2)
+      text += "  comm.wait %v\n"
+              "  %tz = comm.wait %w : tensor<268435456xf32>\n";
     return text + "  return\n}\n}\n";
   };
   Fixture f1, f2, f3;

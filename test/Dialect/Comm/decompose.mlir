@@ -138,3 +138,22 @@ module attributes {comm.world_size = 4 : i64} {
     return %0 : tensor<6xf32>
   }
 }
+
+// -----
+
+// Groups of one rank move nothing: the collectives go, their results are
+// their inputs (on verbs they were an error, "it has groups of one rank").
+module attributes {comm.world_size = 2 : i64} {
+  // P2P-LABEL: func.func @one_rank_groups
+  // P2P-NOT: comm.
+  // P2P: return %arg0, %arg0
+  // VERBS-LABEL: func.func @one_rank_groups
+  // VERBS-NOT: comm.
+  // VERBS: return %arg0, %arg0
+  func.func @one_rank_groups(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+    %0 = comm.all_reduce sum %x over [[0], [1]] : tensor<8xf32>
+    comm.barrier over [[0], [1]]
+    %1 = comm.all_gather %x over [[0], [1]] dim 0 : tensor<8xf32> -> tensor<8xf32>
+    return %0, %1 : tensor<8xf32>, tensor<8xf32>
+  }
+}

@@ -811,6 +811,23 @@ void DecomposePass::runOnOperation() {
   });
   bool failedAny = false;
   for (Operation *op : collectives) {
+    // Groups of one rank move nothing (the ops' folders say so): the
+    // result is the input, a barrier waits for nobody. Nothing to send.
+    auto groups = cast<CollectiveOpInterface>(op).getReplicaGroups();
+    if (groups && groups.getGroupSize() == 1 &&
+        (isa<BarrierOp>(op) ||
+         (op->getNumOperands() == 1 && op->getNumResults() == 1 &&
+          op->getOperand(0).getType() == op->getResult(0).getType()))) {
+      if (explain)
+        mlir::emitRemark(op->getLoc())
+            << "comm-decompose: removed: its groups are of one rank, so "
+               "it moves nothing";
+      if (op->getNumResults() == 1)
+        op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+      op->erase();
+      ++numToP2P;
+      continue;
+    }
     std::optional<CollectiveKind> kind = getCollectiveKind(op);
     bool carried = kind && isCarriedBy(*kind, backend);
     if (mode == P2PMode::unsupported && carried)
