@@ -1,9 +1,9 @@
 //===- comm-translate.cpp - comm programs to C++ and CUDA ------*- C++ -*-===//
 //
-// mlir-translate for comm: --comm-to-cpp and --comm-to-cuda lower a comm
-// program (on tensors, on buffers or already EmitC) and print the C++ or
-// CUDA C++ that calls the commrt runtime; --mlir-to-cpp is MLIR's own EmitC
-// translator.
+// mlir-translate for comm: --comm-to-cpp prints a comm program lowered to
+// EmitC (comm-opt --comm-lower-to-emitc) as the C++, or for a cuda target
+// the CUDA C++, that calls the commrt runtime; --mlir-to-cpp is MLIR's own
+// EmitC translator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +41,7 @@ int main(int argc, char **argv) {
   mlir::registerToCppTranslation();
   return mlir::failed(mlir::mlirTranslateMain(
       argc, argv,
-      "comm-translate: lower comm programs to C++ (--comm-to-cpp) or CUDA "
-      "(--comm-to-cuda)\n"));
+      "comm-translate: print comm programs lowered to EmitC (comm-opt "
+      "--comm-lower-to-emitc=target=...) as C++ or CUDA C++ (--comm-to-cpp; "
+      "the module's comm.target decides)\n"));
 }
