@@ -889,6 +889,39 @@ CostModel::predictWith(const CollectiveRequest &request,
                               formatBandwidth(slowest)));
     return true;
   };
+  // A plan's `tree` runs the runtime's binomial tree (runtime/lib/
+  // Schedule.cpp, treeReduce and treeBroadcast), not NCCL's: at every level
+  // the whole buffer goes to a rank 1, 2, 4, ... apart, `rounds` times (2
+  // for all_reduce: up, then down), at the rate the group's links leave the
+  // pairs of that distance (the halving levels'), else the ring's.
+  const bool binomialTree =
+      algorithm == Algorithm::tree && request.backend && !request.native &&
+      isRuntimeSchedule(request.kind, algorithm, *request.backend);
+  auto binomialLevels = [&](double rounds) {
+    double levels = ceilLog2(static_cast<uint64_t>(n));
+    double netLevels = multiNode ? ceilLog2(static_cast<uint64_t>(N)) : 0;
+    ArrayRef<double> rates = shape.halvingLevelFlowGBps;
+    double bytes = rounds * levels * S;
+    if (rates.size() == static_cast<size_t>(levels) &&
+        !llvm::is_contained(rates, 0.0)) {
+      double us = 0;
+      for (double rate : rates)
+        us += rounds * S / (rate * protocolFactor * 1e3);
+      b.bandwidth("binomial tree levels", bytes, bytes / (us * 1e3),
+                  llvm::formatv("the whole buffer at each of {0} levels, {1} "
+                                "time(s)",
+                                int64_t(levels), int64_t(rounds)));
+    } else {
+      double bw = (std::isinf(ringBus) ? shape.injectGBps : ringBus) *
+                  protocolFactor;
+      b.bandwidth("binomial tree levels", bytes, bw,
+                  llvm::formatv("the whole buffer at each of {0} levels, {1} "
+                                "time(s), at {2}",
+                                int64_t(levels), int64_t(rounds),
+                                formatBandwidth(bw)));
+    }
+    return std::make_pair(rounds * (levels - netLevels), rounds * netLevels);
+  };
   auto base = [&](StringRef what) {
     b.latency("base latency", P.baseLatencyUs[a][pr],
               stringifyAlgorithm(algorithm) + "/" +
@@ -1068,6 +1101,16 @@ CostModel::predictWith(const CollectiveRequest &request,
       break;
     }
     case Algorithm::tree: {
+      if (binomialTree) {
+        base("binomial");
+        auto [inside, across] = binomialLevels(2);
+        steps(inside, intra, "binomial tree");
+        if (across > 0)
+          steps(across, LinkClass::Network, "binomial tree");
+        p.busBandwidthGBps = 2 * (n - 1) / n * S / (p.bandwidthUs * 1e3);
+        p.bottleneck = multiNode ? shape.networkBottleneck : ringBottleneck;
+        break;
+      }
       // A chain inside each machine and a double binary tree across them.
       // Latency: NCCL src/graph/tuning.cc, 2 ((n/N - 1) intra + log2 N
       // inter) step latencies, each level across machines costing a chunk's
@@ -1333,6 +1376,12 @@ CostModel::predictWith(const CollectiveRequest &request,
       b.bandwidth("bandwidth", S, bus,
                   "a pipelined chain at " + formatBandwidth(bus));
       p.bottleneck = ringBottleneck;
+    } else if (binomialTree) {
+      auto [inside, across] = binomialLevels(1);
+      steps(inside, intra, "binomial tree");
+      if (across > 0)
+        steps(across, LinkClass::Network, "binomial tree");
+      p.bottleneck = multiNode ? shape.networkBottleneck : ringBottleneck;
     } else if (algorithm == Algorithm::tree) {
       steps(g - 1, intra, "chain");
       if (multiNode)

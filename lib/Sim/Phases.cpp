@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Sim/Phases.h"
+#include "comm/Dialect/Comm/IR/CommAlgorithms.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -255,6 +256,53 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
     for (const auto &group : request.groups)
       add(ArrayRef<int64_t>(group));
   };
+
+  // A plan's tree is the runtime's binomial tree (the cost model's
+  // binomialLevels): the whole buffer to a rank 1, 2, 4, ... members apart,
+  // members in group order from the root; all_reduce reduces up, then
+  // broadcasts down.
+  if (prediction.algorithm == Algorithm::tree && request.backend &&
+      !request.native &&
+      isRuntimeSchedule(request.kind, Algorithm::tree, *request.backend)) {
+    bool up = request.kind != CollectiveKind::Broadcast;
+    bool down = request.kind != CollectiveKind::Reduce;
+    uint64_t top = 1;
+    while (top < static_cast<uint64_t>(n))
+      top <<= 1;
+    SmallVector<std::pair<uint64_t, bool>> levels; // (distance, up)
+    if (up)
+      for (uint64_t mask = 1; mask < top; mask <<= 1)
+        levels.push_back({mask, true});
+    if (down)
+      for (uint64_t mask = top >> 1; mask >= 1; mask >>= 1)
+        levels.push_back({mask, false});
+    double perLevelLatency = prediction.latencyUs / levels.size();
+    for (auto [mask, isUp] : levels) {
+      PhaseSpec phase{llvm::formatv("binomial {0} {1}",
+                                    isUp ? "reduce" : "broadcast", mask)
+                          .str(),
+                      perLevelLatency,
+                      {}};
+      perGroup([&](ArrayRef<int64_t> group) {
+        size_t size = group.size();
+        // Member i is the group's rank at position (root + i) mod size.
+        size_t rootAt = 0;
+        if (request.kind == CollectiveKind::Broadcast ||
+            request.kind == CollectiveKind::Reduce)
+          rootAt = static_cast<size_t>(request.root) % size;
+        auto member = [&](uint64_t i) {
+          return topology.getGPU(group[(rootAt + i) % size]);
+        };
+        for (uint64_t i = 0; i + mask < size; i += 2 * mask)
+          phase.flows.push_back(isUp ? FlowSpec{member(i + mask), member(i),
+                                                S, factor}
+                                     : FlowSpec{member(i), member(i + mask),
+                                                S, factor});
+      });
+      phases.push_back(std::move(phase));
+    }
+    return phases;
+  }
 
   switch (prediction.algorithm) {
   case Algorithm::ring:
