@@ -629,10 +629,25 @@ llvm::Error Topology::finalize() {
               "': network switches belong to the fabric, not to a "
               "machine");
   }
+  // One link per pair and kind: lanes are its `count`. A second one was
+  // read as a second link, which the bounds counted and the paths did not.
+  llvm::DenseMap<std::tuple<unsigned, unsigned, unsigned>, unsigned> firstLink;
   for (const Link &link : node.getLinks()) {
     if (link.a >= numDevices || link.b >= numDevices)
       return makeTopologyError(source, link.sourceLine,
                                "link endpoint out of range");
+    auto [first, inserted] = firstLink.try_emplace(
+        std::make_tuple(std::min(link.a, link.b), std::max(link.a, link.b),
+                        static_cast<unsigned>(link.kind)),
+        link.sourceLine);
+    if (!inserted && link.a != link.b)
+      return makeTopologyError(
+          source, link.sourceLine,
+          "a second " + stringifyLinkKind(link.kind) + " link between '" +
+              node.getDevice(link.a).name + "' and '" +
+              node.getDevice(link.b).name + "' (the first is at line " +
+              Twine(first->second) +
+              "); give one link, with the lanes as its count");
     if (link.a == link.b)
       return makeTopologyError(source, link.sourceLine,
                                "link from '" + node.getDevice(link.a).name +

@@ -11,6 +11,7 @@
 
 #include "comm/Conversion/CommToEmitC/CommToEmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/Timing.h"
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
 #include "comm/Pipelines/Pipelines.h"
@@ -109,7 +110,8 @@ static cl::opt<bool> keepTemps("keep-temps",
                                cl::cat(category));
 static cl::opt<std::string> optLevel("opt",
                                      cl::desc("host/device compiler "
-                                              "optimization level"),
+                                              "optimization level: 0, 1, 2, "
+                                              "3, s, z, fast or g (-O<level>)"),
                                      cl::init("2"), cl::cat(category));
 static cl::opt<std::string>
     cudaArch("cuda-arch",
@@ -273,6 +275,12 @@ LogicalResult Driver::compile(ModuleOp module, const CompileOptions &options,
   buildCompilePipeline(pm, options);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
+  // --mlir-timing: each pipeline (the program's, the reference's) reports
+  // its passes' times when it ends.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope timingScope = timing.getRootScope();
+  pm.enableTiming(timingScope);
   if (verbose) {
     llvm::errs() << "comm-compile: running ";
     pm.printAsTextualPipeline(llvm::errs());
@@ -423,6 +431,13 @@ int Driver::run() {
   if (withHarness && kind != OutputKind::Executable)
     return error("--emit-harness makes an executable; -o '" + outputFilename +
                  "' names an object, library or source");
+  // The level goes after -O as one argument: a flag or a second word would
+  // reach the compiler as something else (--opt=-O3 was -O-O3).
+  if (!llvm::is_contained({"0", "1", "2", "3", "s", "z", "fast", "g"},
+                          StringRef(optLevel)))
+    return error("--opt takes an optimization level: 0, 1, 2, 3, s, z, fast "
+                 "or g (it becomes -O<level>), not '" +
+                 optLevel + "'");
   if (!referenceFilename.empty() && !withHarness)
     return error("--reference names the program the harness checks "
                  "against; it needs --emit-harness");
@@ -646,6 +661,7 @@ int main(int argc, char **argv) {
   mlir::comm::registerCommVersionPrinter();
   registerAllPasses();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
