@@ -139,6 +139,9 @@ template <> struct MappingTraits<YamlCostParams> {
 
 static const char *const kClassNames[] = {"nvlink", "pcie", "network"};
 
+/// The largest latency a cost file may give, in microseconds: one second.
+static constexpr double kMaxLatencyUs = 1e6;
+
 const CostParams &mlir::comm::getPriorCostParams() {
   static const CostParams params = [] {
     CostParams p;
@@ -409,6 +412,38 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
       return std::move(e);
   for (double v : p.treeNetworkEfficiency)
     if (llvm::Error e = check(v, "tree network efficiencies", true))
+      return std::move(e);
+  // Latencies: non-negative and below one second, which no interconnect's
+  // per-call or per-step latency comes near (a negative one made a step
+  // take negative time, 1e300 an infinite one).
+  auto checkLatency = [&](double v, const Twine &what) -> llvm::Error {
+    if (std::isfinite(v) && v >= 0 && v <= kMaxLatencyUs)
+      return llvm::Error::success();
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        fileName + ": error: '" + what + "' must be in [0, " +
+            Twine(static_cast<int64_t>(kMaxLatencyUs)) +
+            "] microseconds (one second), got " + formatTopologyNumber(v));
+  };
+  for (unsigned a = 0; a < kNumAlgorithms; ++a)
+    for (double v : p.baseLatencyUs[a])
+      if (llvm::Error e = checkLatency(
+              v, "base_latency_us: " +
+                     stringifyAlgorithm(static_cast<Algorithm>(a))))
+        return std::move(e);
+  for (unsigned c = 0; c < kNumLinkClasses; ++c)
+    for (double v : p.stepLatencyUs[c])
+      if (llvm::Error e = checkLatency(
+              v, Twine("step_latency_us: ") + kClassNames[c]))
+        return std::move(e);
+  for (auto [v, what] :
+       {std::pair<double, StringRef>{p.nvlsLatencyUs, "nvls_latency_us"},
+        {p.nvlsNetworkStepUs, "nvls_network_step_us"},
+        {p.p2pLatencyUs, "p2p_latency_us"},
+        {p.copyLatencyUs, "copy_latency_us"},
+        {p.perPeerLatencyUs, "per_peer_latency_us"},
+        {p.treeNetworkLevelUs, "tree_network_level_us"}})
+    if (llvm::Error e = checkLatency(v, what))
       return std::move(e);
   if (y.hostProfile) {
     llvm::Expected<HostProfile> profile =
