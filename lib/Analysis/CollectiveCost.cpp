@@ -166,31 +166,12 @@ mlir::comm::predictPlannedTimeUs(const CollectiveRequest &request,
   return schedule;
 }
 
-/// Dense peak throughput of a GPU (bf16 tensor cores), for compute steps
-/// that give flops but no time (datasheet figures, docs/Simulator.md).
-static double getPeakFlops(const Device &gpu) {
-  int cc = gpu.computeCapability;
-  if (cc >= 100)
-    return 2250e12;
-  if (cc >= 90)
-    return 989e12;
-  if (cc == 89)
-    return 362e12;
-  if (cc == 86)
-    return 71e12;
-  if (cc >= 80)
-    return 312e12;
-  if (cc >= 70)
-    return 125e12;
-  return 100e12;
-}
-
 std::optional<double> mlir::comm::getLocalTimeUs(Operation *op,
                                                  const Topology &topology) {
   if (!isa<ComputeOp, PackOp, UnpackOp, RotateOp>(op) && !getCombineKind(op))
     return std::nullopt;
   const Device &gpu = topology.getDevice(topology.getGPU(0));
-  double hbm = gpu.memoryGBps > 0 ? gpu.memoryGBps : 1000;
+  double hbm = getMemoryGBps(gpu);
   if (auto compute = dyn_cast<ComputeOp>(op)) {
     if (auto time = compute.getTimeUs())
       return time->convertToDouble();
@@ -207,8 +188,7 @@ std::optional<double> mlir::comm::getLocalTimeUs(Operation *op,
 
 double mlir::comm::getPackTimeUs(double bytes, const Topology &topology) {
   // A local kernel that reads and writes the buffer once.
-  const Device &gpu = topology.getDevice(topology.getGPU(0));
-  double hbm = gpu.memoryGBps > 0 ? gpu.memoryGBps : 1000;
+  double hbm = getMemoryGBps(topology.getDevice(topology.getGPU(0)));
   return 3.0 + 2.0 * bytes / (hbm * 1e3);
 }
 

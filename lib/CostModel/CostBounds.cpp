@@ -149,7 +149,7 @@ CostModel::getBoundTerms(const CollectiveRequest &request,
     const Device &device = topology.getDevice(gpu);
     if (request.copySource == MemorySpace::hbm &&
         request.copyTarget == MemorySpace::hbm) {
-      cut("hbm", 2 * S, device.memoryGBps, "reading and writing HBM");
+      cut("hbm", 2 * S, getMemoryGBps(device), "reading and writing HBM");
     } else {
       for (unsigned cpu :
            topology.getNode().getDevicesOfKind(DeviceKind::CPU)) {

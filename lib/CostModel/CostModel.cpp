@@ -1078,9 +1078,9 @@ CostModel::predictWith(const CollectiveRequest &request,
     const Device &gpu = topology.getDevice(topology.getGPU(
         request.groups.empty() ? 0 : request.groups.front().front()));
     base("local copy");
-    b.bandwidth("bandwidth", S, gpu.memoryGBps > 0 ? gpu.memoryGBps / 2 : 1000,
-                "copy in HBM");
-    p.busBandwidthGBps = gpu.memoryGBps / 2;
+    double bw = getMemoryGBps(gpu) / 2;
+    b.bandwidth("bandwidth", S, bw, "copy in HBM");
+    p.busBandwidthGBps = bw;
     p.bottleneck = "HBM of " + gpu.name;
     p.timeUs = p.latencyUs + p.bandwidthUs;
     return p;
@@ -1655,9 +1655,9 @@ Prediction CostModel::predictCopy(const CollectiveRequest &request) const {
   bool hostSide = request.copySource != MemorySpace::hbm ||
                   request.copyTarget != MemorySpace::hbm;
   if (!hostSide) {
-    double bw = device.memoryGBps > 0 ? device.memoryGBps / 2 : 500;
+    double bw = getMemoryGBps(device) / 2;
     b.bandwidth("bandwidth", request.bytes, bw,
-                "read and write in HBM (" + formatBandwidth(device.memoryGBps) +
+                "read and write in HBM (" + formatBandwidth(2 * bw) +
                     " of " + device.name + ")");
     p.busBandwidthGBps = bw;
     p.bottleneck = "HBM of " + device.name;

@@ -129,9 +129,13 @@ void mlir::comm::printTopologySummary(const Topology &topology,
       switch (kind) {
       case DeviceKind::GPU:
         if (!d.described) {
-          os << "  PCI slot only (architecture, memory, NVLink unknown)";
+          os << "  PCI slot only (architecture, memory, NVLink unknown; "
+                "local work timed at "
+             << num(getMemoryGBps(d)) << " GB/s, "
+             << num(getPeakFlops(d) / 1e12) << " TFLOP/s)";
         } else {
-          os << "  " << d.model << " sm" << d.computeCapability << "  "
+          os << "  " << (d.model.empty() ? "unknown model" : d.model) << " sm"
+             << d.computeCapability << "  "
              << num(d.memoryGB) << " GB at " << num(d.memoryGBps) << " GB/s"
              << (d.memoryKnown ? "" : " (estimated)");
           os << (d.gpuDirect ? "  gdr" : "");

@@ -593,6 +593,69 @@ llvm::Error mlir::comm::makeTopologyError(StringRef file, unsigned line,
                                  text + ": error: " + message + excerpt);
 }
 
+GpuEstimate mlir::comm::estimateGpu(int cc) {
+  if (cc >= 100)
+    return {180, 8000, 2250e12};
+  if (cc >= 90)
+    return {80, 3350, 989e12};
+  if (cc == 89)
+    return {48, 864, 362e12};
+  if (cc == 86)
+    return {24, 936, 71e12};
+  if (cc >= 80)
+    return {80, 2039, 312e12};
+  if (cc >= 70)
+    return {32, 900, 125e12};
+  if (cc > 0)
+    return {16, 732, 100e12};
+  // Not even the generation is known (a PCI slot in an NCCL XML, or a
+  // process): round figures.
+  return {0, 1000, 100e12};
+}
+
+double mlir::comm::getMemoryGBps(const Device &rank) {
+  return rank.memoryGBps > 0 ? rank.memoryGBps
+                             : estimateGpu(rank.computeCapability).memoryGBps;
+}
+
+double mlir::comm::getPeakFlops(const Device &rank) {
+  return estimateGpu(rank.computeCapability).peakFlops;
+}
+
+/// Gives every GPU its memory figures, estimated from its compute
+/// capability where its source has none, so that what comm-topo shows is
+/// what the cost model times with; counts the described GPUs estimated.
+static llvm::Expected<unsigned> completeGpuMemory(NodeGraph &node,
+                                                  StringRef source) {
+  unsigned estimated = 0;
+  for (unsigned i = 0, e = node.getNumDevices(); i < e; ++i) {
+    Device &d = node.getDevice(i);
+    if (d.kind != DeviceKind::GPU)
+      continue;
+    if (d.memoryGBps > kMaxMemoryGBps)
+      return makeTopologyError(
+          source, d.sourceLine,
+          "GPU '" + d.name + "' has HBM at " +
+              formatTopologyNumber(d.memoryGBps) + " GB/s; no GPU's is above " +
+              formatTopologyNumber(kMaxMemoryGBps) + " GB/s (B200: 8000)");
+    GpuEstimate guess = estimateGpu(d.computeCapability);
+    bool guessed = false;
+    if (!(d.memoryGBps > 0)) {
+      d.memoryGBps = guess.memoryGBps;
+      guessed = true;
+    }
+    if (!(d.memoryGB > 0) && d.described) {
+      d.memoryGB = guess.memoryGB;
+      guessed = true;
+    }
+    if (guessed && d.described) {
+      d.memoryKnown = false;
+      ++estimated;
+    }
+  }
+  return estimated;
+}
+
 llvm::Error Topology::finalize() {
   unsigned numDevices = node.getNumDevices();
   if (numDevices == 0 && !ncclGraphs.empty() && numNodes == 1) {
@@ -629,6 +692,13 @@ llvm::Error Topology::finalize() {
               "': network switches belong to the fabric, not to a "
               "machine");
   }
+  llvm::Expected<unsigned> estimatedGpus = completeGpuMemory(node, source);
+  if (!estimatedGpus)
+    return estimatedGpus.takeError();
+  if (*estimatedGpus)
+    addNote(Twine(*estimatedGpus) +
+            " GPU(s) give no HBM capacity or bandwidth: estimated from the "
+            "compute capability (comm-topo show marks them)");
   // One link per pair and kind: lanes are its `count`. A second one was
   // read as a second link, which the bounds counted and the paths did not.
   llvm::DenseMap<std::tuple<unsigned, unsigned, unsigned>, unsigned> firstLink;

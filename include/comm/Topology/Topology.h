@@ -128,6 +128,8 @@ constexpr double kMaxNICGbit = 10000;
 /// 0.1 Gbit/s: Fast Ethernet, slower than any NIC a cluster uses.
 constexpr double kMinNICGbit = 0.1;
 constexpr double kMaxNICLatencyUs = 1000;
+/// HBM faster than this is no GPU's (B200: 8000 GB/s).
+constexpr double kMaxMemoryGBps = 100000;
 /// Default latency of a link of `kind`.
 double getDefaultLinkLatency(LinkKind kind);
 
@@ -229,6 +231,21 @@ struct Device {
   /// Where the device was defined in its source file (0 if unknown).
   unsigned sourceLine = 0;
 };
+
+/// What comm assumes of a GPU it knows only by its compute capability (0:
+/// not known): its generation's usual memory and HBM bandwidth and its dense
+/// bf16 tensor-core peak (datasheet figures, docs/Topology.md).
+struct GpuEstimate {
+  double memoryGB, memoryGBps, peakFlops;
+};
+GpuEstimate estimateGpu(int computeCapability);
+
+/// The rates local work of a rank (a GPU, or a process on a machine without
+/// GPUs) is timed with: its HBM bandwidth in GB/s and its peak in FLOP/s. A
+/// GPU's come from its source or from `estimateGpu`; a process has neither
+/// and takes those of an unknown GPU.
+double getMemoryGBps(const Device &rank);
+double getPeakFlops(const Device &rank);
 
 struct Link {
   /// Endpoints: device indices within the machine for machine links.

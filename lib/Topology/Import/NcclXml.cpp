@@ -47,23 +47,6 @@ const GpuModel kGpuModels[] = {
     {0x2335, "H200-SXM-141GB", 141, 4800}, {0x2901, "B200-180GB", 180, 8000},
 };
 
-/// Fallback by compute capability when the device id is unknown.
-static GpuModel estimateGpu(int cc) {
-  if (cc >= 100)
-    return {0, "sm100 GPU", 180, 8000};
-  if (cc >= 90)
-    return {0, "sm90 GPU", 80, 3350};
-  if (cc == 89)
-    return {0, "sm89 GPU", 48, 864};
-  if (cc == 86)
-    return {0, "sm86 GPU", 24, 936};
-  if (cc >= 80)
-    return {0, "sm80 GPU", 80, 2039};
-  if (cc >= 70)
-    return {0, "sm70 GPU", 32, 900};
-  return {0, "GPU", 16, 732};
-}
-
 /// What the XML reads that the YAML format does not have.
 constexpr TopologyIntRange kXmlLinkWidthRange{0, kPCIeWidthRange.max,
                                               "PCIe lanes; 0: not reported"};
@@ -611,7 +594,8 @@ llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
     if (std::optional<std::string> id = attr(pci, "device"))
       (void)StringRef(*id).getAsInteger(0, pciDevice);
   }
-  GpuModel model = estimateGpu(sm);
+  GpuEstimate guess = estimateGpu(sm);
+  GpuModel model = {0, "", guess.memoryGB, guess.memoryGBps};
   for (const GpuModel &known : kGpuModels)
     if (known.deviceId == pciDevice) {
       model = known;

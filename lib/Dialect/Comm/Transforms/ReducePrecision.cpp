@@ -130,7 +130,7 @@ getErrorBound(const CollectiveRequest &request,
 static double getConversionUs(const Topology &topology, double sentBytes,
                               double receivedBytes) {
   const Device &gpu = topology.getDevice(topology.getGPU(0));
-  double hbm = gpu.memoryGBps > 0 ? gpu.memoryGBps : 1000;
+  double hbm = getMemoryGBps(gpu);
   double moved = 1.5 * (sentBytes + receivedBytes);
   return 2 * 3.0 + moved / (hbm * 1e3);
 }
