@@ -78,7 +78,8 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
   // the program calling it hangs or crashes.
   for (StringRef prefix :
        {"comm_impl_", "comm_compute_", "comm_tensor", "comm_last_error",
-        "commrt", "commgen", "pthread_", "sched_", "MPI_", "PMPI_", "MPIX_",
+        "commrt", "commgen", "commharness",
+        "pthread_", "sched_", "MPI_", "PMPI_", "MPIX_",
         "ompi_", "OMPI_", "mpi_", "pmpi_", "opal_", "orte_", "pmix_", "PMIx_",
         "nccl", "pnccl", "ibv_", "rdma_", "cuda", "cublas", "nvtx"})
     if (name.starts_with(prefix))

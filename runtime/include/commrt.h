@@ -92,6 +92,14 @@ COMMRT_API const char *commrt_status_string(commrt_status status);
 /// pointer stays valid until the next failing call on this thread.
 COMMRT_API const char *commrt_last_error(void);
 
+/// Names what the calling thread runs now in a generated program: where it
+/// was written ("file:line:col") and the op ("comm.all_reduce"); NULL for
+/// none. An error that aborts the job (COMMRT_ON_ERROR=abort, where the
+/// runtime ends every rank before the caller sees the status) is prefixed
+/// with it, as generated code prefixes the errors it returns. The strings
+/// must stay valid until the next call (generated code passes literals).
+COMMRT_API void commrt_set_site(const char *loc, const char *op);
+
 /// Returns COMMRT_ABI_VERSION as the library was built.
 COMMRT_API int commrt_abi_version(void);
 

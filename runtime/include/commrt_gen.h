@@ -113,6 +113,42 @@ inline void check(commrt_status status, const char *loc, const char *op) {
        detail && *detail ? detail : commrt_status_string(status));
 }
 
+/// Names the op of a runtime call to the runtime while the call runs
+/// (commrt_set_site), so that an error the runtime aborts the job on names
+/// it too; restores the enclosing op's afterwards (a deferred transfer runs
+/// inside the wait that drives it).
+class Site {
+public:
+  Site(const char *loc, const char *op);
+  ~Site() {
+    currentLoc = savedLoc;
+    currentOp = savedOp;
+    commrt_set_site(savedLoc, savedOp);
+  }
+  Site(const Site &) = delete;
+  Site &operator=(const Site &) = delete;
+
+private:
+  const char *savedLoc, *savedOp;
+  static thread_local const char *currentLoc, *currentOp;
+};
+inline thread_local const char *Site::currentLoc = nullptr;
+inline thread_local const char *Site::currentOp = nullptr;
+inline Site::Site(const char *loc, const char *op)
+    : savedLoc(currentLoc), savedOp(currentOp) {
+  currentLoc = loc;
+  currentOp = op;
+  commrt_set_site(loc, op);
+}
+
+/// Runs the runtime call `call` for the op `op` written at `loc` and throws
+/// its error, located.
+#define COMMGEN_CHECK(call, loc, op)                                           \
+  do {                                                                         \
+    ::commgen::Site commgenSite((loc), (op));                                  \
+    ::commgen::check((call), (loc), (op));                                     \
+  } while (0)
+
 /// Replica groups of one call site: flattened world ranks, group after
 /// group.
 struct Ranks {
@@ -160,6 +196,10 @@ struct Pending {
   /// queued transfer keeps its placeholder's): a write waits only for the
   /// readers before it.
   uint64_t seq = 0;
+  /// Where the transfer behind `request` was written, and its op: a wait
+  /// that fails names it, not the op whose turn completed it (a comm.send
+  /// completed before a later write).
+  const char *loc = nullptr, *op = nullptr;
   bool live() const { return request || finish || queued; }
 };
 
@@ -235,9 +275,9 @@ inline State &state(commrt_context *ctx) {
   std::unique_ptr<State> &entry = states[ctx];
   if (!entry) {
     entry = std::make_unique<State>();
-    check(commrt_rank(ctx, &entry->rank), "<init>", "commrt_rank");
-    check(commrt_world_size(ctx, &entry->world), "<init>", "commrt_world_size");
-    check(commrt_get_backend(ctx, &entry->backend), "<init>",
+    COMMGEN_CHECK(commrt_rank(ctx, &entry->rank), "<init>", "commrt_rank");
+    COMMGEN_CHECK(commrt_world_size(ctx, &entry->world), "<init>", "commrt_world_size");
+    COMMGEN_CHECK(commrt_get_backend(ctx, &entry->backend), "<init>",
           "commrt_get_backend");
   }
   return *entry;
@@ -269,7 +309,7 @@ inline void *allocBytes(commrt_context *ctx, int64_t bytes,
     return ptr;
   }
   void *ptr = nullptr;
-  check(commrt_alloc(ctx, bytes, space, &ptr), loc, "memref.alloc");
+  COMMGEN_CHECK(commrt_alloc(ctx, bytes, space, &ptr), loc, "memref.alloc");
   return ptr;
 }
 
@@ -281,7 +321,7 @@ inline void recycle(commrt_context *ctx, void *ptr, int64_t bytes,
                     commrt_memory_space space, const char *loc) {
   State &st = state(ctx);
   if (st.pooledBytes + bytes > kPoolLimitBytes) {
-    check(commrt_free(ctx, ptr, space), loc, "memref.dealloc");
+    COMMGEN_CHECK(commrt_free(ctx, ptr, space), loc, "memref.dealloc");
     return;
   }
   st.pool[{static_cast<int>(space), bytes}].push_back(ptr);
@@ -366,7 +406,7 @@ inline commrt_stream *stream(commrt_context *ctx, int64_t index,
     return nullptr;
   commrt_stream *&entry = st.streams[index];
   if (!entry)
-    check(commrt_stream_create(ctx, &entry), loc, "commrt_stream_create");
+    COMMGEN_CHECK(commrt_stream_create(ctx, &entry), loc, "commrt_stream_create");
   return entry;
 }
 
@@ -378,7 +418,7 @@ inline commrt_comm *comm(commrt_context *ctx, const Ranks &ranks,
   if (it != st.comms.end())
     return it->second;
   commrt_comm *handle = nullptr;
-  check(commrt_comm_create(ctx, ranks.ranks.data(),
+  COMMGEN_CHECK(commrt_comm_create(ctx, ranks.ranks.data(),
                            static_cast<int64_t>(ranks.ranks.size()),
                            ranks.groupSize, &handle),
         loc, "commrt_comm_create");
@@ -404,7 +444,7 @@ inline void complete(Pending &p, const char *loc, const char *op) {
   closeGroup(current(), loc);
   if (commrt_request *req = p.request) {
     p.request = nullptr;
-    check(commrt_wait(req), loc, op);
+    COMMGEN_CHECK(commrt_wait(req), p.loc ? p.loc : loc, p.op ? p.op : op);
   }
   if (p.finish) {
     std::function<void()> finish = std::move(p.finish);
@@ -500,6 +540,8 @@ inline void issued(Async *async, commrt_request *req, const void *target,
                    std::vector<Pending> *later = nullptr) {
   Pending p;
   p.request = req;
+  p.loc = loc;
+  p.op = op;
   p.lo = static_cast<const char *>(target);
   p.hi = p.lo + bytes;
   p.finish = std::move(finish);
@@ -719,7 +761,7 @@ inline void closeGroup(commrt_context *ctx, const char *loc) {
   st.groupReads.clear();
   std::vector<Pending> recvs = std::move(st.groupRecvs);
   st.groupRecvs.clear();
-  check(commrt_group_end(ctx), loc, "comm.send/comm.recv");
+  COMMGEN_CHECK(commrt_group_end(ctx), loc, "comm.send/comm.recv");
   for (Pending &p : recvs)
     complete(p, loc, "comm.recv");
 }
@@ -759,7 +801,7 @@ inline bool joinGroup(commrt_context *ctx, std::initializer_list<Range> reads,
     return false;
   closeGroupIfUsed(ctx, reads, writes, loc);
   if (!st.groupOpen) {
-    check(commrt_group_start(ctx), loc, "comm.send/comm.recv");
+    COMMGEN_CHECK(commrt_group_start(ctx), loc, "comm.send/comm.recv");
     st.groupOpen = true;
   }
   st.groupReads.insert(st.groupReads.end(), reads.begin(), reads.end());
@@ -883,7 +925,7 @@ inline void finish(commrt_context *ctx, const char *loc) {
   issueQueued(ctx, nullptr, loc);
   drainSends(ctx, loc);
   for (auto &[index, s] : state(ctx).streams)
-    check(commrt_stream_synchronize(s), loc, "commrt_stream_synchronize");
+    COMMGEN_CHECK(commrt_stream_synchronize(s), loc, "commrt_stream_synchronize");
 }
 
 //===----------------------------------------------------------------------===//
@@ -909,7 +951,7 @@ inline void transpose(commrt_context *ctx, void *dst, const void *src,
       piece.dtype = dtype;
       pieces.push_back(piece);
     }
-  check(commrt_pack(dst, dtype, a * b * c, pieces.data(),
+  COMMGEN_CHECK(commrt_pack(dst, dtype, a * b * c, pieces.data(),
                     static_cast<int64_t>(pieces.size()), space, s),
         loc, "commrt_pack (transpose)");
 }
@@ -918,7 +960,7 @@ inline void convert(void *dst, commrt_dtype dstType, const void *src,
                     commrt_dtype srcType, int64_t count,
                     commrt_memory_space space, commrt_stream *s,
                     const char *loc) {
-  check(commrt_convert(dst, dstType, src, srcType, count, space, s), loc,
+  COMMGEN_CHECK(commrt_convert(dst, dstType, src, srcType, count, space, s), loc,
         "commrt_convert");
 }
 
@@ -930,7 +972,7 @@ inline void convert(void *dst, commrt_dtype dstType, const void *src,
 /// must not return to the pool.
 inline void settle(commrt_stream *s, const char *loc, const char *op) {
   if (s)
-    check(commrt_stream_synchronize(s), loc, op);
+    COMMGEN_CHECK(commrt_stream_synchronize(s), loc, op);
 }
 
 /// The buffer a transfer sends: `src` itself or a copy converted to the
@@ -995,7 +1037,7 @@ void collective(commrt_context *ctx, Async *async, const char *op,
     recv = recvTemp.ptr;
   }
   commrt_request *req = nullptr;
-  check(run(send, recv, async ? &req : nullptr), loc, op);
+  COMMGEN_CHECK(run(send, recv, async ? &req : nullptr), loc, op);
   auto keep = std::make_shared<std::vector<Temp>>();
   keep->push_back(std::move(w.temp));
   keep->push_back(std::move(preTemp));
@@ -1060,7 +1102,7 @@ inline void skip(commrt_context *ctx, void *dst, int64_t count,
                  commrt_dtype dtype, commrt_memory_space space,
                  const char *loc) {
   beforeWrite(ctx, dst, bytesOf(count, dtype), loc);
-  check(commrt_memset(ctx, dst, space, 0,
+  COMMGEN_CHECK(commrt_memset(ctx, dst, space, 0,
                       static_cast<int64_t>(bytesOf(count, dtype)), nullptr),
         loc, "commrt_memset");
 }
@@ -1081,7 +1123,7 @@ inline void debugCheck(commrt_context *ctx, commrt_comm *c, const char *op,
       wire != dtype ? " as " : "", wire != dtype ? commrt_dtype_name(wire) : "",
       root >= 0 ? (" from position " + std::to_string(root)).c_str() : "",
       loc ? loc : "?");
-  check(commrt_debug_check(c, what), loc, op);
+  COMMGEN_CHECK(commrt_debug_check(c, what), loc, op);
 }
 
 inline void all_reduce(Async *async, const Ranks &ranks, const void *src,
@@ -1278,14 +1320,14 @@ inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
   if (!c)
     return skip(ctx, dst, count, dtype, space, loc);
   int64_t position = 0;
-  check(commrt_comm_rank(c, &position), loc, "commrt_comm_rank");
+  COMMGEN_CHECK(commrt_comm_rank(c, &position), loc, "commrt_comm_rank");
   commrt_stream *s = stream(ctx, streamIndex, loc);
   // Ranks other than the root keep their input (in its own type, whatever
   // the wire type).
   if (position != root) {
     waitFor(async, src, bytesOf(count, dtype), loc);
     beforeWrite(ctx, dst, bytesOf(count, dtype), loc);
-    check(commrt_copy(ctx, dst, space, src, space,
+    COMMGEN_CHECK(commrt_copy(ctx, dst, space, src, space,
                       static_cast<int64_t>(bytesOf(count, dtype)), s),
           loc, "comm.reduce");
   }
@@ -1345,11 +1387,11 @@ inline void barrier(Async *async, const Ranks &ranks, const char *loc) {
     return;
   debugCheck(ctx, c, "comm.barrier", 0, COMMRT_U8, COMMRT_U8, -1, loc);
   if (!async) {
-    check(commrt_barrier(c, nullptr), loc, "comm.barrier");
+    COMMGEN_CHECK(commrt_barrier(c, nullptr), loc, "comm.barrier");
     return;
   }
   commrt_request *req = nullptr;
-  check(commrt_ibarrier(c, nullptr, &req), loc, "comm.barrier");
+  COMMGEN_CHECK(commrt_ibarrier(c, nullptr, &req), loc, "comm.barrier");
   issued(async, req, nullptr, 0, nullptr, loc, "comm.barrier");
 }
 
@@ -1389,10 +1431,12 @@ inline void send(Async *async, const Pairs &pairs, int64_t tag, const void *buf,
           toWire(ctx, buf, count, dtype, wire, space, s, loc));
     }
     Pending p;
-    check(commrt_isend(ctx, w->data, count, wire, pairs.flat[2 * k + 1], tag, s,
+    COMMGEN_CHECK(commrt_isend(ctx, w->data, count, wire, pairs.flat[2 * k + 1], tag, s,
                        &p.request),
           loc, "comm.send");
     p.finish = [w]() {};
+    p.loc = loc;
+    p.op = "comm.send";
     if (w->data == buf)
       p.reads.push_back(range(buf, bytesOf(count, dtype)));
     p.seq = ++st.clock;
@@ -1446,7 +1490,7 @@ inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
     target = temp->ptr;
   }
   commrt_request *req = nullptr;
-  check(commrt_irecv(ctx, target, count, wire, peer, tag, s, &req), loc,
+  COMMGEN_CHECK(commrt_irecv(ctx, target, count, wire, peer, tag, s, &req), loc,
         "comm.recv");
   std::function<void()> after;
   if (temp)
@@ -1472,7 +1516,7 @@ inline void copy(Async *async, void *dst, commrt_memory_space dstSpace,
   size_t bytes = bytesOf(count, dtype);
   auto run = [=]() {
     commrt_stream *s = stream(ctx, streamIndex, loc);
-    check(commrt_copy(ctx, dst, dstSpace, src, srcSpace,
+    COMMGEN_CHECK(commrt_copy(ctx, dst, dstSpace, src, srcSpace,
                       static_cast<int64_t>(bytes), s),
           loc, "comm.copy");
     settle(s, loc, "comm.copy");
@@ -1488,10 +1532,10 @@ inline void scale(Async *async, void *target, const void *source, int64_t count,
   size_t bytes = bytesOf(count, dtype);
   auto run = [=]() {
     if (target != source)
-      check(commrt_copy(ctx, target, space, source, space,
+      COMMGEN_CHECK(commrt_copy(ctx, target, space, source, space,
                         static_cast<int64_t>(bytes), nullptr),
             loc, "comm.buffer.scale");
-    check(commrt_scale(target, count, dtype, factor, space, nullptr), loc,
+    COMMGEN_CHECK(commrt_scale(target, count, dtype, factor, space, nullptr), loc,
           "comm.buffer.scale");
   };
   runLocal(async, {range(source, bytes)}, {range(target, bytes)}, run, loc);
@@ -1534,11 +1578,11 @@ inline void rotate(Async *async, const Ranks &ranks, const void *src, void *dst,
           first += n;
       }
     size_t head = bytes / static_cast<size_t>(n) * static_cast<size_t>(first);
-    check(commrt_copy(ctx, dst, space, static_cast<const char *>(src) + head,
+    COMMGEN_CHECK(commrt_copy(ctx, dst, space, static_cast<const char *>(src) + head,
                       space, static_cast<int64_t>(bytes - head), nullptr),
           loc, "comm.rotate");
     if (head)
-      check(commrt_copy(ctx, static_cast<char *>(dst) + (bytes - head), space,
+      COMMGEN_CHECK(commrt_copy(ctx, static_cast<char *>(dst) + (bytes - head), space,
                         src, space, static_cast<int64_t>(head), nullptr),
             loc, "comm.rotate");
   };
@@ -1616,7 +1660,7 @@ void pack(Async *async, void *buffer, commrt_dtype bufferType,
     if (copyPieces(buffer, bufferType, bufferCount, space, list.data(),
                    list.size(), /*isPack=*/true))
       return;
-    check(commrt_pack(buffer, bufferType, bufferCount, list.data(),
+    COMMGEN_CHECK(commrt_pack(buffer, bufferType, bufferCount, list.data(),
                       static_cast<int64_t>(list.size()), space, nullptr),
           loc, "comm.pack");
   };
@@ -1634,7 +1678,7 @@ void unpack(Async *async, const void *buffer, commrt_dtype bufferType,
     if (copyPieces(const_cast<void *>(buffer), bufferType, bufferCount, space,
                    list.data(), list.size(), /*isPack=*/false))
       return;
-    check(commrt_unpack(buffer, bufferType, bufferCount, list.data(),
+    COMMGEN_CHECK(commrt_unpack(buffer, bufferType, bufferCount, list.data(),
                         static_cast<int64_t>(list.size()), space, nullptr),
           loc, "comm.unpack");
   };
@@ -1653,10 +1697,10 @@ inline void combine(Async *async, void *target, const void *lhs,
     if (target == rhs && target != lhs)
       other = lhs;
     else if (target != lhs)
-      check(commrt_copy(ctx, target, space, lhs, space,
+      COMMGEN_CHECK(commrt_copy(ctx, target, space, lhs, space,
                         static_cast<int64_t>(bytes), nullptr),
             loc, "comm.buffer.combine");
-    check(commrt_reduce_local(target, other, count, dtype, op, space, nullptr),
+    COMMGEN_CHECK(commrt_reduce_local(target, other, count, dtype, op, space, nullptr),
           loc, "comm.buffer.combine");
   };
   runLocal(async, {range(lhs, bytes), range(rhs, bytes)},
@@ -1797,7 +1841,7 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
     const comm_tensor &t = args->inputs[j];
     void *view = hostView(t, static_cast<size_t>(j));
     if (view != t.data)
-      check(commrt_copy(args->ctx, view, COMMRT_HOST, t.data, t.space,
+      COMMGEN_CHECK(commrt_copy(args->ctx, view, COMMRT_HOST, t.data, t.space,
                         static_cast<int64_t>(bytesOf(t.count, t.dtype)),
                         nullptr),
             loc, "comm.compute");
@@ -1855,7 +1899,7 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
           int64_t run = std::min(t.count - i, in.count - at);
           // The runtime's vectorized kernel (this header is compiled at
           // the user's -O level).
-          check(commrt_reduce_local(out + i, from + at, run, COMMRT_F32,
+          COMMGEN_CHECK(commrt_reduce_local(out + i, from + at, run, COMMRT_F32,
                                     COMMRT_SUM, COMMRT_HOST, nullptr),
                 loc, "comm.compute");
           i += run;
@@ -1888,7 +1932,7 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
       storeFromDouble(view, t.dtype, i, value);
     }
     if (view != t.data)
-      check(commrt_copy(args->ctx, t.data, t.space, view, COMMRT_HOST,
+      COMMGEN_CHECK(commrt_copy(args->ctx, t.data, t.space, view, COMMRT_HOST,
                         static_cast<int64_t>(bytesOf(t.count, t.dtype)),
                         nullptr),
             loc, "comm.compute");

@@ -234,6 +234,14 @@ std::string waitingFor(const OpArgs &args) {
   case OpKind::Recv:
     return format("waiting for rank %d to send", args.peer);
   case OpKind::Permute:
+    // The send and the receive are one request: name both peers.
+    if (args.recvFrom >= 0 && args.sendTo >= 0)
+      return format("waiting for rank %d to send or rank %d to receive",
+                    args.recvFrom, args.sendTo);
+    if (args.recvFrom >= 0)
+      return format("waiting for rank %d to send", args.recvFrom);
+    if (args.sendTo >= 0)
+      return format("waiting for rank %d to receive", args.sendTo);
     return "waiting for the peers of the permute";
   default:
     return "waiting for ranks that did not join";

@@ -555,6 +555,7 @@ extern "C" commrt_status commrt_finalize(commrt_context *ctx) {
                       "commrt: commrt_finalize: called inside "
                       "commrt_group_start/end");
     trace(ctx, 1, "commrt_finalize");
+    warnUnstruckFault(ctx);
     teardown(ctx);
     delete ctx;
     if (--liveContexts == 0 && ownsMpi) {

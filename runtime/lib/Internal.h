@@ -119,10 +119,9 @@ class Deadline {
 public:
   explicit Deadline(int64_t timeoutMs)
       : start(Clock::now()), timeoutMs(timeoutMs) {}
-  bool expired() const {
-    return timeoutMs > 0 &&
-           Clock::now() - start >= std::chrono::milliseconds(timeoutMs);
-  }
+  /// Compared in milliseconds: a timeout past 2^63 ns (292 years) would
+  /// overflow the clock's nanoseconds and expire at once.
+  bool expired() const { return timeoutMs > 0 && elapsedMs() >= timeoutMs; }
   int64_t elapsedMs() const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
                                                                  start)
@@ -208,6 +207,8 @@ struct Fault {
   FaultPoint point = FaultPoint::Operation;
   int rank = -1;   ///< World rank that fails.
   uint64_t op = 0; ///< Index of the operation it fails at, from 0.
+  /// Whether it struck (a corrupt fault, or any at `create`, returns).
+  bool struck = false;
 };
 
 } // namespace commrt
@@ -621,6 +622,11 @@ commrt_status startValidated(commrt_context *ctx, const OpArgs &args,
 /// is wrong. \p worldSize bounds the rank.
 bool parseFault(const char *text, int worldSize, Fault &fault,
                 std::string &why);
+
+/// Warns, on the rank it names, of a fault that never struck (an OP past
+/// the operations this rank posted, a `create` on a rank that created no
+/// group): a test of failure handling would otherwise pass untested.
+void warnUnstruckFault(const commrt_context *ctx);
 
 /// Applies ctx->fault if operation \p index of this rank is the one: exits,
 /// stops, or points \p args.send at a corrupted copy kept in \p copy.

@@ -165,12 +165,31 @@ void failNow(FaultKind kind, const std::string &where) {
 }
 } // namespace
 
+void commrt::warnUnstruckFault(const commrt_context *ctx) {
+  const Fault &fault = ctx->fault;
+  if (fault.kind == FaultKind::None || fault.rank != ctx->rank ||
+      fault.struck)
+    return;
+  std::string spec = format("%s:%d:", faultName(fault.kind), fault.rank);
+  std::string why =
+      fault.point == FaultPoint::Create
+          ? (spec += "create", std::string("this rank created no group"))
+          : (spec += std::to_string(fault.op),
+             format("this rank posted %llu operation(s), numbered from 0",
+                    static_cast<unsigned long long>(ctx->posted)));
+  std::fprintf(stderr,
+               "[commrt rank %d] warning: COMMRT_INJECT=%s never struck: "
+               "%s\n",
+               ctx->rank, spec.c_str(), why.c_str());
+}
+
 void commrt::injectSetupFault(commrt_context *ctx, FaultPoint point,
                               const std::string &what) {
   const Fault &fault = ctx->fault;
   if (fault.kind == FaultKind::None || fault.point != point ||
       fault.rank != ctx->rank)
     return;
+  ctx->fault.struck = true;
   const char *op = point == FaultPoint::Init ? "init" : "create";
   failNow(fault.kind,
           format("[commrt rank %d] COMMRT_INJECT=%s:%d:%s: %s", ctx->rank,
@@ -188,6 +207,7 @@ commrt_status commrt::injectFault(commrt_context *ctx, uint64_t index,
              ctx->rank, faultName(fault.kind), fault.rank,
              static_cast<unsigned long long>(fault.op),
              static_cast<unsigned long long>(index), describe(args).c_str());
+  ctx->fault.struck = true;
   failNow(fault.kind, where);
   if (fault.kind != FaultKind::Corrupt)
     return COMMRT_SUCCESS;

@@ -20,6 +20,9 @@ using namespace commrt;
 
 namespace {
 thread_local std::string threadLastError;
+/// commrt_set_site: the generated program's op this thread runs now.
+thread_local const char *threadSiteLoc = nullptr;
+thread_local const char *threadSiteOp = nullptr;
 } // namespace
 
 std::string commrt::format(const char *fmt, ...) {
@@ -85,11 +88,18 @@ commrt_status commrt::raise(commrt_context *ctx, commrt_status status,
 commrt_status commrt::raise(commrt_context *ctx, commrt_status status,
                             const std::string &message, bool fatal) {
   setError(status, message);
-  if (ctx && fatal && ctx->opts.on_error == COMMRT_ON_ERROR_ABORT)
+  if (ctx && fatal && ctx->opts.on_error == COMMRT_ON_ERROR_ABORT) {
+    // The caller never sees this status: name its op here, as generated
+    // code does for the errors it returns.
+    std::string site;
+    if (threadSiteLoc && threadSiteOp)
+      site = std::string(threadSiteLoc) + ": " + threadSiteOp + ": ";
     abortWorld(ctx,
-               message + " (aborting all ranks; set COMMRT_ON_ERROR=return "
-                         "to handle errors instead)",
+               site + message +
+                   " (aborting all ranks; set COMMRT_ON_ERROR=return "
+                   "to handle errors instead)",
                static_cast<int>(status));
+  }
   return status;
 }
 
@@ -303,6 +313,11 @@ extern "C" const char *commrt_status_string(commrt_status status) {
 
 extern "C" const char *commrt_last_error(void) {
   return threadLastError.c_str();
+}
+
+extern "C" void commrt_set_site(const char *loc, const char *op) {
+  threadSiteLoc = loc;
+  threadSiteOp = op;
 }
 
 extern "C" int commrt_abi_version(void) { return COMMRT_ABI_VERSION; }

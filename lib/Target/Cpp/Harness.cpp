@@ -32,7 +32,9 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
       declare(options.referencePrefix + entry.name, entry);
   }
   os << "\nint main(int argc, char **argv) {\n";
-  os << "  commharness::Harness h(&argc, &argv, "
+  // Entry points are called as `::name`: one named like a local of main
+  // (`argc`, or the harness's own) made g++ fail.
+  os << "  commharness::Harness commHarness(&argc, &argv, "
      << quoteCString(options.programName) << ", "
      << quoteCString(stringifyTarget(options.target)) << ", "
      << "COMMRT_BACKEND_"
@@ -40,12 +42,13 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
      << (cuda ? "COMMRT_HBM" : "COMMRT_HOST") << ", " << options.worldSize
      << ");\n";
   auto call = [&](StringRef name, const EntryPoint &entry) {
-    os << "[&](std::vector<void *> &a) { return " << name << "(h.ctx";
+    os << "[&](std::vector<void *> &commArgs) { return ::" << name
+       << "(commHarness.ctx";
     size_t index = 0;
     for (Type t : entry.inputs)
-      os << ", static_cast<" << cName(t) << " *>(a[" << index++ << "])";
+      os << ", static_cast<" << cName(t) << " *>(commArgs[" << index++ << "])";
     for (Type t : entry.results)
-      os << ", static_cast<" << cName(t) << " *>(a[" << index++ << "])";
+      os << ", static_cast<" << cName(t) << " *>(commArgs[" << index++ << "])";
     os << "); }";
   };
   auto shapes = [&](ArrayRef<Type> types) {
@@ -58,7 +61,7 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
     os << "}";
   };
   for (const EntryPoint &entry : entries) {
-    os << "  h.entry(" << quoteCString(entry.name) << ",\n          ";
+    os << "  commHarness.entry(" << quoteCString(entry.name) << ",\n          ";
     shapes(entry.inputs);
     os << ",\n          ";
     shapes(entry.results);
@@ -72,5 +75,5 @@ void mlir::comm::emitHarness(ArrayRef<EntryPoint> entries,
     os << ",\n          " << llvm::format("%.17g", entry.rtol) << ", "
        << llvm::format("%.17g", entry.atol) << ");\n";
   }
-  os << "  return h.finish();\n}\n";
+  os << "  return commHarness.finish();\n}\n";
 }
