@@ -428,6 +428,17 @@ int Driver::run() {
     kind = OutputKind::Source;
   else if (extension == ".mlir")
     kind = OutputKind::Mlir;
+  // What -o may name but comm-compile does not make: it was written as an
+  // executable under that name.
+  if (llvm::is_contained({".so", ".dylib", ".dll", ".h", ".hpp", ".c", ".ll",
+                          ".bc", ".s", ".ptx", ".cubin", ".fatbin"},
+                         extension))
+    return error("-o '" + outputFilename + "': comm-compile does not write " +
+                 extension +
+                 " files; it writes an executable (no extension), an object "
+                 "(.o), a static library with its header next to it (.a), "
+                 "the generated source (.cpp, .cc, .cu) or the lowered "
+                 "EmitC module (.mlir)");
   if (withHarness && kind != OutputKind::Executable)
     return error("--emit-harness makes an executable; -o '" + outputFilename +
                  "' names an object, library or source");
