@@ -58,6 +58,27 @@ mlir::comm::checkPlanningOptions(const PlanningPipelineOptions &options,
     return emitError(loc) << "comm-plan: hierarchical='" << hierarchical
                           << "' is not a mode: expected auto, never, faster "
                              "or always";
+  // What a baseline strategy does not do, said rather than dropped: the
+  // frameworks send at the precision the program wrote, and naive runs the
+  // program as written.
+  if (options.strategy != Strategy::comm) {
+    std::string strategy =
+        ("strategy=" + stringifyStrategy(options.strategy)).str();
+    if (tolerance > 0)
+      emitWarning(loc) << "comm-plan: " << strategy
+                       << " sends every transfer at the precision the "
+                          "program wrote; max-rel-error applies to "
+                          "strategy=comm only";
+    if (options.strategy == Strategy::naive && mode &&
+        *mode != HierarchicalMode::never)
+      emitWarning(loc) << "comm-plan: " << strategy
+                       << " runs the program as written; hierarchical="
+                       << hierarchical << " splits nothing there";
+    if (options.strategy == Strategy::naive && budget > 0)
+      emitWarning(loc) << "comm-plan: " << strategy
+                       << " starts no transfer early; memory-budget bounds "
+                          "nothing there";
+  }
   return success();
 }
 

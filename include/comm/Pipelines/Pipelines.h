@@ -36,35 +36,41 @@ struct PlanningPipelineOptions
   PassOptions::Option<Backend> backend{
       *this, "backend",
       llvm::cl::desc("the runtime backend the program runs on: plans name "
-                     "only what it realizes"),
+                     "only what it realizes (default nccl; comm-compile "
+                     "sets it from --target)"),
       llvm::cl::init(Backend::nccl), BackendValues()};
   PassOptions::Option<Strategy> strategy{
       *this, "strategy",
-      llvm::cl::desc("who plans: comm, or a baseline doing what a "
-                     "framework's defaults do"),
+      llvm::cl::desc("who plans: comm (default), or a baseline doing what "
+                     "a framework's defaults do (docs/Planning.md)"),
       llvm::cl::init(Strategy::comm), StrategyValues()};
   PassOptions::Option<bool> explain{
       *this, "explain",
-      llvm::cl::desc("every planning pass says what it decided (remarks)"),
+      llvm::cl::desc("every planning pass says what it decided (remarks; "
+                     "default false)"),
       llvm::cl::init(false)};
   PassOptions::Option<int64_t> memoryBudget{
       *this, "memory-budget",
       llvm::cl::desc("most bytes in flight per rank once transfers overlap "
-                     "compute (0: no bound)"),
+                     "compute (default 0: no bound)"),
       llvm::cl::init(0)};
   PassOptions::Option<double> maxRelError{
       *this, "max-rel-error",
       llvm::cl::desc("error the results may take where no comm.max_rel_error "
-                     "says, so that data may travel narrower (0: none)"),
+                     "says, so that data may travel narrower (default 0: "
+                     "none; strategy=comm only)"),
       llvm::cl::init(0.0)};
   PassOptions::Option<std::string> hierarchical{
       *this, "hierarchical",
       llvm::cl::desc(
-          "strategy=comm: which all_reduces become reduce_scatter inside "
-          "each machine (or CPU socket of a PCIe machine), all_reduce "
-          "across, all_gather inside: auto (simulate the planned step with "
-          "none, with those the model predicts faster and with every one, "
-          "keep the fastest), never, faster, always"),
+          "which all_reduces, all_gathers and reduce_scatters are split "
+          "at a slow cut (machines, or the CPU sockets of a PCIe machine), "
+          "an all_reduce into reduce_scatter inside, all_reduce across, "
+          "all_gather inside: auto (default; strategy=comm simulates the "
+          "planned step with none, with those the model predicts faster "
+          "and with every one, and keeps the fastest; the baselines split "
+          "none), never, faster, always (these two also for ddp, horovod "
+          "and xla)"),
       llvm::cl::init("auto")};
   PassOptions::Option<bool> compare{
       *this, "compare",
@@ -73,20 +79,21 @@ struct PlanningPipelineOptions
           "(naive, ddp, horovod, xla) plans it, simulate each on the "
           "topology and keep the fastest, comm's own unless one is faster, "
           "so that comm's plan is never slower than theirs (not where "
-          "hierarchical forces a split)"),
+          "hierarchical forces a split; default true)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> fuseJoint{
       *this, "fuse-joint",
       llvm::cl::desc(
           "strategy=comm: comm-fuse cuts runs that share the communication "
           "stream together (comm-fuse joint); with compare, comm-plan also "
-          "plans the module with them cut alone and keeps the faster"),
+          "plans the module with them cut alone and keeps the faster "
+          "(default true)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> verify{
       *this, "verify",
       llvm::cl::desc("end with comm-verify-schedule: every rank's sends "
                      "meet their receives, collectives their groups, and "
-                     "nothing can deadlock"),
+                     "nothing can deadlock (default true)"),
       llvm::cl::init(true)};
 };
 
