@@ -1515,6 +1515,7 @@ CostModel::predictWith(const CollectiveRequest &request,
 
 Route mlir::comm::getNcclRoute(const Path &path) {
   switch (path.kind) {
+  // No path between two GPUs of a machine: Topology::finalize refuses that.
   case PathKind::Disconnected:
   case PathKind::Local:
   case PathKind::NVLink:

@@ -58,7 +58,7 @@ struct Instr {
   std::vector<unsigned> body;  ///< start: instructions of the body
   /// The communication stream an op of a start body runs on: its plan's
   /// `stream`, or -1 for the backend's own.
-  int64_t stream = -1;
+  int64_t stream = kBackendStream;
   std::string name;
   /// Rank -> index of its group, for grouped collectives (-1: not in one).
   std::vector<int32_t> groupOfRank;
@@ -132,8 +132,7 @@ LogicalResult Flattener::flattenOp(Operation *op, unsigned depth,
   instr.op = op;
   instr.name = op->getName().stripDialect().str();
 
-  if (auto plan = op->getAttrOfType<PlanAttr>("plan"))
-    instr.stream = plan.getStream().value_or(-1);
+  instr.stream = getPlanStream(op);
   if (std::optional<CollectiveRequest> request = getCollectiveRequest(op)) {
     instr.request = std::move(*request);
     if (isa<SendOp, RecvOp>(op)) {

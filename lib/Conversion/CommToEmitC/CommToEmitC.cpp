@@ -224,12 +224,6 @@ std::string planOf(PlanAttr plan) {
       .str();
 }
 
-int64_t streamOf(PlanAttr plan) {
-  if (plan && plan.getStream())
-    return *plan.getStream();
-  return -1;
-}
-
 StringRef redopOf(ReductionKind kind) {
   switch (kind) {
   case ReductionKind::sum:
@@ -307,7 +301,7 @@ struct AllReduceLowering : CommPattern<BufferAllReduceOp> {
         .literal(redopOf(op.getKind()))
         .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::all_reduce");
     rewriter.eraseOp(op);
@@ -334,7 +328,7 @@ struct ReduceScatterLowering : CommPattern<BufferReduceScatterOp> {
         .literal(redopOf(op.getKind()))
         .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::reduce_scatter");
     rewriter.eraseOp(op);
@@ -360,7 +354,7 @@ struct AllGatherLowering : CommPattern<BufferAllGatherOp> {
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::all_gather");
     rewriter.eraseOp(op);
@@ -391,7 +385,7 @@ struct AllToAllLowering : CommPattern<BufferAllToAllOp> {
         .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getTarget(), state))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::all_to_all");
     rewriter.eraseOp(op);
@@ -416,7 +410,7 @@ struct BroadcastLowering : CommPattern<BufferBroadcastOp> {
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::broadcast");
     rewriter.eraseOp(op);
@@ -442,7 +436,7 @@ struct ReduceLowering : CommPattern<BufferReduceOp> {
         .literal(redopOf(op.getKind()))
         .literal(planOf(op.getPlanAttr()))
         .literal(spaceOfBuffer(op.getTarget(), state))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::reduce");
     rewriter.eraseOp(op);
@@ -465,7 +459,7 @@ struct PermuteLowering : CommPattern<BufferPermuteOp> {
         .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getTarget(), state))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::permute");
     rewriter.eraseOp(op);
@@ -502,7 +496,7 @@ struct SendLowering : CommPattern<BufferSendOp> {
         .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getSource(), state))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::send");
     endP2pRun(rewriter, op, state);
@@ -527,7 +521,7 @@ struct RecvLowering : CommPattern<BufferRecvOp> {
         .literal(getCommrtDtypeName(element))
         .literal(wireOf(op.getPlanAttr(), element))
         .literal(spaceOfBuffer(op.getTarget(), state))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::recv");
     endP2pRun(rewriter, op, state);
@@ -550,7 +544,7 @@ struct CopyLowering : CommPattern<BufferCopyOp> {
         .literal(cpu ? "COMMRT_HOST" : spaceOf(op.getSrc()))
         .integer(numElements(op.getSource()))
         .literal(getCommrtDtypeName(elementOf(op.getSource())))
-        .integer(streamOf(op.getPlanAttr()))
+        .integer(getPlanStream(op))
         .location()
         .call("commgen::copy");
     rewriter.eraseOp(op);

@@ -883,6 +883,11 @@ LogicalResult mlir::comm::checkTransferMatch(Operation *send, Operation *recv,
   return diag;
 }
 
+int64_t mlir::comm::getPlanStream(Operation *op) {
+  auto plan = op->getAttrOfType<PlanAttr>("plan");
+  return plan && plan.getStream() ? *plan.getStream() : kBackendStream;
+}
+
 PlanAttr mlir::comm::getPiecePlan(PlanAttr plan) {
   if (!plan || (!plan.getPrecision() && !plan.getRoute() && !plan.getStream()))
     return nullptr;

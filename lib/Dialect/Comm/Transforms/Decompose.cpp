@@ -811,19 +811,20 @@ void DecomposePass::runOnOperation() {
   });
   bool failedAny = false;
   for (Operation *op : collectives) {
-    // Groups of one rank move nothing (the ops' folders say so): the
-    // result is the input, a barrier waits for nobody. Nothing to send.
+    // Groups of one rank move nothing: the op's folder gives its input as
+    // its result (foldSingletonGroups), a barrier waits for nobody.
     auto groups = cast<CollectiveOpInterface>(op).getReplicaGroups();
+    SmallVector<OpFoldResult> folded;
     if (groups && groups.getGroupSize() == 1 &&
         (isa<BarrierOp>(op) ||
-         (op->getNumOperands() == 1 && op->getNumResults() == 1 &&
-          op->getOperand(0).getType() == op->getResult(0).getType()))) {
+         (succeeded(op->fold(folded)) && folded.size() == 1 &&
+          isa<Value>(folded.front())))) {
       if (explain)
         mlir::emitRemark(op->getLoc())
             << "comm-decompose: removed: its groups are of one rank, so "
                "it moves nothing";
-      if (op->getNumResults() == 1)
-        op->getResult(0).replaceAllUsesWith(op->getOperand(0));
+      if (!folded.empty())
+        op->getResult(0).replaceAllUsesWith(cast<Value>(folded.front()));
       op->erase();
       ++numToP2P;
       continue;

@@ -83,12 +83,6 @@ static std::string describe(Operation *op) {
   return text;
 }
 
-/// The stream a transfer's plan names, or -1 (the backend's own).
-static int64_t getPlanStream(Operation *op) {
-  auto plan = op->getAttrOfType<PlanAttr>("plan");
-  return plan && plan.getStream() ? *plan.getStream() : -1;
-}
-
 static int64_t getPayload(Operation *op) {
   auto collective = cast<CollectiveOpInterface>(op);
   return std::max(collective.getBytesSentPerRank(),

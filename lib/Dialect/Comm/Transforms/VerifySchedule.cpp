@@ -39,7 +39,7 @@ enum class StepKind { Collective, Send, Recv, Permute, Start, Wait };
 struct Step {
   Operation *op = nullptr;
   StepKind kind = StepKind::Collective;
-  int64_t stream = -1;        ///< plan stream (-1: the backend's own)
+  int64_t stream = kBackendStream; ///< plan stream
   unsigned token = 0;         ///< Start, Wait
   std::vector<unsigned> body; ///< Start: its transfers
   ReplicaGroupsAttr groups;   ///< Collective
@@ -200,10 +200,7 @@ LogicalResult Flattener::flattenBlock(Block &block, unsigned depth,
       return op->emitError()
              << "comm-verify-schedule: the program unrolls to more than "
              << kMaxSteps << " transfers per rank";
-    auto plan = op->getAttrOfType<PlanAttr>("plan");
-    // A blocking collective runs on its plan's stream too (the lowering
-    // issues it there, then waits).
-    int64_t opStream = plan && plan.getStream() ? *plan.getStream() : -1;
+    int64_t opStream = getPlanStream(op);
     if (auto start = dyn_cast<StartOp>(op)) {
       Step step = makeStep(op, StepKind::Start, opStream);
       step.token = numTokens++;

@@ -91,6 +91,13 @@ RankedTensorType getSliceType(RankedTensorType type, int64_t parts);
 LogicalResult checkTransferMatch(Operation *send, Operation *recv, int64_t rank,
                                  int64_t from, int64_t tag);
 
+/// The stream of a transfer with no `stream` in its plan: the backend's own
+/// (the lowering passes -1 to the runtime).
+constexpr int64_t kBackendStream = -1;
+/// The stream `op`'s plan names, or kBackendStream. A blocking collective
+/// runs on it too: the lowering issues it there, then waits.
+int64_t getPlanStream(Operation *op);
+
 /// The fields of a collective's plan that the pieces a pass cuts it into
 /// keep: the wire type, the route and the stream (an algorithm or protocol
 /// named the whole collective's). Null when none is set.
