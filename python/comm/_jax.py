@@ -124,7 +124,8 @@ def from_jax(fn, *args, mesh=None, topology=DEFAULT_TOPOLOGY, workdir=None,
     imports it into comm, plans it with every strategy in `strategies`
     (None is comm's own planner, reported as "comm"), simulates the
     unplanned import ("as-is") and every plan on `topology`, and returns a
-    Result. workdir defaults to a new temporary folder; name to fn's name
+    Result. `strategies` is a sequence, or one strategy as a string.
+    workdir defaults to a new temporary folder; name to fn's name
     (a name with '/' raises ValueError: it is the stem of the files).
     Raises CommError, with the tools' located diagnostics, when a step
     fails."""
@@ -135,6 +136,13 @@ def from_jax(fn, *args, mesh=None, topology=DEFAULT_TOPOLOGY, workdir=None,
             "(<name>.stablehlo.mlir, ...), so it must be a non-empty string "
             "without '/', '\\' or NUL" % (name,))
     name = name or _name_of(fn)
+    # One strategy may be given alone ("ddp" was read as 'd', 'd', 'p').
+    if isinstance(strategies, str):
+        strategies = (strategies,)
+    if workdir is not None and Path(workdir).exists() and \
+            not Path(workdir).is_dir():
+        raise ValueError("workdir %r is a file, not a folder: it is where "
+                         "the program's files are written" % (str(workdir),))
     import jax
 
     workdir = Path(workdir) if workdir is not None else Path(

@@ -193,6 +193,16 @@ class ErrorTest(TempDirTest):
             comm.import_stablehlo(bad, self.tmp / "out.mlir")
         self.assertIn("%s:" % bad, str(cm.exception))
 
+    def test_import_empty_file(self):
+        # An empty file imported to a program of nothing, which failed only
+        # when simulated.
+        empty = self.tmp / "empty.stablehlo.mlir"
+        empty.write_text("")
+        with self.assertRaises(comm.CommError) as cm:
+            comm.import_stablehlo(empty, self.tmp / "out.mlir")
+        self.assertIn("%s:1:1: error: holds no function to import" % empty,
+                      str(cm.exception))
+
 
 class CliTest(TempDirTest):
     def run_cli(self, *args):
@@ -260,6 +270,11 @@ class FromJaxNameTest(unittest.TestCase):
                 comm.from_jax(lambda x: x, 1.0, name=name,
                               workdir="/nonexistent/never-created")
         self.assertFalse(Path("/nonexistent/never-created").exists())
+
+    def test_workdir_that_is_a_file_is_refused(self):
+        with tempfile.NamedTemporaryFile() as f:
+            with self.assertRaisesRegex(ValueError, "is a file, not a folder"):
+                comm.from_jax(lambda x: x, 1.0, workdir=f.name)
 
 
 @unittest.skipUnless(importlib.util.find_spec("jax") is not None, "jax is not installed")

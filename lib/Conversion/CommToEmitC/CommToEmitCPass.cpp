@@ -106,6 +106,28 @@ static LogicalResult checkPlan(Operation *op, Target target) {
 /// Checks that the module is in the form this pass lowers, with a located
 /// error for the first thing that is not.
 static LogicalResult checkInput(ModuleOp module, Target target) {
+  // A transfer of elements the runtime has no type for (a bool mask
+  // all-reduced in JAX) is named at the transfer: the walk below meets the
+  // buffer first, at the compute that made it.
+  WalkResult moved = module.walk([&](Operation *op) -> WalkResult {
+    if (!isa<BufferAllReduceOp, BufferReduceScatterOp, BufferAllGatherOp,
+             BufferAllToAllOp, BufferBroadcastOp, BufferReduceOp,
+             BufferPermuteOp, BufferCopyOp, BufferSendOp, BufferRecvOp>(op))
+      return WalkResult::advance();
+    for (Type type : op->getOperandTypes()) {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref || !getCommrtDtypeName(memref.getElementType()).empty())
+        continue;
+      return op->emitError()
+             << "moves " << memref.getElementType()
+             << " elements, which commrt has no type for (f32, f64, f16, "
+                "bf16, i8, i32, i64); convert them before the transfer (a "
+                "JAX bool: x.astype(jnp.int8))";
+    }
+    return WalkResult::advance();
+  });
+  if (moved.wasInterrupted())
+    return failure();
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
     if (failed(checkBackend(op, target)) || failed(checkPlan(op, target)))
       return WalkResult::interrupt();

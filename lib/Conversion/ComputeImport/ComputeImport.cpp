@@ -212,6 +212,24 @@ static void outline(Operation *op, const ComputeImportOptions &options,
   ++stats.compute;
 }
 
+/// Replaces `op` by the operand its folder gives for its one result (a
+/// tensor.cast to its own type, an identity reshape): it moves nothing, and
+/// a compute stand-in in its place would change the data (the harness's
+/// stand-ins write new values; shard-partition leaves such casts around
+/// every collective of a reshard).
+static bool foldToOperand(Operation &op) {
+  SmallVector<OpFoldResult> folded;
+  if (op.getNumResults() != 1 || failed(op.fold(folded)) ||
+      folded.size() != 1)
+    return false;
+  auto value = dyn_cast<Value>(folded.front());
+  if (!value || value.getType() != op.getResult(0).getType())
+    return false;
+  op.getResult(0).replaceAllUsesWith(value);
+  op.erase();
+  return true;
+}
+
 static void importRegion(Region &region, const ComputeImportOptions &options,
                          ComputeImportStats &stats) {
   for (Block &block : region)
@@ -230,7 +248,7 @@ static void importRegion(Region &region, const ComputeImportOptions &options,
           importRegion(nested, options, stats);
         continue;
       }
-      if (isImportable(&op))
+      if (isImportable(&op) && !foldToOperand(op))
         outline(&op, options, stats);
     }
 }

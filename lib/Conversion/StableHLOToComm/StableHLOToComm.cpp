@@ -932,6 +932,14 @@ void ConvertStableHLOToCommPass::runOnOperation() {
       return signalPassFailure();
     }
   }
+  // An empty file parses to an empty module, which imported to a program
+  // of nothing that failed only later ("no public function ... to
+  // simulate").
+  if (module.getOps<func::FuncOp>().empty()) {
+    module.emitError() << "holds no function to import (JAX writes its "
+                          "program as @main)";
+    return signalPassFailure();
+  }
   // JAX names its entry `main`, which a compiled program's cannot be.
   if (auto entry = module.lookupSymbol<func::FuncOp>("main"))
     entry.setSymName(getEntryName(module, entry));
@@ -946,9 +954,18 @@ void ConvertStableHLOToCommPass::runOnOperation() {
   if (failed(verify(module)))
     return signalPassFailure();
 
+  // The world is what JAX declared. A module that declares none but has a
+  // comm.world_size (one imported before, or written by hand) keeps it: it
+  // became 1, and its collectives' ranks were then refused ("the world has
+  // only 1 ranks"). Where both are given they must agree: a larger
+  // comm.world_size was rewritten silently.
   int64_t world = importer.worldSize();
-  if (std::optional<int64_t> declared = getWorldSize(module);
-      declared && *declared < world) {
+  bool declaredByJax = module->hasAttr("mhlo.num_partitions") ||
+                       module->hasAttr("mhlo.num_replicas");
+  std::optional<int64_t> declared = getWorldSize(module);
+  if (declared && !declaredByJax)
+    world = *declared;
+  if (declared && *declared != world) {
     module.emitError() << "comm.world_size is " << *declared
                        << ", but mhlo.num_replicas * mhlo.num_partitions is "
                        << world;

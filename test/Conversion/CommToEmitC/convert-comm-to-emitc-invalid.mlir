@@ -30,6 +30,18 @@ func.func @alloc(%x: memref<4xf32>) {
 
 // -----
 
+// A bool mask all-reduced (pmax of a JAX comparison): named at the
+// transfer, not at the buffer's alloc, which the compute made.
+func.func @bool_transfer(%x: memref<4xf32>) {
+  %m = memref.alloc() : memref<4xi1>
+  %r = memref.alloc() : memref<4xi1>
+  // expected-error @+1 {{moves 'i1' elements, which commrt has no type for (f32, f64, f16, bf16, i8, i32, i64); convert them before the transfer (a JAX bool: x.astype(jnp.int8))}}
+  comm.buffer.all_reduce %m, %r {groups = #comm.groups<[[0, 1]]>, kind = #comm<reduction max>} : memref<4xi1>, memref<4xi1>
+  return
+}
+
+// -----
+
 func.func @gather_algorithm(%s: memref<4xf32>, %d: memref<16xf32>) {
   // expected-error @+1 {{plan algorithm 'nvls' of comm.all_gather is not realized on the mpi backend (expected ring, hierarchical, direct, halving_doubling)}}
   comm.buffer.all_gather %s, %d {dim = 0 : i64, groups = #comm.groups<[[0, 1, 2, 3]]>, plan = #comm.plan<algorithm = nvls>} : memref<4xf32>, memref<16xf32>

@@ -90,6 +90,17 @@
 
 // -----
 
+// A larger comm.world_size than JAX's devices was rewritten silently.
+// expected-error @+1 {{comm.world_size is 16, but mhlo.num_replicas * mhlo.num_partitions is 4}}
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    "func.return"(%arg0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {comm.world_size = 16 : i64, mhlo.num_partitions = 4 : i32} : () -> ()
+
+// -----
+
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<8xf32>):
@@ -455,3 +466,10 @@
     "func.return"(%0) : (tensor<8xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_replicas = 2 : i32} : () -> ()
+
+// -----
+
+// An empty module (an empty file) imported to a program of nothing.
+// expected-error @+1 {{holds no function to import (JAX writes its program as @main)}}
+module {
+}
