@@ -18,6 +18,14 @@
 // RUN: comm-opt %S/Inputs/forced-nvls.mlir --comm-select-algorithm="algorithm=ring protocol=ll128" 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 // SCHEDULE: warning: comm-select-algorithm: protocol=ll128 does not apply here (the runtime's ring schedule sends with ncclSend and ncclRecv, whose protocol NCCL chooses by size); chose ring/simple
 // SCHEDULE: plan <algorithm = ring> : tensor<1048576xf32>
+// MPI and verbs have no protocols: a forced one is said not to apply, the
+// model times the op without it (it chose direct/ll on mpi), and each
+// forced field that does not apply gives its own reason.
+// RUN: comm-opt %S/Inputs/forced-nvls.mlir --comm-select-algorithm="protocol=ll backend=mpi explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPROTO
+// NOPROTO: warning: comm-select-algorithm: protocol=ll does not apply here (the mpi backend has no protocols; LL and LL128 are NCCL's); chose {{[a-z_]+}}/simple
+// NOPROTO: remark: comm-select-algorithm: {{[a-z_]+}}/simple {{.*}}; its plan: #comm.plan<algorithm = {{[a-z_]+}}{{[,>]}}
+// RUN: comm-opt %S/Inputs/forced-nvls.mlir --comm-select-algorithm="algorithm=nvls protocol=ll128 backend=mpi" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: warning: comm-select-algorithm: algorithm=nvls does not apply here (the mpi backend does not run nvls for comm.all_reduce); protocol=ll128 does not apply here (the mpi backend has no protocols; LL and LL128 are NCCL's); chose
 
 // A chunk-bytes option that cuts a buffer into more chunks than the runtime
 // runs (COMMRT_MAX_CHUNKS_PER_CHANNEL) fails at the op, by the verifier.
@@ -28,11 +36,12 @@
 // bounds it, and what came next.
 module attributes {comm.topology = "dgx-h100"} {
   func.func @f(%x: tensor<256xf32>, %y: tensor<67108864xf32>, %z: tensor<0xf32>) -> tensor<67108864xf32> {
-    // expected-remark @+1 {{comm-select-algorithm: direct/ll 27.28 us on the nccl backend (bound 0.30 us, 1% of it); limited by each GPU's own link; next best halving_doubling/ll 29.30 us}}
+    // expected-remark @+1 {{comm-select-algorithm: direct/ll 27.28 us on the nccl backend (bound 0.30 us, 1% of it); limited by each GPU's own link; next best halving_doubling/ll 29.30 us; its plan: #comm.plan<algorithm = direct>}}
     %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<256xf32>
     // expected-remark @+1 {{comm-select-algorithm: nvls/simple}}
     %1 = comm.all_reduce sum %y over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xf32>
-    // expected-remark @+1 {{comm-select-algorithm: halving_doubling/ll}}
+    // A barrier takes no algorithm: the remark says what its plan keeps.
+    // expected-remark @+1 {{next best direct/ll 27.13 us; its plan: #comm.plan<protocol = ll>}}
     comm.barrier over [[0, 1, 2, 3, 4, 5, 6, 7]]
     // An empty tensor moves nothing: no plan.
     // expected-remark @+1 {{comm-select-algorithm: moves 0 bytes; no plan}}

@@ -118,19 +118,32 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   // Forced fields apply where they can; where the model finds nothing with
   // them (a protocol the algorithm has no form for), it chooses freely.
   // Why a forced field could not apply, said as a warning: the user asked
-  // for it.
-  std::string dropped;
+  // for it. Each field's reason apart; `droppedBoth` where the model found
+  // nothing with the two together.
+  std::string droppedAlgorithm, droppedProtocol, droppedBoth;
   bool takesAlgorithm = !getRealizedAlgorithms(kind, backend).empty();
   if (!written && forcedAlgorithm && takesAlgorithm) {
     if (isRealized(kind, *forcedAlgorithm, backend))
       request->algorithm = forcedAlgorithm;
     else
-      dropped = ("the " + stringifyBackend(backend) + " backend does not run " +
-                 stringifyAlgorithm(*forcedAlgorithm) + " for " +
-                 op->getName().getStringRef())
-                    .str();
+      droppedAlgorithm =
+          ("the " + stringifyBackend(backend) + " backend does not run " +
+           stringifyAlgorithm(*forcedAlgorithm) + " for " +
+           op->getName().getStringRef())
+              .str();
   }
-  if (!writtenProtocol && forcedProtocol)
+  // MPI, verbs and the processes of a host have no LL or LL128: the model
+  // is not asked to time them there.
+  if (forcedProtocol && !writtenProtocol &&
+      *forcedProtocol != Protocol::simple &&
+      (backend != Backend::nccl || model.getTopology().hasProcessRanks()))
+    droppedProtocol =
+        model.getTopology().hasProcessRanks()
+            ? "the processes of a host send through MPI, which has no "
+              "protocols"
+            : "the " + stringifyBackend(backend).str() +
+                  " backend has no protocols; LL and LL128 are NCCL's";
+  else if (!writtenProtocol && forcedProtocol)
     request->protocol = forcedProtocol;
   llvm::Expected<SmallVector<Prediction, 4>> predictions =
       model.predictAll(*request);
@@ -138,7 +151,7 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
     std::string why = llvm::toString(predictions.takeError());
     if ((request->algorithm && !written) ||
         (request->protocol && !writtenProtocol))
-      dropped = why;
+      droppedBoth = why;
     predictions = model.predictAll(free);
   }
   if (!predictions) {
@@ -170,24 +183,31 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   const Prediction &best = predictions->front();
   // A protocol forced on the runtime's own schedule cannot apply on NCCL:
   // its steps are ncclSend/ncclRecv, which take none.
-  bool protocolOnly = false;
-  if (dropped.empty() && forcedProtocol && !writtenProtocol && !best.native &&
+  if (droppedProtocol.empty() && droppedBoth.empty() && forcedProtocol &&
+      !writtenProtocol && !best.native &&
       isRuntimeSchedule(kind, best.algorithm, backend) &&
-      backend == Backend::nccl && best.protocol != *forcedProtocol) {
-    dropped = ("the runtime's " + stringifyAlgorithm(best.algorithm) +
-               " schedule sends with ncclSend and ncclRecv, whose protocol "
-               "NCCL chooses by size")
-                  .str();
-    protocolOnly = true;
-  }
-  if (!dropped.empty()) {
+      backend == Backend::nccl && best.protocol != *forcedProtocol)
+    droppedProtocol = ("the runtime's " + stringifyAlgorithm(best.algorithm) +
+                       " schedule sends with ncclSend and ncclRecv, whose "
+                       "protocol NCCL chooses by size")
+                          .str();
+  if (!droppedAlgorithm.empty() || !droppedProtocol.empty() ||
+      !droppedBoth.empty()) {
     InFlightDiagnostic warning = op->emitWarning() << "comm-select-algorithm:";
-    if (forcedAlgorithm && !written && !protocolOnly)
-      warning << " algorithm=" << stringifyAlgorithm(*forcedAlgorithm);
-    if (forcedProtocol && !writtenProtocol)
-      warning << " protocol=" << stringifyProtocol(*forcedProtocol);
-    warning << " does not apply here (" << dropped << "); chose "
-            << describe(best);
+    if (!droppedBoth.empty()) {
+      if (forcedAlgorithm && !written)
+        warning << " algorithm=" << stringifyAlgorithm(*forcedAlgorithm);
+      if (forcedProtocol && !writtenProtocol)
+        warning << " protocol=" << stringifyProtocol(*forcedProtocol);
+      warning << " does not apply here (" << droppedBoth << ");";
+    }
+    if (!droppedAlgorithm.empty())
+      warning << " algorithm=" << stringifyAlgorithm(*forcedAlgorithm)
+              << " does not apply here (" << droppedAlgorithm << ");";
+    if (!droppedProtocol.empty())
+      warning << " protocol=" << stringifyProtocol(*forcedProtocol)
+              << " does not apply here (" << droppedProtocol << ");";
+    warning << " chose " << describe(best);
   }
 
   // A barrier takes no algorithm: its prediction is the backend's own.
@@ -267,6 +287,14 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
         remark << "; next best " << describe(next);
         break;
       }
+    // What the op carries now, which is less than the prediction names
+    // where the backend takes no protocol or the op no algorithm (a
+    // barrier runs the backend's own).
+    if (auto plan = op->getAttrOfType<PlanAttr>("plan"))
+      remark << "; its plan: " << plan;
+    else
+      remark << "; it keeps no plan (the backend's own "
+             << op->getName().stripDialect() << " runs)";
   }
   return success();
 }
