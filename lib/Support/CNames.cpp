@@ -57,7 +57,13 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
       // (an extern "C" max collides with their overloads: nvcc says "more
       // than one instance of overloaded function "max" has "C" linkage").
       "max", "min", "umax", "umin", "llmax", "llmin", "ullmax", "ullmin",
-      "fmaxf", "fminf", "rsqrt", "saturate", "mul24", "umul24"};
+      "fmaxf", "fminf", "rsqrt", "saturate", "mul24", "umul24",
+      // Macros and objects of the C headers the generated code includes,
+      // and CUDA's built-in variables and types (dim3, float4, ...).
+      "NULL", "EOF", "offsetof", "errno", "stdin", "stdout", "stderr",
+      "va_list", "assert", "INFINITY", "NAN", "HUGE_VAL", "CHAR_BIT", "INT_MAX",
+      "INT_MIN", "SIZE_MAX", "RAND_MAX", "EXIT_SUCCESS", "EXIT_FAILURE",
+      "blockIdx", "threadIdx", "blockDim", "gridDim", "warpSize", "dim3"};
   if (reserved.contains(name))
     return "is a C or C++ keyword, `main`, or a C library or CUDA function, "
            "which its C entry point would collide with";
@@ -67,6 +73,17 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
                                            "nv_bfloat16", "__half"};
   if (types.contains(name))
     return "is a namespace or type the generated code uses";
+  // CUDA's vector types: char1-4, uchar1-4, short, ushort, int, uint, long,
+  // ulong, longlong, ulonglong, float, double with 1 to 4 lanes.
+  {
+    StringRef base = name.drop_back(1);
+    if (!name.empty() && name.back() >= '1' && name.back() <= '4' &&
+        llvm::is_contained({"char", "uchar", "short", "ushort", "int", "uint",
+                            "long", "ulong", "longlong", "ulonglong", "float",
+                            "double"},
+                           base))
+      return "is a CUDA vector type";
+  }
   // POSIX reserves the names ending in _t for types (int32_t, size_t).
   if (name.ends_with("_t"))
     return "ends with '_t', which POSIX reserves for type names (int32_t, "
@@ -78,10 +95,13 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
   // the program calling it hangs or crashes.
   for (StringRef prefix :
        {"comm_impl_", "comm_compute_", "comm_tensor", "comm_last_error",
-        "commrt", "commgen", "commharness",
-        "pthread_", "sched_", "MPI_", "PMPI_", "MPIX_",
-        "ompi_", "OMPI_", "mpi_", "pmpi_", "opal_", "orte_", "pmix_", "PMIx_",
-        "nccl", "pnccl", "ibv_", "rdma_", "cuda", "cublas", "nvtx"})
+        "commrt",     "commgen",       "commharness", "COMMRT_",
+        "COMMGEN_",   "CUDA_",         "NCCL_",       "pthread_",
+        "sched_",     "MPI_",          "PMPI_",       "MPIX_",
+        "ompi_",      "OMPI_",         "mpi_",        "pmpi_",
+        "opal_",      "orte_",         "pmix_",       "PMIx_",
+        "nccl",       "pnccl",         "ibv_",        "rdma_",
+        "cuda",       "cublas",        "nvtx"})
     if (name.starts_with(prefix))
       return ("starts with '" + prefix +
               "', which the runtime, the generated code, MPI, NCCL, CUDA, "
@@ -90,8 +110,9 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
   // CUDA's driver API (cuInit, cuMemAlloc).
   if (name.size() > 2 && name.starts_with("cu") && llvm::isUpper(name[2]))
     return "starts with 'cu' and a capital, like CUDA's driver API (cuInit)";
-  if (name.starts_with("__") ||
+  if (name.contains("__") ||
       (name.size() > 1 && name[0] == '_' && llvm::isUpper(name[1])))
-    return "is reserved in C and C++ (a leading '__' or '_' and a capital)";
+    return "is reserved in C and C++ (a '__' anywhere, or a leading '_' and "
+           "a capital)";
   return "";
 }

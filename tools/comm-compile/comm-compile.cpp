@@ -363,7 +363,18 @@ LogicalResult Driver::compileSource(StringRef source, StringRef object,
             "' was not found (install the CUDA toolkit or pass --nvcc)");
       return failure();
     }
-    command = {*tool, "-std=c++17", "-O" + optLevel, "-Xcompiler", "-fPIC"};
+    // nvcc takes -O0..-O3 only; the host compiler's other levels (-Og,
+    // -Os, -Oz, -Ofast) reach it through -Xcompiler ("nvcc fatal: 'g':
+    // expected a number").
+    bool numeric = StringRef(optLevel).size() == 1 && isdigit(optLevel[0]);
+    command = {*tool, "-std=c++17"};
+    if (numeric)
+      command.push_back("-O" + optLevel);
+    else
+      llvm::append_range(
+          command, std::vector<std::string>{"-Xcompiler", "-O" + optLevel});
+    llvm::append_range(command,
+                       std::vector<std::string>{"-Xcompiler", "-fPIC"});
     SmallVector<StringRef> archs;
     StringRef(cudaArch).split(archs, ',', -1, false);
     for (StringRef arch : archs) {

@@ -159,8 +159,45 @@ func.func private @MPI_helper(%x: memref<4xf32>) {
 
 // -----
 
-// expected-error @+1 {{function @_Step cannot be compiled: its name is reserved in C and C++ (a leading '__' or '_' and a capital); rename it}}
+// expected-error @+1 {{function @_Step cannot be compiled: its name is reserved in C and C++ (a '__' anywhere, or a leading '_' and a capital); rename it}}
 func.func @_Step(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// Names the C compiler or nvcc failed on: macros and objects of the C
+// headers, CUDA's built-ins and vector types, commrt's enumerators.
+// expected-error @+1 {{function @NULL cannot be compiled: its name is a C or C++ keyword, `main`, or a C library or CUDA function}}
+func.func @NULL(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @float4 cannot be compiled: its name is a CUDA vector type}}
+func.func @float4(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @blockIdx cannot be compiled}}
+func.func @blockIdx(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @COMMRT_F32 cannot be compiled: its name starts with 'COMMRT_'}}
+func.func @COMMRT_F32(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @step__v2 cannot be compiled: its name is reserved in C and C++ (a '__' anywhere}}
+func.func @step__v2(%x: memref<4xf32>) {
   return
 }
 
