@@ -1658,8 +1658,8 @@ Prediction CostModel::predictCopy(const CollectiveRequest &request) const {
   if (!hostSide) {
     double bw = getMemoryGBps(device) / 2;
     b.bandwidth("bandwidth", request.bytes, bw,
-                "read and write in HBM (" + formatBandwidth(2 * bw) +
-                    " of " + device.name + ")");
+                "read and write in HBM (" + formatBandwidth(2 * bw) + " of " +
+                    device.name + ")");
     p.busBandwidthGBps = bw;
     p.bottleneck = "HBM of " + device.name;
   } else if (request.copySource != MemorySpace::hbm &&

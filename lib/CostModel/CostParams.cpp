@@ -433,8 +433,8 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
         return std::move(e);
   for (unsigned c = 0; c < kNumLinkClasses; ++c)
     for (double v : p.stepLatencyUs[c])
-      if (llvm::Error e = checkLatency(
-              v, Twine("step_latency_us: ") + kClassNames[c]))
+      if (llvm::Error e =
+              checkLatency(v, Twine("step_latency_us: ") + kClassNames[c]))
         return std::move(e);
   for (auto [v, what] :
        {std::pair<double, StringRef>{p.nvlsLatencyUs, "nvls_latency_us"},

@@ -135,8 +135,8 @@ void mlir::comm::printTopologySummary(const Topology &topology,
              << num(getPeakFlops(d) / 1e12) << " TFLOP/s)";
         } else {
           os << "  " << (d.model.empty() ? "unknown model" : d.model) << " sm"
-             << d.computeCapability << "  "
-             << num(d.memoryGB) << " GB at " << num(d.memoryGBps) << " GB/s"
+             << d.computeCapability << "  " << num(d.memoryGB) << " GB at "
+             << num(d.memoryGBps) << " GB/s"
              << (d.memoryKnown ? "" : " (estimated)");
           os << (d.gpuDirect ? "  gdr" : "");
         }

@@ -276,9 +276,10 @@ inline State &state(commrt_context *ctx) {
   if (!entry) {
     entry = std::make_unique<State>();
     COMMGEN_CHECK(commrt_rank(ctx, &entry->rank), "<init>", "commrt_rank");
-    COMMGEN_CHECK(commrt_world_size(ctx, &entry->world), "<init>", "commrt_world_size");
+    COMMGEN_CHECK(commrt_world_size(ctx, &entry->world), "<init>",
+                  "commrt_world_size");
     COMMGEN_CHECK(commrt_get_backend(ctx, &entry->backend), "<init>",
-          "commrt_get_backend");
+                  "commrt_get_backend");
   }
   return *entry;
 }
@@ -406,7 +407,8 @@ inline commrt_stream *stream(commrt_context *ctx, int64_t index,
     return nullptr;
   commrt_stream *&entry = st.streams[index];
   if (!entry)
-    COMMGEN_CHECK(commrt_stream_create(ctx, &entry), loc, "commrt_stream_create");
+    COMMGEN_CHECK(commrt_stream_create(ctx, &entry), loc,
+                  "commrt_stream_create");
   return entry;
 }
 
@@ -419,9 +421,9 @@ inline commrt_comm *comm(commrt_context *ctx, const Ranks &ranks,
     return it->second;
   commrt_comm *handle = nullptr;
   COMMGEN_CHECK(commrt_comm_create(ctx, ranks.ranks.data(),
-                           static_cast<int64_t>(ranks.ranks.size()),
-                           ranks.groupSize, &handle),
-        loc, "commrt_comm_create");
+                                   static_cast<int64_t>(ranks.ranks.size()),
+                                   ranks.groupSize, &handle),
+                loc, "commrt_comm_create");
   st.comms[&ranks] = handle;
   return handle;
 }
@@ -925,7 +927,8 @@ inline void finish(commrt_context *ctx, const char *loc) {
   issueQueued(ctx, nullptr, loc);
   drainSends(ctx, loc);
   for (auto &[index, s] : state(ctx).streams)
-    COMMGEN_CHECK(commrt_stream_synchronize(s), loc, "commrt_stream_synchronize");
+    COMMGEN_CHECK(commrt_stream_synchronize(s), loc,
+                  "commrt_stream_synchronize");
 }
 
 //===----------------------------------------------------------------------===//
@@ -952,16 +955,16 @@ inline void transpose(commrt_context *ctx, void *dst, const void *src,
       pieces.push_back(piece);
     }
   COMMGEN_CHECK(commrt_pack(dst, dtype, a * b * c, pieces.data(),
-                    static_cast<int64_t>(pieces.size()), space, s),
-        loc, "commrt_pack (transpose)");
+                            static_cast<int64_t>(pieces.size()), space, s),
+                loc, "commrt_pack (transpose)");
 }
 
 inline void convert(void *dst, commrt_dtype dstType, const void *src,
                     commrt_dtype srcType, int64_t count,
                     commrt_memory_space space, commrt_stream *s,
                     const char *loc) {
-  COMMGEN_CHECK(commrt_convert(dst, dstType, src, srcType, count, space, s), loc,
-        "commrt_convert");
+  COMMGEN_CHECK(commrt_convert(dst, dstType, src, srcType, count, space, s),
+                loc, "commrt_convert");
 }
 
 /// Waits for what was launched on plan stream `s` (nothing to wait for on
@@ -1103,8 +1106,9 @@ inline void skip(commrt_context *ctx, void *dst, int64_t count,
                  const char *loc) {
   beforeWrite(ctx, dst, bytesOf(count, dtype), loc);
   COMMGEN_CHECK(commrt_memset(ctx, dst, space, 0,
-                      static_cast<int64_t>(bytesOf(count, dtype)), nullptr),
-        loc, "commrt_memset");
+                              static_cast<int64_t>(bytesOf(count, dtype)),
+                              nullptr),
+                loc, "commrt_memset");
 }
 
 /// COMMRT_DEBUG=desync: the group agrees on what it is about to run (the
@@ -1328,8 +1332,8 @@ inline void reduce(Async *async, const Ranks &ranks, const void *src, void *dst,
     waitFor(async, src, bytesOf(count, dtype), loc);
     beforeWrite(ctx, dst, bytesOf(count, dtype), loc);
     COMMGEN_CHECK(commrt_copy(ctx, dst, space, src, space,
-                      static_cast<int64_t>(bytesOf(count, dtype)), s),
-          loc, "comm.reduce");
+                              static_cast<int64_t>(bytesOf(count, dtype)), s),
+                  loc, "comm.reduce");
   }
   debugCheck(ctx, c, "comm.reduce", count, dtype, wire, root, loc);
   collective(
@@ -1431,9 +1435,9 @@ inline void send(Async *async, const Pairs &pairs, int64_t tag, const void *buf,
           toWire(ctx, buf, count, dtype, wire, space, s, loc));
     }
     Pending p;
-    COMMGEN_CHECK(commrt_isend(ctx, w->data, count, wire, pairs.flat[2 * k + 1], tag, s,
-                       &p.request),
-          loc, "comm.send");
+    COMMGEN_CHECK(commrt_isend(ctx, w->data, count, wire, pairs.flat[2 * k + 1],
+                               tag, s, &p.request),
+                  loc, "comm.send");
     p.finish = [w]() {};
     p.loc = loc;
     p.op = "comm.send";
@@ -1491,7 +1495,7 @@ inline void recv(Async *async, const Pairs &pairs, int64_t tag, void *buf,
   }
   commrt_request *req = nullptr;
   COMMGEN_CHECK(commrt_irecv(ctx, target, count, wire, peer, tag, s, &req), loc,
-        "comm.recv");
+                "comm.recv");
   std::function<void()> after;
   if (temp)
     after = [=]() {
@@ -1517,8 +1521,8 @@ inline void copy(Async *async, void *dst, commrt_memory_space dstSpace,
   auto run = [=]() {
     commrt_stream *s = stream(ctx, streamIndex, loc);
     COMMGEN_CHECK(commrt_copy(ctx, dst, dstSpace, src, srcSpace,
-                      static_cast<int64_t>(bytes), s),
-          loc, "comm.copy");
+                              static_cast<int64_t>(bytes), s),
+                  loc, "comm.copy");
     settle(s, loc, "comm.copy");
   };
   runLocal(async, {range(src, bytes)}, {range(dst, bytes)}, run, loc);
@@ -1533,10 +1537,10 @@ inline void scale(Async *async, void *target, const void *source, int64_t count,
   auto run = [=]() {
     if (target != source)
       COMMGEN_CHECK(commrt_copy(ctx, target, space, source, space,
-                        static_cast<int64_t>(bytes), nullptr),
-            loc, "comm.buffer.scale");
-    COMMGEN_CHECK(commrt_scale(target, count, dtype, factor, space, nullptr), loc,
-          "comm.buffer.scale");
+                                static_cast<int64_t>(bytes), nullptr),
+                    loc, "comm.buffer.scale");
+    COMMGEN_CHECK(commrt_scale(target, count, dtype, factor, space, nullptr),
+                  loc, "comm.buffer.scale");
   };
   runLocal(async, {range(source, bytes)}, {range(target, bytes)}, run, loc);
 }
@@ -1578,13 +1582,15 @@ inline void rotate(Async *async, const Ranks &ranks, const void *src, void *dst,
           first += n;
       }
     size_t head = bytes / static_cast<size_t>(n) * static_cast<size_t>(first);
-    COMMGEN_CHECK(commrt_copy(ctx, dst, space, static_cast<const char *>(src) + head,
-                      space, static_cast<int64_t>(bytes - head), nullptr),
-          loc, "comm.rotate");
+    COMMGEN_CHECK(commrt_copy(ctx, dst, space,
+                              static_cast<const char *>(src) + head, space,
+                              static_cast<int64_t>(bytes - head), nullptr),
+                  loc, "comm.rotate");
     if (head)
-      COMMGEN_CHECK(commrt_copy(ctx, static_cast<char *>(dst) + (bytes - head), space,
-                        src, space, static_cast<int64_t>(head), nullptr),
-            loc, "comm.rotate");
+      COMMGEN_CHECK(commrt_copy(ctx, static_cast<char *>(dst) + (bytes - head),
+                                space, src, space, static_cast<int64_t>(head),
+                                nullptr),
+                    loc, "comm.rotate");
   };
   runLocal(async, {range(src, bytes)}, {range(dst, bytes)}, run, loc);
 }
@@ -1661,8 +1667,9 @@ void pack(Async *async, void *buffer, commrt_dtype bufferType,
                    list.size(), /*isPack=*/true))
       return;
     COMMGEN_CHECK(commrt_pack(buffer, bufferType, bufferCount, list.data(),
-                      static_cast<int64_t>(list.size()), space, nullptr),
-          loc, "comm.pack");
+                              static_cast<int64_t>(list.size()), space,
+                              nullptr),
+                  loc, "comm.pack");
   };
   runLocal(async, ranges(list),
            {range(buffer, bytesOf(bufferCount, bufferType))}, run, loc);
@@ -1679,8 +1686,9 @@ void unpack(Async *async, const void *buffer, commrt_dtype bufferType,
                    list.data(), list.size(), /*isPack=*/false))
       return;
     COMMGEN_CHECK(commrt_unpack(buffer, bufferType, bufferCount, list.data(),
-                        static_cast<int64_t>(list.size()), space, nullptr),
-          loc, "comm.unpack");
+                                static_cast<int64_t>(list.size()), space,
+                                nullptr),
+                  loc, "comm.unpack");
   };
   runLocal(async, {range(buffer, bytes)}, ranges(list), run, loc);
 }
@@ -1698,10 +1706,11 @@ inline void combine(Async *async, void *target, const void *lhs,
       other = lhs;
     else if (target != lhs)
       COMMGEN_CHECK(commrt_copy(ctx, target, space, lhs, space,
-                        static_cast<int64_t>(bytes), nullptr),
-            loc, "comm.buffer.combine");
-    COMMGEN_CHECK(commrt_reduce_local(target, other, count, dtype, op, space, nullptr),
-          loc, "comm.buffer.combine");
+                                static_cast<int64_t>(bytes), nullptr),
+                    loc, "comm.buffer.combine");
+    COMMGEN_CHECK(
+        commrt_reduce_local(target, other, count, dtype, op, space, nullptr),
+        loc, "comm.buffer.combine");
   };
   runLocal(async, {range(lhs, bytes), range(rhs, bytes)},
            {range(target, bytes)}, run, loc);
@@ -1842,9 +1851,9 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
     void *view = hostView(t, static_cast<size_t>(j));
     if (view != t.data)
       COMMGEN_CHECK(commrt_copy(args->ctx, view, COMMRT_HOST, t.data, t.space,
-                        static_cast<int64_t>(bytesOf(t.count, t.dtype)),
-                        nullptr),
-            loc, "comm.compute");
+                                static_cast<int64_t>(bytesOf(t.count, t.dtype)),
+                                nullptr),
+                    loc, "comm.compute");
     ins.push_back(view);
   }
   bool allF32 = true;
@@ -1900,8 +1909,8 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
           // The runtime's vectorized kernel (this header is compiled at
           // the user's -O level).
           COMMGEN_CHECK(commrt_reduce_local(out + i, from + at, run, COMMRT_F32,
-                                    COMMRT_SUM, COMMRT_HOST, nullptr),
-                loc, "comm.compute");
+                                            COMMRT_SUM, COMMRT_HOST, nullptr),
+                        loc, "comm.compute");
           i += run;
           at = 0;
         }
@@ -1933,9 +1942,9 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
     }
     if (view != t.data)
       COMMGEN_CHECK(commrt_copy(args->ctx, t.data, t.space, view, COMMRT_HOST,
-                        static_cast<int64_t>(bytesOf(t.count, t.dtype)),
-                        nullptr),
-            loc, "comm.compute");
+                                static_cast<int64_t>(bytesOf(t.count, t.dtype)),
+                                nullptr),
+                    loc, "comm.compute");
   }
   // The stand-in waits rather than computes: compute runs on the device
   // (or, for a CPU rank, is a placeholder), and the host thread is free

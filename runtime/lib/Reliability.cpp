@@ -167,8 +167,7 @@ void failNow(FaultKind kind, const std::string &where) {
 
 void commrt::warnUnstruckFault(const commrt_context *ctx) {
   const Fault &fault = ctx->fault;
-  if (fault.kind == FaultKind::None || fault.rank != ctx->rank ||
-      fault.struck)
+  if (fault.kind == FaultKind::None || fault.rank != ctx->rank || fault.struck)
     return;
   std::string spec = format("%s:%d:", faultName(fault.kind), fault.rank);
   std::string why =

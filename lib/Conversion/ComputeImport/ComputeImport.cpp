@@ -219,8 +219,7 @@ static void outline(Operation *op, const ComputeImportOptions &options,
 /// every collective of a reshard).
 static bool foldToOperand(Operation &op) {
   SmallVector<OpFoldResult> folded;
-  if (op.getNumResults() != 1 || failed(op.fold(folded)) ||
-      folded.size() != 1)
+  if (op.getNumResults() != 1 || failed(op.fold(folded)) || folded.size() != 1)
     return false;
   auto value = dyn_cast<Value>(folded.front());
   if (!value || value.getType() != op.getResult(0).getType())
