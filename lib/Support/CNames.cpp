@@ -75,15 +75,12 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
     return "is a namespace or type the generated code uses";
   // CUDA's vector types: char1-4, uchar1-4, short, ushort, int, uint, long,
   // ulong, longlong, ulonglong, float, double with 1 to 4 lanes.
-  {
-    StringRef base = name.drop_back(1);
-    if (!name.empty() && name.back() >= '1' && name.back() <= '4' &&
-        llvm::is_contained({"char", "uchar", "short", "ushort", "int", "uint",
-                            "long", "ulong", "longlong", "ulonglong", "float",
-                            "double"},
-                           base))
-      return "is a CUDA vector type";
-  }
+  if (!name.empty() && name.back() >= '1' && name.back() <= '4' &&
+      llvm::is_contained({"char", "uchar", "short", "ushort", "int", "uint",
+                          "long", "ulong", "longlong", "ulonglong", "float",
+                          "double"},
+                         name.drop_back(1)))
+    return "is a CUDA vector type";
   // POSIX reserves the names ending in _t for types (int32_t, size_t).
   if (name.ends_with("_t"))
     return "ends with '_t', which POSIX reserves for type names (int32_t, "

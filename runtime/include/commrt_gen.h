@@ -115,31 +115,15 @@ inline void check(commrt_status status, const char *loc, const char *op) {
 
 /// Names the op of a runtime call to the runtime while the call runs
 /// (commrt_set_site), so that an error the runtime aborts the job on names
-/// it too; restores the enclosing op's afterwards (a deferred transfer runs
-/// inside the wait that drives it).
+/// it too. It spans one runtime call, which runs no generated code, so
+/// sites do not nest.
 class Site {
 public:
-  Site(const char *loc, const char *op);
-  ~Site() {
-    currentLoc = savedLoc;
-    currentOp = savedOp;
-    commrt_set_site(savedLoc, savedOp);
-  }
+  Site(const char *loc, const char *op) { commrt_set_site(loc, op); }
+  ~Site() { commrt_set_site(nullptr, nullptr); }
   Site(const Site &) = delete;
   Site &operator=(const Site &) = delete;
-
-private:
-  const char *savedLoc, *savedOp;
-  static thread_local const char *currentLoc, *currentOp;
 };
-inline thread_local const char *Site::currentLoc = nullptr;
-inline thread_local const char *Site::currentOp = nullptr;
-inline Site::Site(const char *loc, const char *op)
-    : savedLoc(currentLoc), savedOp(currentOp) {
-  currentLoc = loc;
-  currentOp = op;
-  commrt_set_site(loc, op);
-}
 
 /// Runs the runtime call `call` for the op `op` written at `loc` and throws
 /// its error, located.

@@ -170,12 +170,15 @@ void commrt::warnUnstruckFault(const commrt_context *ctx) {
   if (fault.kind == FaultKind::None || fault.rank != ctx->rank || fault.struck)
     return;
   std::string spec = format("%s:%d:", faultName(fault.kind), fault.rank);
-  std::string why =
-      fault.point == FaultPoint::Create
-          ? (spec += "create", std::string("this rank created no group"))
-          : (spec += std::to_string(fault.op),
-             format("this rank posted %llu operation(s), numbered from 0",
-                    static_cast<unsigned long long>(ctx->posted)));
+  std::string why;
+  if (fault.point == FaultPoint::Create) {
+    spec += "create";
+    why = "this rank created no group";
+  } else {
+    spec += std::to_string(fault.op);
+    why = format("this rank posted %llu operation(s), numbered from 0",
+                 static_cast<unsigned long long>(ctx->posted));
+  }
   std::fprintf(stderr,
                "[commrt rank %d] warning: COMMRT_INJECT=%s never struck: "
                "%s\n",

@@ -368,13 +368,10 @@ LogicalResult Driver::compileSource(StringRef source, StringRef object,
     // expected a number").
     bool numeric = StringRef(optLevel).size() == 1 && isdigit(optLevel[0]);
     command = {*tool, "-std=c++17"};
-    if (numeric)
-      command.push_back("-O" + optLevel);
-    else
-      llvm::append_range(
-          command, std::vector<std::string>{"-Xcompiler", "-O" + optLevel});
-    llvm::append_range(command,
-                       std::vector<std::string>{"-Xcompiler", "-fPIC"});
+    if (!numeric)
+      command.push_back("-Xcompiler");
+    command.push_back("-O" + optLevel);
+    command.insert(command.end(), {"-Xcompiler", "-fPIC"});
     SmallVector<StringRef> archs;
     StringRef(cudaArch).split(archs, ',', -1, false);
     for (StringRef arch : archs) {
