@@ -189,12 +189,24 @@ static void getPlanningOptions(const CompileOptions &options,
   planning.strategy = options.strategy;
 }
 
+/// What comm-compile checks a program it does not plan with.
+static std::unique_ptr<Pass>
+createUnplannedCheck(const CompileOptions &options) {
+  CommVerifyScheduleOptions verify;
+  verify.backend = getBackend(options.target);
+  return createCommVerifySchedule(verify);
+}
+
 void mlir::comm::buildCompilePipeline(OpPassManager &pm,
                                       const CompileOptions &options) {
   if (!options.topology.empty()) {
     PlanningPipelineOptions planning;
     getPlanningOptions(options, planning);
     buildPlanningPipeline(pm, planning);
+  } else {
+    // Unplanned, the program is still checked as comm-plan ends: a recv
+    // that no rank sends would hang the compiled program.
+    pm.addPass(createUnplannedCheck(options));
   }
   LoweringPipelineOptions lowering;
   lowering.target = options.target;
@@ -209,6 +221,9 @@ void mlir::comm::printCompilePipeline(const CompileOptions &options,
     getPlanningOptions(options, planning);
     os << "comm-plan";
     planning.print(os);
+    os << ",";
+  } else {
+    createUnplannedCheck(options)->printAsTextualPipeline(os);
     os << ",";
   }
   LoweringPipelineOptions lowering;
