@@ -95,4 +95,10 @@ func.func @backward(%x: tensor<524288xf32>, %b: tensor<1024xf32>)
 // COMM: comm.compute "layer1.backward"
 // COMM: return
 
-// BAD: for the --strategy option: Cannot find option named 'megatron'!
+// BAD: for the --strategy option: 'megatron' is not a value of --strategy (expected comm, naive, ddp, horovod or xla)
+
+// Every enum-valued option lists its values on a wrong one.
+// RUN: not comm-opt %s --comm-plan="topology=dgx-h100 backend=gloo" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADBACKEND
+// BADBACKEND: for the --backend option: 'gloo' is not a value of --backend (expected mpi, nccl or verbs)
+// RUN: not comm-opt %s --comm-fuse="mode=bogus" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADMODE
+// BADMODE: for the --mode option: 'bogus' is not a value of --mode (expected threshold, cost or cycle)

@@ -14,6 +14,7 @@
 #define COMM_PIPELINES_COMPILEOPTIONS_H
 
 #include "comm/Dialect/Comm/IR/CommAttrs.h"
+#include "comm/Support/EnumOption.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -102,20 +103,6 @@ struct BackendValues {
   }
 };
 
-/// The cases of an ODS enum of the dialect (Algorithm, Protocol, ...) as
-/// the values of a command-line or pass option, spelled as in the IR.
-template <typename EnumT> struct EnumValues {
-  template <typename Opt> void apply(Opt &option) const {
-    for (uint32_t i = 0;; ++i) {
-      auto value = static_cast<EnumT>(i);
-      llvm::StringRef name = stringifyEnum(value);
-      if (name.empty())
-        return;
-      option.getParser().addLiteralOption(name, value, name);
-    }
-  }
-};
-
 /// Who plans: comm's own planner or a baseline that does what a
 /// framework's documented defaults do (docs/Planning.md cites each).
 enum class Strategy : uint8_t {
@@ -188,5 +175,10 @@ struct CompileOptions {
 
 } // namespace comm
 } // namespace mlir
+
+// A wrong --target, --backend or --strategy lists the values.
+COMM_LISTING_ENUM_OPTION(mlir::comm::Target)
+COMM_LISTING_ENUM_OPTION(mlir::comm::Backend)
+COMM_LISTING_ENUM_OPTION(mlir::comm::Strategy)
 
 #endif // COMM_PIPELINES_COMPILEOPTIONS_H

@@ -4,10 +4,10 @@
 // RUN: comm-opt %s --convert-comm-to-emitc="target=cuda-verbs" -split-input-file -verify-diagnostics
 // RUN: not comm-opt %s --convert-comm-to-emitc="target=cuda" -split-input-file 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: comm-opt %s --pass-pipeline="builtin.module(convert-comm-to-emitc{target=cuda-verbs})" --dump-pass-pipeline -split-input-file -verify-diagnostics 2>&1 | FileCheck %s --check-prefix=PIPELINE
-// UNKNOWN: for the --target option: Cannot find option named 'cuda'
+// UNKNOWN: for the --target option: 'cuda' is not a value of --target (expected cpu-mpi, cuda-nccl or cuda-verbs)
 // UNKNOWN-NOT: <unknown>
 // RUN: not comm-opt %s --pass-pipeline="builtin.module(convert-comm-to-emitc{target=cuda})" -split-input-file 2>&1 | FileCheck %s --check-prefix=UNKNOWN-PIPELINE
-// UNKNOWN-PIPELINE: for the --target option: Cannot find option named 'cuda'
+// UNKNOWN-PIPELINE: for the --target option: 'cuda' is not a value of --target (expected cpu-mpi, cuda-nccl or cuda-verbs)
 // UNKNOWN-PIPELINE-NEXT: comm-opt: error: failed to add `convert-comm-to-emitc` with options `target=cuda`
 // UNKNOWN-PIPELINE-NOT: <unknown>
 // PIPELINE: convert-comm-to-emitc{target=cuda-verbs}

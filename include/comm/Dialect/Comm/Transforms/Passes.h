@@ -24,6 +24,14 @@ enum class FuseMode {
   cycle,
 };
 
+} // namespace comm
+} // namespace mlir
+
+COMM_LISTING_ENUM_OPTION(mlir::comm::FuseMode)
+
+namespace mlir {
+namespace comm {
+
 #define GEN_PASS_DECL
 #include "comm/Dialect/Comm/CommPasses.h.inc"
 
