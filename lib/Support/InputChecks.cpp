@@ -175,3 +175,15 @@ InFlightDiagnostic mlir::comm::emitNoEntryError(Operation *module,
     diag << " (the file holds no operation: expected a module of functions)";
   return diag;
 }
+
+SmallVector<char *> mlir::comm::getArgumentsWithoutOpDumps(int argc,
+                                                           char **argv) {
+  static char quiet[] = "--mlir-print-op-on-diagnostic=false";
+  SmallVector<char *> arguments(argv, argv + argc);
+  if (llvm::none_of(arguments, [](StringRef argument) {
+        return argument.ltrim('-').starts_with("mlir-print-op-on-diagnostic");
+      }))
+    arguments.push_back(quiet);
+  arguments.push_back(nullptr);
+  return arguments;
+}

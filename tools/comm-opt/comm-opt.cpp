@@ -25,6 +25,10 @@ void registerTestModelChoicePass();
 } // namespace mlir::comm::test
 
 int main(int argc, char **argv) {
+  SmallVector<char *> arguments =
+      mlir::comm::getArgumentsWithoutOpDumps(argc, argv);
+  argc = static_cast<int>(arguments.size()) - 1;
+  argv = arguments.data();
   DialectRegistry registry;
   mlir::comm::registerCommVersionPrinter();
   comm::registerAllDialects(registry);
@@ -44,7 +48,7 @@ int main(int argc, char **argv) {
     if (StringRef(argv[i]).contains("convert-stablehlo-to-comm"))
       config.verifyOnParsing(false);
   // A pass option with a bad value: llvm::cl prints what is wrong ("for
-  // the --mode option: Cannot find option named 'xyz'!") and MLIR's driver
+  // the --mode option: 'xyz' is not a value of --mode ...") and MLIR's driver
   // then reports the failure as an error with no location and no text
   // ("<unknown>:0: error: "). The empty part goes; the text, where there is
   // one, is said as comm-opt's error, without the empty location.

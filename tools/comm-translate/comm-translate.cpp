@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/InitAllPasses.h"
+#include "comm/Support/InputChecks.h"
 #include "comm/Support/Version.h"
 #include "comm/Target/Cpp/CommToCpp.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
@@ -21,6 +22,10 @@ void registerToCppTranslation();
 } // namespace mlir
 
 int main(int argc, char **argv) {
+  llvm::SmallVector<char *> arguments =
+      mlir::comm::getArgumentsWithoutOpDumps(argc, argv);
+  argc = static_cast<int>(arguments.size()) - 1;
+  argv = arguments.data();
   // MLIR's translate driver keeps its output file without checking the
   // write: a full disk or a closed pipe then ends in LLVM's fatal "IO
   // failure on output stream". Say it as an error of the run instead.

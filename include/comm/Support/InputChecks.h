@@ -62,6 +62,13 @@ createLocateImplicitModuleInstrumentation();
 /// when the file holds no op at all (an empty file, or one of comments
 /// only).
 InFlightDiagnostic emitNoEntryError(Operation *module, const Twine &what);
+
+/// The command line `argv` with `--mlir-print-op-on-diagnostic=false` added
+/// unless it names that option: the tools' diagnostics name a location and
+/// the source line, and MLIR's default note that prints the op in generic
+/// form (for a module's error the whole module) buried them. The strings
+/// are `argv`'s and the added literal; the vector ends with a null.
+SmallVector<char *> getArgumentsWithoutOpDumps(int argc, char **argv);
 } // namespace comm
 } // namespace mlir
 
