@@ -243,6 +243,12 @@ double mlir::comm::getCPUInterconnectBandwidth(StringRef vendor, StringRef arch,
   if (arch == "arm64" || arch == "aarch64")
     return 6.0;
   if (vendor == "AuthenticAMD") {
+    // Older NCCL versions wrote cpuid's base family plus the extended family
+    // shifted by 4 (Zen 3 as 175 = 15 + (10 << 4), NVIDIA/nccl#2441); later
+    // versions the sum, as the CPU manuals define the family (25). Both are
+    // in files in use (shared/topologies: ncv4 has 175, ndv4 23).
+    if (familyId > 15 && (familyId & 0xf) == 0xf)
+      familyId = 15 + (familyId >> 4);
     if (familyId == 26)
       return 32.0; // Zen 5
     if (familyId == 25)

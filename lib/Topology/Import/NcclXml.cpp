@@ -202,6 +202,11 @@ private:
   llvm::StringSet<> nvswitchBusIds;
   unsigned numSwitches = 0;
   unsigned numOtherPci = 0, numGuessedLinks = 0;
+  /// Of the guessed links, those whose speed was given (only the width
+  /// was assumed).
+  unsigned numGuessedWidths = 0;
+  /// GPU pairs whose two ends list different NVLink lane counts.
+  SmallVector<std::string> asymmetricNVLinks;
   SmallVector<std::string> correctedBridges;
   SmallVector<unsigned> skeletonGpus, skeletonNics;
   int maxGpuDev = -1, maxNicDev = -1;
@@ -390,8 +395,11 @@ llvm::Error NcclXmlImporter::pcieLinkOf(xmlNode *pci, unsigned &generation,
     return e;
   std::string speedText =
       StringRef(attr(pci, "link_speed").value_or("")).trim().str();
-  if (w == 0 || speedText.empty() || speedText == "Unknown")
+  bool noSpeed = speedText.empty() || speedText == "Unknown";
+  if (w == 0 || noSpeed)
     ++numGuessedLinks;
+  if (w == 0 && !noSpeed)
+    ++numGuessedWidths;
   width = w ? w : 16; // NCCL's default for a width sysfs did not report
   generation = 3;     // NCCL's fallback speed (8 GT/s per lane)
   if (speedText.empty() || speedText == "Unknown")
@@ -636,6 +644,27 @@ llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
   return llvm::Error::success();
 }
 
+/// What a port runs on. The PCI class of its device says InfiniBand
+/// (0x0207) or Ethernet (0x0200); an Ethernet port of an RDMA device (named
+/// by its verbs device, mlx5_0, as NCCL's IB transport names ports) runs
+/// RoCE. A port without a PCI device is InfiniBand unless it is named as a
+/// kernel interface (eth0, ens1, ...: NCCL's socket transport).
+static NetworkKind getNetworkKind(std::optional<std::string> classText,
+                                  StringRef portName) {
+  int64_t classCode = 0;
+  if (classText && !StringRef(*classText).getAsInteger(0, classCode)) {
+    if ((classCode >> 8) == 0x0207)
+      return NetworkKind::InfiniBand;
+    if ((classCode >> 8) == 0x0200)
+      return portName.starts_with("mlx") ? NetworkKind::RoCE
+                                         : NetworkKind::Ethernet;
+  }
+  for (StringRef prefix : {"eth", "en", "ib"})
+    if (portName.starts_with(prefix))
+      return prefix == "ib" ? NetworkKind::InfiniBand : NetworkKind::Ethernet;
+  return NetworkKind::InfiniBand;
+}
+
 llvm::Error NcclXmlImporter::importNic(xmlNode *nic, xmlNode *pci,
                                        unsigned parent, int numa) {
   if (llvm::Error error = checkChildren(nic, {"net"}))
@@ -672,8 +701,8 @@ llvm::Error NcclXmlImporter::importNic(xmlNode *nic, xmlNode *pci,
     device.latencyUs = latency;
     device.gpuDirect = gdr != 0;
     device.model = attr(net, "name").value_or("");
-    // NCCL's XML does not say whether a port is InfiniBand or Ethernet.
-    device.network = NetworkKind::InfiniBand;
+    device.network =
+        getNetworkKind(pci ? attr(pci, "class") : std::nullopt, device.model);
     device.sourceLine = xmlGetLineNo(net);
     unsigned index = graph.addDevice(std::move(device));
     if (!pci) {
@@ -754,7 +783,16 @@ llvm::Error NcclXmlImporter::resolve() {
     }
     auto key = std::minmax(link.gpu, peer);
     auto &entry = lanes[{key.first, key.second}];
-    // Listed from both ends: keep one link of the larger count.
+    // Listed from both ends: keep one link of the larger count, and say
+    // so where the ends disagree (NCCL would time each direction by its
+    // own end's count).
+    if (entry.first && entry.first != link.count)
+      asymmetricNVLinks.push_back(llvm::formatv(
+          "the NVLink between {0} and {1} has {2} lane(s) at line {3} and "
+          "{4} at line {5}; using {6}",
+          graph.getDevice(key.first).name, graph.getDevice(key.second).name,
+          entry.first, entry.second, link.count, link.line,
+          std::max(entry.first, link.count)));
     entry.first = std::max(entry.first, link.count);
     entry.second = entry.second ? entry.second : link.line;
   }
@@ -859,11 +897,18 @@ llvm::Error NcclXmlImporter::resolve() {
     topology.addNote(llvm::formatv(
         "ignored {0} <nvlink> element(s) whose target is the GPU itself",
         selfLinks));
-  if (numGuessedLinks)
+  if (numGuessedLinks > numGuessedWidths)
     topology.addNote(llvm::formatv(
-        "{0} PCIe link(s) give no width or speed; assumed x16 and 8 GT/s "
-        "(NCCL's defaults)",
-        numGuessedLinks));
+        "{0} PCIe link(s) give no speed; assumed 8 GT/s, and x16 where the "
+        "width is missing too (NCCL's defaults)",
+        numGuessedLinks - numGuessedWidths));
+  if (numGuessedWidths)
+    topology.addNote(llvm::formatv(
+        "{0} PCIe link(s) give their speed but no width; assumed x16 "
+        "(NCCL's default)",
+        numGuessedWidths));
+  for (const std::string &note : asymmetricNVLinks)
+    topology.addNote(note);
   for (const std::string &bridge : correctedBridges)
     topology.addNote("PCI bridge " + bridge +
                      "; using the latter (virtual bridges report placeholder "
