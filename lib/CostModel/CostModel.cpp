@@ -1536,19 +1536,33 @@ Route mlir::comm::getNcclRoute(const Path &path) {
   llvm_unreachable("unknown path kind");
 }
 
-std::pair<DeviceId, DeviceId>
-mlir::comm::getTransferEndpoints(const Topology &topology,
-                                 const CollectiveRequest &request,
-                                 int64_t source, int64_t target) {
+SmallVector<std::pair<DeviceId, DeviceId>, 3>
+mlir::comm::getTransferLegs(const Topology &topology,
+                            const CollectiveRequest &request, int64_t source,
+                            int64_t target) {
   DeviceId from = topology.getGPU(source), to = topology.getGPU(target);
   std::optional<Route> route = request.route;
+  bool ncclStages = false;
   if (request.backend == Backend::nccl && !topology.hasProcessRanks() &&
-      source != target)
+      source != target) {
     route = getNcclRoute(topology.getPath(from, to));
+    ncclStages = route == Route::host_staged;
+  }
   if (route != Route::host_staged)
-    return {from, to};
-  return {topology.getHostCPU(from).value_or(from),
-          topology.getHostCPU(to).value_or(to)};
+    return {{from, to}};
+  DeviceId fromHost = topology.getHostCPU(from).value_or(from);
+  DeviceId toHost = topology.getHostCPU(to).value_or(to);
+  // NCCL stages GPU memory through pinned host buffers itself: the data
+  // crosses each GPU's PCIe link too, chunk by chunk with the leg between
+  // the CPUs. A route a plan names host_staged has its copies as ops of
+  // their own (comm-route), which cross those links.
+  SmallVector<std::pair<DeviceId, DeviceId>, 3> legs;
+  if (ncclStages && fromHost != from)
+    legs.push_back({from, fromHost});
+  legs.push_back({fromHost, toHost});
+  if (ncclStages && toHost != to)
+    legs.push_back({toHost, to});
+  return legs;
 }
 
 Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
@@ -1561,18 +1575,25 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
   p.ranks = 2;
   TermBuilder b{p};
   double protocolFactor = params.getProtocolBandwidth(protocol);
+  // Every leg of every pair; a pair's legs run at once (staged chunk by
+  // chunk), so it takes its slowest leg's time and all their latencies.
   SmallVector<Path> paths;
+  double worstLatency = 0;
   bool sharedHost = false; // a host-staged pair whose ranks share a CPU
   for (auto [src, dst] : request.pairs) {
-    auto [from, to] = getTransferEndpoints(topology, request, src, dst);
-    paths.push_back(topology.getPath(from, to));
-    sharedHost |= src != dst && paths.back().kind == PathKind::Local;
+    double latency = 0;
+    for (auto [from, to] : getTransferLegs(topology, request, src, dst)) {
+      paths.push_back(topology.getPath(from, to));
+      sharedHost |= src != dst && paths.back().kind == PathKind::Local;
+      latency += paths.back().latencyUs;
+    }
+    worstLatency = std::max(worstLatency, latency);
   }
   llvm::DenseMap<uint64_t, unsigned> uses;
   for (const Path &path : paths)
     for (const PathHop &hop : path.hops)
       ++uses[2 * hop.link + hop.reverse];
-  double worstUs = 0, worstLatency = 0;
+  double worstUs = 0;
   std::string why;
   for (const Path &path : paths) {
     if (path.kind == PathKind::Local)
@@ -1598,7 +1619,6 @@ Prediction CostModel::predictPointToPoint(const CollectiveRequest &request,
       why = limit;
       p.busBandwidthGBps = bw;
     }
-    worstLatency = std::max(worstLatency, path.latencyUs);
   }
   if (sharedHost) {
     // Staged through the memory of one CPU: a memcpy between processes.
@@ -1743,7 +1763,8 @@ CostModel::predictOnHost(const CollectiveRequest &request) const {
                         "runs; the " +
                         stringifyBackend(*request.backend) +
                         " backend cannot run them (plan and simulate with "
-                        "the mpi backend)");
+                        "the mpi backend: comm-plan's backend=mpi, "
+                        "comm-sim's --backend mpi)");
   // MPI's own collective (no algorithm) and the runtime's schedules, as the
   // request's backend and native flag select them.
   SmallVector<std::optional<Algorithm>, 6> candidates;
@@ -1888,7 +1909,21 @@ CostModel::predictAll(const CollectiveRequest &request) const {
       largest = std::min(largest, *request.chunkBytes);
     pointToPoint = getPointToPointProtocol(largest);
   }
+  // NCCL's all_to_all is a send and a receive per peer (ncclSend and
+  // ncclRecv in a group): each message takes the point-to-point protocol of
+  // its own size, one peer's share of the buffer (LL was chosen for 1 MiB
+  // over 8 ranks, 128 KiB per peer, where NCCL sends Simple).
+  std::optional<Protocol> perPeer;
+  if (llProtocols && request.kind == CollectiveKind::AllToAll &&
+      !request.groups.empty()) {
+    size_t peers = 1;
+    for (const auto &group : request.groups)
+      peers = std::max(peers, group.size());
+    perPeer = getPointToPointProtocol(request.bytes / peers);
+  }
   auto scheduleProtocol = [&](Algorithm algorithm) -> std::optional<Protocol> {
+    if (perPeer && !request.protocol)
+      return perPeer;
     if (!request.backend || request.native ||
         !isRuntimeSchedule(request.kind, algorithm, *request.backend))
       return std::nullopt;

@@ -222,13 +222,13 @@ mlir::comm::sim::getCollectivePhases(const CostModel &model,
   if (request.kind == CollectiveKind::Permute ||
       request.kind == CollectiveKind::SendRecv) {
     PhaseSpec phase{"transfer", prediction.latencyUs, {}};
-    for (auto [src, dst] : request.pairs) {
-      auto [from, to] = getTransferEndpoints(topology, request, src, dst);
-      if (from != to)
-        phase.flows.push_back({from, to, S, factor});
-      else if (src != dst) // staged through one CPU's memory: a memcpy
-        phase.latencyUs += S / (kHostMemcpyGBps * 1e3);
-    }
+    for (auto [src, dst] : request.pairs)
+      for (auto [from, to] : getTransferLegs(topology, request, src, dst)) {
+        if (from != to)
+          phase.flows.push_back({from, to, S, factor});
+        else if (src != dst) // staged through one CPU's memory: a memcpy
+          phase.latencyUs += S / (kHostMemcpyGBps * 1e3);
+      }
     phases.push_back(std::move(phase));
     return phases;
   }

@@ -234,15 +234,19 @@ std::string describeAlgorithm(const Prediction &prediction);
 /// GPUDirect RDMA where both ends have it, else through host memory.
 Route getNcclRoute(const Path &path);
 
-/// Where the point-to-point data of the pair `source` -> `target` of
-/// `request` leaves and arrives: the GPUs, or for a host_staged route the
-/// CPUs whose pinned memory stages it. On NCCL each pair takes the route
-/// NCCL's transports give it (getNcclRoute), whatever the plan's route,
-/// which names only the farthest pair's: two GPUs behind one PCIe switch
-/// stay peer to peer though another pair of the op is staged.
-std::pair<DeviceId, DeviceId>
-getTransferEndpoints(const Topology &topology, const CollectiveRequest &request,
-                     int64_t source, int64_t target);
+/// The legs the point-to-point data of the pair `source` -> `target` of
+/// `request` crosses: GPU to GPU; for a host_staged route, the CPUs whose
+/// pinned memory stages it (a memcpy when they are one); and where NCCL
+/// stages it itself, also the source GPU to its CPU and the target's CPU
+/// to the target GPU (a plan's host_staged route has its copies as ops of
+/// their own). The legs run at once, chunk by chunk. On NCCL each pair
+/// takes the route NCCL's
+/// transports give it (getNcclRoute), whatever the plan's route, which
+/// names only the farthest pair's: two GPUs behind one PCIe switch stay
+/// peer to peer though another pair of the op is staged.
+SmallVector<std::pair<DeviceId, DeviceId>, 3>
+getTransferLegs(const Topology &topology, const CollectiveRequest &request,
+                int64_t source, int64_t target);
 
 /// The ranks of `group` by the CPU their GPU hangs off, as a hierarchical
 /// schedule inside one machine splits them (runtime/lib/Schedule.cpp): the
