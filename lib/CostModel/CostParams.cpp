@@ -344,6 +344,14 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
         llvm::inconvertibleErrorCode(),
         firstError.empty() ? (fileName + ": error: malformed YAML").str()
                            : firstError);
+  // Keys after the document's end (`...`) start a second document, which
+  // nothing reads: an edit there would be dropped without a word.
+  if (input.nextDocument())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        fileName + ": error: the file holds more than one YAML document (a "
+                   "'...' or '---' before the end); the parameters are one "
+                   "document");
   CostParams p = getDefaultCostParams();
   p.nvlinkEfficiency = y.nvlinkEfficiency;
   p.pcieEfficiency = y.pcieEfficiency;

@@ -18,6 +18,10 @@
 // RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.negative.yaml 2>&1 | FileCheck %s --check-prefix=NEGLAT
 // RUN: sed -e 's/^nvlink_efficiency: 7/nvlink_efficiency: 0.9/' -e 's/ll: 0.896141/ll: 1e300/' %S/Inputs/bad-params.yaml > %t.huge.yaml
 // RUN: not comm-opt %s --comm-plan="topology=dgx-h100 cost-params=%t.huge.yaml" 2>&1 | FileCheck %s --check-prefix=HUGELAT
+// Keys after the document's end were dropped without a word.
+// RUN: cp %S/Inputs/slow-nvls.yaml %t.second.yaml && echo 'nvlink_efficiency: 0.5' >> %t.second.yaml
+// RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.second.yaml 2>&1 | FileCheck %s --check-prefix=SECOND
+// SECOND: second.yaml: error: the file holds more than one YAML document (a '...' or '---' before the end); the parameters are one document
 // comm-compile takes the parameters too, and -v shows them in the pipeline.
 // RUN: comm-compile %s --topology dgx-h100 --target cpu-mpi --cost-params %S/Inputs/slow-nvls.yaml -v -o %t.o 2>&1 | FileCheck %s --check-prefix=COMPILE
 

@@ -377,6 +377,12 @@ readCalibrationPoints(Options &o) {
                                          "'");
   }
   for (const std::string &path : o.ncclTests) {
+    // An empty entry ("a.log,", ",a.log") was read as a file named
+    // "topology".
+    if (path.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--nccl-tests lists an empty file name (a comma too many?)");
     auto read = readNcclTestsLog(path, logOptions);
     if (!read)
       return read.takeError();

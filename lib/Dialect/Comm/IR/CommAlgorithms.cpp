@@ -244,6 +244,10 @@ void mlir::comm::describeUnrealized(CollectiveKind kind, StringRef opName,
   if (backend != Backend::nccl && isRealized(kind, algorithm, Backend::nccl) &&
       !isRealized(kind, algorithm, Backend::mpi))
     os << "; NVLink SHARP needs the nccl backend (the cuda-nccl target)";
+  else if (llvm::is_contained(getNativeAlgorithms(kind, backend), algorithm))
+    os << "; the backend's own comm." << opName
+       << " may choose it (a plan without an algorithm), but a plan cannot "
+          "ask for it";
 }
 
 void mlir::comm::describeNotCarried(StringRef opName, Backend backend,
