@@ -13,4 +13,12 @@ module attributes {comm.world_size = 2 : i64} {
     %r = comm.all_reduce sum %y over [[0, 1]] : tensor<6x3xf32>
     return %r : tensor<6x3xf32>
   }
+  // A rowwise compute with a weight of as many rows as a part: each part
+  // would read the weight row by row (the results changed).
+  func.func @weight(%x: tensor<8x3xf32>, %w: tensor<2x3xf32>) -> tensor<8x3xf32> {
+    %y = comm.compute "g"(%x, %w) time_us 10.0 rowwise : (tensor<8x3xf32>, tensor<2x3xf32>) -> tensor<8x3xf32>
+    // expected-remark @+1 {{comm-pipeline: kept whole: 'g' reads an input whole that has as many rows as one of 4 parts (2), which a part would read row by row}}
+    %r = comm.all_reduce sum %y over [[0, 1]] : tensor<8x3xf32>
+    return %r : tensor<8x3xf32>
+  }
 }

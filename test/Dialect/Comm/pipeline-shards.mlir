@@ -62,3 +62,19 @@ module attributes {comm.world_size = 8 : i64} {
     return %h, %t : tensor<24x8xf32>, tensor<6x8xf32>
   }
 }
+
+// -----
+
+// A weight with as many rows as one rank's part: the parts would read it
+// row by row (the results changed); kept whole, though the model would cut.
+module attributes {comm.world_size = 4 : i64} {
+  func.func @weight(%x: tensor<1024x4096xbf16>, %w: tensor<1024x4096xbf16>) -> tensor<4096x2048xbf16> {
+    // expected-remark @+1 {{comm-pipeline: kept whole: 'up' reads an input whole that has as many rows as one of 4 parts (1024), which a part would read row by row}}
+    %g = comm.all_gather %x over [[0, 1, 2, 3]] dim 0 : tensor<1024x4096xbf16> -> tensor<4096x4096xbf16>
+    %h = comm.compute "up"(%g, %w) time_us 3000.0 rowwise : (tensor<4096x4096xbf16>, tensor<1024x4096xbf16>) -> tensor<4096x2048xbf16>
+    return %h : tensor<4096x2048xbf16>
+  }
+}
+// CHECK-LABEL: func.func @weight
+// CHECK: comm.all_gather
+// CHECK-NOT: part

@@ -166,6 +166,37 @@ static ComputeOp computePart(OpBuilder &b, ComputeOp compute, int64_t i,
   return piece;
 }
 
+/// Whether the parts of `compute` (a rowwise one with `rows` rows) in `k`
+/// parts would read row by row an input the whole op reads whole: a part
+/// reads rowwise the inputs with its own rows too (comm.compute's `part`,
+/// commrt_gen.h's stand-in), so a weight with as many rows as a part would
+/// change meaning. `replaced` is the input the parts read cut (a gather's
+/// chunks), which is meant to.
+static bool readsWeightByRows(ComputeOp compute, int64_t rows, int64_t k,
+                              Value replaced = {}) {
+  if (!compute.getRowwise() || k <= 1 || rows % k != 0)
+    return false;
+  for (Value input : compute.getInputs()) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (input != replaced && type.getRank() && type.getDimSize(0) == rows / k &&
+        type.getDimSize(0) != rows)
+      return true;
+  }
+  return false;
+}
+
+/// Why `compute` is not cut into `k` parts, or "" (readsWeightByRows).
+static std::string whyNotCut(ComputeOp compute, int64_t rows, int64_t k,
+                             Value replaced = {}) {
+  if (!readsWeightByRows(compute, rows, k, replaced))
+    return "";
+  return llvm::formatv("'{0}' reads an input whole that has as many rows as "
+                       "one of {1} parts ({2}), which a part would read row "
+                       "by row",
+                       compute.getName(), k, rows / k)
+      .str();
+}
+
 /// `compute` split into `k` parts at `b`'s point, part `i` reading
 /// `replacement[i]` in place of `whole` when given.
 static SmallVector<ComputeOp> splitCompute(OpBuilder &b, ComputeOp compute,
@@ -449,6 +480,9 @@ bool PipelinePass::worthCutting(Operation *op,
 void PipelinePass::extend(PackOp join, int64_t k, const CostModel *model,
                           const Topology *topology) {
   while (ComputeOp reader = rowwiseReaderOf(join.getResult())) {
+    auto joinType = cast<RankedTensorType>(join.getResult().getType());
+    if (readsWeightByRows(reader, joinType.getDimSize(0), k, join.getResult()))
+      return; // the reader reads the join whole
     // The reader's parts each start once their rows are reduced.
     OpBuilder b(reader);
     SmallVector<Value> rows(join.getInputs());
@@ -552,6 +586,12 @@ void PipelinePass::runOnOperation() {
               << " parts";
         continue;
       }
+      if (std::string why = whyNotCut(compute, rows, chunks); !why.empty()) {
+        ++numKept;
+        if (explain)
+          mlir::emitRemark(op.getLoc()) << "comm-pipeline: kept whole: " << why;
+        continue;
+      }
       extend(split(compute, op, chunks), chunks, nullptr, nullptr);
       ++numPipelined;
       continue;
@@ -565,6 +605,8 @@ void PipelinePass::runOnOperation() {
     double bestUs = *whole;
     std::string tried;
     for (int64_t k = 2; k <= maxChunks && rows > 0 && rows % k == 0; k *= 2) {
+      if (readsWeightByRows(compute, rows, k))
+        continue;
       FailureOr<double> us = predict(compute, op, k, *model, *topologyRef);
       if (failed(us))
         break;
@@ -608,14 +650,20 @@ void PipelinePass::runPerShard(ArrayRef<Operation *> ops,
     std::string why =
         gather ? whyNotPerShard(op, gather.getDim(), gather.getResult())
                : whyNotPerShard(op, scatter.getDim(), scatter.getInput());
+    int64_t n =
+        cast<CollectiveOpInterface>(op).getReplicaGroups().getGroupSize();
+    if (why.empty()) {
+      auto rowsOf = cast<RankedTensorType>(
+          gather ? gather.getResult().getType() : scatter.getInput().getType());
+      why = whyNotCut(compute, rowsOf.getDimSize(0), n,
+                      gather ? gather.getResult() : Value());
+    }
     if (!why.empty()) {
       ++numKept;
       if (explain)
         mlir::emitRemark(op->getLoc()) << "comm-pipeline: kept whole: " << why;
       continue;
     }
-    int64_t n =
-        cast<CollectiveOpInterface>(op).getReplicaGroups().getGroupSize();
     if (model &&
         !worthCutting(op,
                       gather
