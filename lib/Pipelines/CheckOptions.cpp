@@ -99,11 +99,19 @@ public:
 
   StringRef getArgument() const override { return "comm-plan-options"; }
   StringRef getDescription() const override {
-    return "Check comm-plan's options before any planning pass runs";
+    return "Check comm-plan's options before any planning pass runs; "
+           "record the topology planned for as the module's comm.topology";
   }
   void runOnOperation() override {
-    if (failed(checkPlanningOptions(options, getOperation().getLoc())))
-      signalPassFailure();
+    ModuleOp module = getOperation();
+    if (failed(checkPlanningOptions(options, module.getLoc())))
+      return signalPassFailure();
+    // The plan is for this machine: comm-sim and comm-compile read the
+    // module's attribute (one naming another machine was kept, and they
+    // simulated the plan there without a word).
+    if (!options.topology.empty())
+      module->setAttr("comm.topology",
+                      StringAttr::get(module.getContext(), options.topology));
   }
 
 private:

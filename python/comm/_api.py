@@ -65,12 +65,29 @@ def import_stablehlo(path, out=None):
     return out
 
 
-def plan(path, topology=DEFAULT_TOPOLOGY, strategy=None, out=None,
+def _topology_for(path, topology):
+    """The topology to pass for ``path``: ``topology`` when given, else
+    None (the tools read the module's comm.topology attribute) where the
+    module has one, else DEFAULT_TOPOLOGY."""
+    if topology is not None:
+        return topology
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return DEFAULT_TOPOLOGY  # the tool reports the unreadable file
+    if re.search(r"\bcomm\.topology\s*=", text):
+        return None
+    return DEFAULT_TOPOLOGY
+
+
+def plan(path, topology=None, strategy=None, out=None,
          explain=False, backend=None, cost_params=None):
     """Plans a comm program: ``comm-opt --comm-plan="topology=T strategy=S"``.
 
     topology: a preset (dgx-h100), a cluster (dgx-h100x4), an NCCL XML or comm
-    YAML file, or None to use the module's comm.topology attribute.
+    YAML file; None (the default): the module's comm.topology attribute,
+    else DEFAULT_TOPOLOGY. The planned module names the topology it was
+    planned for in its comm.topology attribute.
     strategy: None or "comm" for comm's own planner, or one of the baselines
     "naive", "ddp", "horovod", "xla". explain: every planning pass reports
     what it decided (located remarks, written to sys.stderr, so that
@@ -93,6 +110,7 @@ def plan(path, topology=DEFAULT_TOPOLOGY, strategy=None, out=None,
                              ("." + strategy if strategy else "") + ".mlir")
     out = Path(out)
     opts = []
+    topology = _topology_for(path, topology)
     if topology is not None:
         opts.append("topology=" + _option_value(topology))
     if strategy is not None:
@@ -110,7 +128,7 @@ def plan(path, topology=DEFAULT_TOPOLOGY, strategy=None, out=None,
     return out
 
 
-def simulate(path, topology=DEFAULT_TOPOLOGY, trace=None, entry=None,
+def simulate(path, topology=None, trace=None, entry=None,
              backend=None, cost_params=None):
     """Simulates a comm program: ``comm-sim run <path> --topology T --json``.
 
@@ -118,10 +136,12 @@ def simulate(path, topology=DEFAULT_TOPOLOGY, trace=None, entry=None,
     ``compute_us``, ``exposed_comm_us``, ``comm_bytes``, ``collectives``,
     ``ranks``, ``lower_bound_us``, ``busiest_links``, ...); with trace, a
     Chrome/Perfetto trace is written there and its path is added under
-    ``"trace"``. topology None uses the module's comm.topology attribute.
+    ``"trace"``. topology None (the default) uses the module's comm.topology
+    attribute, else DEFAULT_TOPOLOGY.
     entry: the function to run (default: the only or first public one).
     cost_params: a cost model parameter file, as for plan."""
     args = ["run", Path(path), "--json"]
+    topology = _topology_for(path, topology)
     if topology is not None:
         args += ["--topology", topology]
     if trace is not None:

@@ -55,12 +55,12 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     topo_help = ("preset (dgx-h100), cluster (dgx-h100x4), NCCL XML or comm "
-                 "YAML file; empty: the module's comm.topology (default "
-                 "%(default)s)")
+                 "YAML file (default: the module's comm.topology, else "
+                 + DEFAULT_TOPOLOGY + ")")
 
     p = sub.add_parser("plan", help="plan a comm program (comm-opt --comm-plan)")
     p.add_argument("file")
-    p.add_argument("--topology", default=DEFAULT_TOPOLOGY, help=topo_help)
+    p.add_argument("--topology", default=None, help=topo_help)
     p.add_argument("--strategy", choices=STRATEGIES, default=None,
                    help="who plans (default: comm)")
     p.add_argument("--backend", choices=("mpi", "nccl", "verbs"))
@@ -70,7 +70,7 @@ def main(argv=None):
 
     s = sub.add_parser("simulate", help="simulate a comm program (comm-sim run)")
     s.add_argument("file")
-    s.add_argument("--topology", default=DEFAULT_TOPOLOGY, help=topo_help)
+    s.add_argument("--topology", default=None, help=topo_help)
     s.add_argument("--trace", help="write a Chrome/Perfetto trace (JSON) here")
     s.add_argument("--entry", help="function to run (default: the only or "
                                     "first public one)")
