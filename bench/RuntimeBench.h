@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mpi.h>
 #include <vector>
 
@@ -65,12 +66,29 @@ struct OffOnContexts {
   commrt_context *ctxs[2] = {nullptr, nullptr};
   commrt_comm *comms[2] = {nullptr, nullptr};
 
+  /// `usage` is printed for --help (and with an error for any other
+  /// argument: the bench takes none) and when the world has one rank.
   OffOnContexts(int *argc, char ***argv, const char *variable, const char *off,
-                const char *on) {
+                const char *on, const char *usage) {
+    for (int i = 1; i < *argc; ++i) {
+      const char *arg = (*argv)[i];
+      bool help = !std::strcmp(arg, "--help") || !std::strcmp(arg, "-h");
+      if (!help)
+        std::fprintf(stderr, "error: unknown argument '%s'\n", arg);
+      std::fprintf(help ? stdout : stderr, "%s", usage);
+      std::exit(help ? 0 : 2);
+    }
     int provided = 0;
     MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) {
+      if (rank == 0)
+        std::fprintf(stderr, "error: the bench needs at least 2 ranks\n%s",
+                     usage);
+      MPI_Finalize();
+      std::exit(2);
+    }
     ctxs[0] = startMpiContext(variable, off);
     ctxs[1] = startMpiContext(variable, on);
     std::vector<int64_t> world(static_cast<size_t>(size));

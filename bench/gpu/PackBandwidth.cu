@@ -48,10 +48,27 @@ template <typename F> float timeMs(int iterations, F f) {
 }
 
 int main(int argc, char **argv) {
+  const char *usage =
+      "usage: comm-bench-pack-bandwidth [--iterations N]\n"
+      "On a GPU: the generated pack/unpack kernels (f32, f32 -> bf16) "
+      "against\ncudaMemcpy device to device of the same bytes (median "
+      "GB/s; 20\niterations by default).\n";
   int iterations = 20;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--iterations")
-      iterations = std::max(1, std::atoi(argv[++i]));
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", usage);
+      return 0;
+    }
+    if (arg != "--iterations" || i + 1 == argc) {
+      std::fprintf(stderr, "comm-bench-pack-bandwidth: %s '%s'\n%s",
+                   arg == "--iterations" ? "no value after"
+                                         : "unknown argument",
+                   argv[i], usage);
+      return 2;
+    }
+    iterations = std::max(1, std::atoi(argv[++i]));
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "comm-bench-pack-bandwidth: no CUDA device\n");

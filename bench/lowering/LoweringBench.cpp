@@ -280,26 +280,44 @@ void large(int rounds) {
 }
 } // namespace
 
+static const char kUsage[] =
+    "usage: mpirun -np 4 --oversubscribe comm-bench-lowering [--rounds N]\n"
+    "           [--large-rounds N] [--only small|large|64mib]\n"
+    "Times comm-compiled fused gradient all_reduces against one\n"
+    "MPI_Allreduce per tensor and a hand-fused pack + MPI_Allreduce, side\n"
+    "by side in one run (medians; rounds default 1000, large rounds 15).\n";
+
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   int rounds = 1000, largeRounds = 15;
   std::string only = "all";
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--rounds")
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    bool valued =
+        arg == "--rounds" || arg == "--large-rounds" || arg == "--only";
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    if (!valued || i + 1 == argc) {
+      std::fprintf(stderr, "error: %s '%s'\n%s",
+                   valued ? "no value after" : "unknown argument", argv[i],
+                   kUsage);
+      return 2;
+    }
+    if (arg == "--rounds")
       rounds = std::max(1, std::atoi(argv[++i]));
-    else if (std::string(argv[i]) == "--large-rounds")
+    else if (arg == "--large-rounds")
       largeRounds = std::max(1, std::atoi(argv[++i]));
-    else if (std::string(argv[i]) == "--only")
+    else
       only = argv[++i];
   }
   if (only != "all" && only != "small" && only != "large" && only != "64mib") {
-    if (rank == 0)
-      std::fprintf(stderr, "--only takes small, large or 64mib\n");
-    MPI_Finalize();
+    std::fprintf(stderr, "--only takes small, large or 64mib\n");
     return 2;
   }
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size != 4) {
     if (rank == 0)
       std::fprintf(stderr, "run on 4 ranks: mpirun -np 4 --oversubscribe %s\n",

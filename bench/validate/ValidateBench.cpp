@@ -51,7 +51,12 @@ void printSize(char *out, size_t n, int64_t bytes) {
 } // namespace
 
 int main(int argc, char **argv) {
-  comm_bench::OffOnContexts run(&argc, &argv, "COMMRT_VALIDATE", "0", "1");
+  comm_bench::OffOnContexts run(
+      &argc, &argv, "COMMRT_VALIDATE", "0", "1",
+      "usage: mpirun -np 4 --oversubscribe comm-bench-validate\n"
+      "Times collectives with the runtime's cross-rank validation off\n"
+      "(COMMRT_VALIDATE=0) and on (the default), side by side in one run\n"
+      "(median of the slowest rank's time, and the ratio on/off).\n");
   int rank = run.rank;
   commrt_context *const *ctxs = run.ctxs;
   commrt_comm *const *comms = run.comms;
