@@ -23,6 +23,16 @@ LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
   if (text.starts_with("ML\xef"
                        "R"))
     return success();
+  // Editors on Windows may start a UTF-8 file with a byte order mark,
+  // which MLIR's lexer takes for an unexpected character.
+  if (text.starts_with("\xef\xbb\xbf")) {
+    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data()),
+                           llvm::SourceMgr::DK_Error,
+                           "the file starts with a UTF-8 byte order mark, "
+                           "which MLIR does not read: save it as UTF-8 "
+                           "without one");
+    return failure();
+  }
   unsigned depth = 0;
   for (size_t i = 0, e = text.size(); i < e; ++i) {
     char c = text[i];

@@ -102,11 +102,15 @@ def main(argv=None):
         elif a.command == "import":
             _emit(lambda out: import_stablehlo(a.file, out), a.out)
         elif a.command == "tools":
+            missing = 0
             for tool in ("comm-opt", "comm-sim", "comm-compile", "comm-topo"):
                 try:
                     print("%-12s %s" % (tool, find_tool(tool)))
                 except CommError as e:
                     print("%-12s %s" % (tool, e))
+                    missing += 1
+            if missing:  # a script checking the set-up must see it fail
+                return 1
     except CommError as e:
         sys.stderr.write("error: %s\n" % e)
         return 1
