@@ -345,8 +345,6 @@ static std::optional<std::string> findTool(StringRef name) {
   return std::nullopt;
 }
 
-/// The flags a sanitizer build of comm adds to the code it generates (the
-/// runtime it links is instrumented too); empty in an ordinary build.
 /// The CUDA runtime's folder: lib64 next to the bin folder of --nvcc.
 static std::string getCudaLibDir() {
   SmallString<256> cudaLib(
@@ -355,6 +353,8 @@ static std::string getCudaLibDir() {
   return std::string(cudaLib);
 }
 
+/// The flags a sanitizer build of comm adds to the code it generates (the
+/// runtime it links is instrumented too); empty in an ordinary build.
 static void appendGeneratedCodeFlags(std::vector<std::string> &command) {
   SmallVector<StringRef> flags;
   StringRef(COMM_GENERATED_CODE_FLAGS).split(flags, ' ', -1, false);

@@ -95,3 +95,16 @@ module attributes {comm.world_size = 8 : i64} {
     return %n : tensor<1024x1024xbf16>
   }
 }
+
+// -----
+
+// A weight with as many rows as one of 2 parts: the model does not try 2
+// parts (each would read the weight row by row), and says so.
+module attributes {comm.world_size = 8 : i64} {
+  func.func @weight(%x: tensor<1024x1024xbf16>, %w: tensor<512x1024xbf16>) -> tensor<1024x1024xbf16> {
+    %m = comm.compute "mlp"(%x, %w) flops 2.0e+12 rowwise : (tensor<1024x1024xbf16>, tensor<512x1024xbf16>) -> tensor<1024x1024xbf16>
+    // expected-remark @+1 {{as written, not 2 parts (a part would read a weight row by row), 4 parts}}
+    %s = comm.all_reduce sum %m over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<1024x1024xbf16>
+    return %s : tensor<1024x1024xbf16>
+  }
+}

@@ -605,8 +605,13 @@ void PipelinePass::runOnOperation() {
     double bestUs = *whole;
     std::string tried;
     for (int64_t k = 2; k <= maxChunks && rows > 0 && rows % k == 0; k *= 2) {
-      if (readsWeightByRows(compute, rows, k))
+      if (readsWeightByRows(compute, rows, k)) {
+        tried += llvm::formatv(", not {0} parts (a part would read a "
+                               "weight row by row)",
+                               k)
+                     .str();
         continue;
+      }
       FailureOr<double> us = predict(compute, op, k, *model, *topologyRef);
       if (failed(us))
         break;
