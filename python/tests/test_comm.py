@@ -92,6 +92,19 @@ class PlanSimulateTest(TempDirTest):
         self.assertEqual(report["collectives"], 24)
         self.assertNotIn("trace", report)
 
+    def test_module_topology_is_the_default(self):
+        # The module's comm.topology decides where no topology is given
+        # (dgx-h100 used to override it), and the planned module names the
+        # topology it was planned for.
+        src = self.tmp / "pcie.mlir"
+        src.write_text(GRAD_STEP.read_text().replace(
+            'comm.topology = "dgx-h100"', 'comm.topology = "pcie-4gpu"'))
+        planned = comm.plan(src, out=self.tmp / "pcie.planned.mlir")
+        self.assertIn('comm.topology = "pcie-4gpu"', planned.read_text())
+        again = comm.plan(planned, topology="dgx-h100",
+                          out=self.tmp / "h100.planned.mlir")
+        self.assertIn('comm.topology = "dgx-h100"', again.read_text())
+
     def test_plan_then_simulate(self):
         out = self.tmp / "planned.mlir"
         got = comm.plan(GRAD_STEP, topology="dgx-h100", out=out)

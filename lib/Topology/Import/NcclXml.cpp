@@ -659,9 +659,8 @@ static NetworkKind getNetworkKind(std::optional<std::string> classText,
       return portName.starts_with("mlx") ? NetworkKind::RoCE
                                          : NetworkKind::Ethernet;
   }
-  for (StringRef prefix : {"eth", "en", "ib"})
-    if (portName.starts_with(prefix))
-      return prefix == "ib" ? NetworkKind::InfiniBand : NetworkKind::Ethernet;
+  if (portName.starts_with("eth") || portName.starts_with("en"))
+    return NetworkKind::Ethernet;
   return NetworkKind::InfiniBand;
 }
 
