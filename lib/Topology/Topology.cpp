@@ -1337,8 +1337,8 @@ bool Topology::isEquivalentTo(const Topology &other, std::string *why) const {
         a.described == b.described && sameNumber(a.speedGbit, b.speedGbit) &&
         a.network == b.network && sameNumber(a.latencyUs, b.latencyUs) &&
         a.vendor == b.vendor && a.arch == b.arch && a.familyId == b.familyId &&
-        a.modelId == b.modelId && a.chips == b.chips &&
-        a.generation == b.generation &&
+        a.modelId == b.modelId && a.cpuAffinity == b.cpuAffinity &&
+        a.chips == b.chips && a.generation == b.generation &&
         a.reductionCapable == b.reductionCapable;
     if (!same)
       return differ("device '" + a.name + "' differs");

@@ -75,7 +75,7 @@ struct YamlDevice {
   std::optional<Bounded<kModelIdKey>> modelId;
   std::optional<Bounded<kChipsKey>> chips;
   std::optional<Bounded<kDeviceGenerationKey>> generation;
-  std::optional<Text> model, busId, vendor, arch, network;
+  std::optional<Text> model, busId, vendor, arch, network, cores;
   std::optional<Real> memoryGB, memoryGBps, speedGbit, latencyUs;
   std::optional<bool> memoryKnown, gdr, described, nvls;
   unsigned line = 0;
@@ -205,6 +205,7 @@ template <> struct MappingTraits<YamlDevice> {
     io.mapOptional("arch", d.arch);
     io.mapOptional("family", d.family);
     io.mapOptional("model_id", d.modelId);
+    io.mapOptional("cores", d.cores);
     io.mapOptional("chips", d.chips);
     io.mapOptional("generation", d.generation);
     io.mapOptional("nvls", d.nvls);
@@ -344,6 +345,14 @@ static llvm::Error convertDevice(StringRef file, const YamlDevice &y,
   d.arch = y.arch.value_or("");
   d.familyId = valueOr(y.family, 0);
   d.modelId = valueOr(y.modelId, 0);
+  // A CPU's cores as `comm-topo matrix` shows them (NCCL's affinity mask
+  // as a list): numbers and ranges, comma-separated.
+  d.cpuAffinity = y.cores.value_or("");
+  if (d.cpuAffinity.find_first_not_of("0123456789,-") != std::string::npos)
+    return makeTopologyError(file, y.line,
+                             "'cores' lists core numbers and ranges such as "
+                             "0-55,112-167, got '" +
+                                 d.cpuAffinity + "'");
   d.chips = valueOr(y.chips, 0);
   d.generation = valueOr(y.generation, 0);
   d.reductionCapable = y.nvls.value_or(false);
@@ -641,6 +650,8 @@ void mlir::comm::exportTopologyYaml(const Topology &topology,
         y.arch = d.arch;
       y.family = d.familyId;
       y.modelId = d.modelId;
+      if (!d.cpuAffinity.empty())
+        y.cores = d.cpuAffinity;
       break;
     case DeviceKind::NVSwitch:
       y.chips = d.chips;
