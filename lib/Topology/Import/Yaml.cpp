@@ -100,9 +100,15 @@ struct YamlFabric {
   unsigned line = 0;
 };
 
+/// The format version, checked as it is read so that an unsupported one is
+/// reported at its value.
+struct FormatVersion {
+  int64_t value = 0;
+};
+
 struct YamlTopology {
   std::string format;
-  int64_t version = 0;
+  FormatVersion version;
   std::optional<Text> name;
   std::optional<Bounded<kNodesKey>> nodes;
   std::optional<YamlFabric> fabric;
@@ -178,6 +184,23 @@ template <const IntKey &key> struct ScalarTraits<Bounded<key>> {
       return "integer out of range";
     parse->message = formatTopologyRangeError("'" + Twine(key.name) + "'",
                                               out.value, key.range);
+    return parse->message;
+  }
+  static QuotingType mustQuote(StringRef) { return QuotingType::None; }
+};
+
+template <> struct ScalarTraits<FormatVersion> {
+  static void output(const FormatVersion &version, void *, raw_ostream &os) {
+    os << version.value;
+  }
+  static StringRef input(StringRef text, void *context, FormatVersion &out) {
+    StringRef error = ScalarTraits<int64_t>::input(text, context, out.value);
+    auto *parse = static_cast<ParseContext *>(context);
+    if (!error.empty() || out.value == 1 || !parse)
+      return error;
+    parse->message =
+        ("unsupported format version " + Twine(out.value) + "; expected 1")
+            .str();
     return parse->message;
   }
   static QuotingType mustQuote(StringRef) { return QuotingType::None; }
@@ -497,10 +520,11 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
     return makeTopologyError(fileName, 1,
                              "'format' must be 'comm-topology', got '" +
                                  document.format + "'");
-  if (document.version != 1)
+  if (document.version.value != 1)
     return makeTopologyError(fileName, 1,
                              "unsupported format version " +
-                                 Twine(document.version) + "; expected 1");
+                                 Twine(document.version.value) +
+                                 "; expected 1");
 
   auto topology = std::make_unique<Topology>();
   topology->setSource(fileName);
@@ -593,7 +617,7 @@ void mlir::comm::exportTopologyYaml(const Topology &topology,
                                     llvm::raw_ostream &os) {
   YamlTopology document;
   document.format = "comm-topology";
-  document.version = 1;
+  document.version.value = 1;
   if (!topology.getName().empty())
     document.name = topology.getName().str();
   if (topology.getNumNodes() != 1)
