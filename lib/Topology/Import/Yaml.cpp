@@ -100,8 +100,9 @@ struct YamlFabric {
   unsigned line = 0;
 };
 
-/// The format version, checked as it is read so that an unsupported one is
-/// reported at its value.
+/// The format version, checked as it is read (the one place it is checked:
+/// 'version' is required, and every import reads with a ParseContext) so
+/// that an unsupported one is reported at its value.
 struct FormatVersion {
   int64_t value = 0;
 };
@@ -196,8 +197,10 @@ template <> struct ScalarTraits<FormatVersion> {
   static StringRef input(StringRef text, void *context, FormatVersion &out) {
     StringRef error = ScalarTraits<int64_t>::input(text, context, out.value);
     auto *parse = static_cast<ParseContext *>(context);
-    if (!error.empty() || out.value == 1 || !parse)
+    if (!error.empty() || out.value == 1)
       return error;
+    if (!parse)
+      return "unsupported format version; expected 1";
     parse->message =
         ("unsupported format version " + Twine(out.value) + "; expected 1")
             .str();
@@ -520,11 +523,6 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
     return makeTopologyError(fileName, 1,
                              "'format' must be 'comm-topology', got '" +
                                  document.format + "'");
-  if (document.version.value != 1)
-    return makeTopologyError(fileName, 1,
-                             "unsupported format version " +
-                                 Twine(document.version.value) +
-                                 "; expected 1");
 
   auto topology = std::make_unique<Topology>();
   topology->setSource(fileName);
