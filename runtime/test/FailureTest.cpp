@@ -31,6 +31,9 @@
 //                  corruption without COMMRT_DEBUG=checksum looks like.
 //  sigkill         every rank prints its pid and runs all_reduces for 20 s;
 //                  the driver kills one with SIGKILL.
+//  startup         nothing after the set-up and a barrier: the driver times
+//                  it to learn how long a job takes to start and end now
+//                  (job-time.sh).
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,6 +170,8 @@ int main(int argc, char **argv) {
   // The inject modes count their operations from 0.
   if (mode.rfind("inject", 0) != 0)
     CHECK_OK(commrt_barrier(comm, nullptr));
+  if (mode == "startup")
+    return commrt_finalize(ctx) == COMMRT_SUCCESS ? 0 : 1;
   float x[64] = {1}, y[64];
 
   if (mode == "timeout-abort") {

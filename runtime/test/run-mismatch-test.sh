@@ -7,6 +7,7 @@
 # modes.
 mode=$1 policy=$2 mpiexec=$3 npflag=$4 flags=$5 exe=$6
 fail() { echo "FAIL ($mode, $policy): $*"; exit 1; }
+. "$(dirname "$0")/job-time.sh"
 
 unset COMMRT_INJECT COMMRT_DEBUG COMMRT_VALIDATE
 export COMMRT_ON_ERROR=$policy
@@ -28,6 +29,7 @@ alltoall-corrupt)
   export COMMRT_INJECT=corrupt:0:1 COMMRT_DEBUG=checksum ;;
 esac
 
+measure_startup "$mpiexec" "$npflag" "$flags" "$exe"
 start=$(date +%s%N)
 # shellcheck disable=SC2086
 out=$(timeout 45 "$mpiexec" $npflag 4 $flags "$exe" "$mode" 2>&1)
@@ -36,7 +38,7 @@ elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "$out"
 echo "--- mode $mode, COMMRT_ON_ERROR=$policy: exit code $rc after $elapsed ms"
 [ "$rc" -eq 124 ] && fail "the job hung (killed by timeout after 45 s)"
-[ "$elapsed" -lt "$limit" ] || fail "the job took $elapsed ms to end (limit $limit)"
+ended_within "$limit"
 echo "$out" | grep -q "Segmentation fault\|signal 11" && fail "a rank crashed"
 
 # has REGEX: some line of the output matches.
