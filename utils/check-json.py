@@ -86,6 +86,8 @@ def run(data):
         number(data[key], key)
     if not isinstance(data["comm_bytes"], int):
         fail("comm_bytes is not an integer: %r" % data["comm_bytes"])
+    if data.get("backend") not in ("mpi", "nccl", "verbs"):
+        fail("backend is not mpi, nccl or verbs: %r" % data.get("backend"))
     for i, link in enumerate(data.get("busiest_links", [])):
         if not isinstance(link.get("bytes"), int):
             fail("busiest_links[%d].bytes is not an integer" % i)

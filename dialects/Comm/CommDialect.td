@@ -40,6 +40,10 @@ def Comm_Dialect : Dialect {
       `comm-sim calibrate --write-params` writes it, e.g. from the user's
       own nccl-tests runs) that planning passes and `comm-sim run` use
       instead of the built-in calibration.
+    - `comm.backend` (string: `mpi`, `nccl` or `verbs`): the runtime backend
+      `comm-plan` planned the module for (its `backend` option), recorded
+      with `comm.topology`; `comm-sim run` simulates on it unless told
+      otherwise, and `comm-compile` refuses a target that calls another.
     - `comm.target` (string): what `convert-comm-to-emitc` lowered the
       module for (`cpu-mpi`, `cuda-nccl`, `cuda-verbs`); the C++ translator
       reads it.
@@ -77,6 +81,11 @@ def Comm_Dialect : Dialect {
     /// precision.
     static constexpr ::llvm::StringLiteral getErrorBoundAttrName() {
       return ::llvm::StringLiteral("comm.error_bound");
+    }
+    /// Name of the module attribute comm-plan records the backend it
+    /// planned for in.
+    static constexpr ::llvm::StringLiteral getBackendAttrName() {
+      return ::llvm::StringLiteral("comm.backend");
     }
     /// Name of the module attribute the lowering records its target in.
     static constexpr ::llvm::StringLiteral getTargetAttrName() {

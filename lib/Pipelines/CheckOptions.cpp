@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/Pipelines/Pipelines.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -100,18 +101,24 @@ public:
   StringRef getArgument() const override { return "comm-plan-options"; }
   StringRef getDescription() const override {
     return "Check comm-plan's options before any planning pass runs; "
-           "record the topology planned for as the module's comm.topology";
+           "record the topology and backend planned for as the module's "
+           "comm.topology and comm.backend";
   }
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(checkPlanningOptions(options, module.getLoc())))
       return signalPassFailure();
-    // The plan is for this machine: comm-sim and comm-compile read the
-    // module's attribute (one naming another machine was kept, and they
-    // simulated the plan there without a word).
+    // The plan is for this machine and this backend: comm-sim and
+    // comm-compile read the module's attributes (one naming another machine
+    // was kept, and they simulated the plan there without a word; a plan for
+    // mpi was simulated on nccl unless --backend said otherwise).
+    MLIRContext *context = module.getContext();
     if (!options.topology.empty())
-      module->setAttr("comm.topology",
-                      StringAttr::get(module.getContext(), options.topology));
+      module->setAttr(CommDialect::getTopologyAttrName(),
+                      StringAttr::get(context, options.topology));
+    module->setAttr(
+        CommDialect::getBackendAttrName(),
+        StringAttr::get(context, stringifyBackend(options.backend)));
   }
 
 private:

@@ -10,8 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Conversion/CommToEmitC/CommToEmitC.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Support/Timing.h"
+#include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/InitAllDialects.h"
 #include "comm/InitAllPasses.h"
 #include "comm/Pipelines/Pipelines.h"
@@ -19,6 +18,7 @@
 #include "comm/Support/OutputFile.h"
 #include "comm/Support/Version.h"
 #include "comm/Target/Cpp/CommToCpp.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -27,6 +27,7 @@
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -514,6 +515,28 @@ int Driver::run() {
       reference = module->clone();
     }
     makeReference(*reference, kReferencePrefix);
+  }
+
+  // A plan names what its backend realizes and was timed on it: compiled
+  // for another, it would run what the planner never chose among.
+  if (auto recorded = (*module)->getAttrOfType<StringAttr>(
+          CommDialect::getBackendAttrName())) {
+    Backend targetBackend = getBackend(target);
+    if (recorded.getValue() != stringifyBackend(targetBackend)) {
+      // The verifier took only a backend's name; one target calls each.
+      Backend planned = *symbolizeBackend(recorded.getValue());
+      StringRef plannedTarget = llvm::find_if(kTargets, [&](auto &info) {
+                                  return info.backend == planned;
+                                })->name;
+      (*module)->emitError()
+          << "the program was planned for the " << recorded.getValue()
+          << " backend (its " << CommDialect::getBackendAttrName()
+          << "), but --target " << stringifyTarget(target) << " calls "
+          << stringifyBackend(targetBackend) << ": compile it with --target "
+          << plannedTarget << ", or plan it again with comm-plan's backend="
+          << stringifyBackend(targetBackend);
+      return 1;
+    }
   }
 
   CompileOptions options;

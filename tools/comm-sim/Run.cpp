@@ -3,6 +3,7 @@
 #include "Run.h"
 
 #include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/InitAllDialects.h"
 #include "comm/Sim/Simulator.h"
 #include "comm/Support/InputChecks.h"
@@ -78,6 +79,12 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
   if (failed(topology) || failed(params))
     return failure();
   CostModel model(**topology, *params);
+  // The verifier took only a backend's name.
+  Backend backend = options.backend.value_or(Backend::nccl);
+  if (auto recorded = (*module)->getAttrOfType<StringAttr>(
+          CommDialect::getBackendAttrName());
+      recorded && !options.backend)
+    backend = *symbolizeBackend(recorded.getValue());
   // The trace and the plot are opened before anything runs: a path that
   // cannot be written is an error before the report, not after it.
   std::unique_ptr<llvm::ToolOutputFile> trace, plot;
@@ -95,7 +102,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
                             ? 0
                             : options.traceRanks;
   FailureOr<SimResult> result =
-      simulateFunction(entry, **topology, model, options.backend, traceRanks);
+      simulateFunction(entry, **topology, model, backend, traceRanks);
   if (failed(result))
     return failure();
 
@@ -121,13 +128,15 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
         {"cut_bound_why", result->cutBoundWhy},
         {"comm_bytes", static_cast<int64_t>(std::llround(result->commBytes))},
         {"ranks", static_cast<int64_t>(result->ranks)},
+        {"backend", stringifyBackend(backend)},
         {"collectives", static_cast<int64_t>(result->collectives)},
         {"flows", static_cast<int64_t>(result->flows)},
         {"busiest_links", std::move(links)}};
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(object))) << "\n";
   } else {
     os << "comm-sim run: @" << entry.getName() << " on "
-       << (*topology)->getName() << ", " << result->ranks << " ranks\n";
+       << (*topology)->getName() << ", " << result->ranks << " ranks, "
+       << stringifyBackend(backend) << " backend\n";
     os << llvm::formatv("  step time          {0,12:F2} us\n",
                         result->stepTimeUs);
     os << llvm::formatv("  compute            {0,12:F2} us\n",

@@ -6,6 +6,7 @@
 #include "comm/CostModel/CostModel.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -21,8 +22,9 @@ struct SimOptions {
   std::string plotPath;
   bool json = false;
   /// The backend plans are checked against and plan-less collectives run
-  /// as (its own choice of algorithm).
-  Backend backend = Backend::nccl;
+  /// as (its own choice of algorithm); unset: the module's comm.backend
+  /// (what comm-plan planned for), else nccl.
+  std::optional<Backend> backend;
   /// Cost model parameter file; empty: the module's comm.cost_params,
   /// else the built-in calibration.
   std::string paramsPath;

@@ -154,7 +154,9 @@ struct Options {
   cl::opt<Backend> backend{
       "backend",
       cl::desc("The runtime backend the collective runs on: the search "
-               "covers the algorithms a plan may name there (default nccl)"),
+               "covers the algorithms a plan may name there (default: for "
+               "run, the program's comm.backend, which comm-plan records; "
+               "else nccl)"),
       BackendValues(),
       cl::init(Backend::nccl),
       cl::sub(bench),
@@ -519,7 +521,8 @@ static int runRunCommand(Options &o) {
   options.traceRanks = o.traceRanks;
   options.plotPath = o.plot;
   options.json = o.json;
-  options.backend = o.backend;
+  if (o.backend.getNumOccurrences())
+    options.backend = o.backend;
   options.paramsPath = o.params;
   std::string error;
   auto out = openOutputFile(o.output, &error);

@@ -78,7 +78,7 @@ module attributes {comm.world_size = 0 : i64} {
 
 // -----
 
-// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size', 'comm.topology', 'comm.cost_params', 'comm.target', 'comm.max_rel_error', 'comm.error_bound' or 'comm.space'}}
+// expected-error @+1 {{unknown comm attribute 'comm.topolgy' on builtin.module; expected 'comm.world_size', 'comm.topology', 'comm.cost_params', 'comm.backend', 'comm.target', 'comm.max_rel_error', 'comm.error_bound' or 'comm.space'}}
 module attributes {comm.topolgy = "dgx-h100"} {
 }
 
@@ -99,6 +99,27 @@ module attributes {comm.target = 1 : i64} {
 module {
   // expected-error @+1 {{'comm.target' must be a non-empty string on a module, got "cpu-mpi"}}
   func.func @f() attributes {comm.target = "cpu-mpi"} {
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'comm.backend' must be "mpi", "nccl" or "verbs" on a module, got "gloo"}}
+module attributes {comm.backend = "gloo"} {
+}
+
+// -----
+
+// expected-error @+1 {{'comm.backend' must be "mpi", "nccl" or "verbs" on a module, got 1 : i64}}
+module attributes {comm.backend = 1 : i64} {
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'comm.backend' must be "mpi", "nccl" or "verbs" on a module, got "mpi"}}
+  func.func @f() attributes {comm.backend = "mpi"} {
     return
   }
 }

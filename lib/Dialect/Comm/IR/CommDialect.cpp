@@ -57,6 +57,15 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (attr.getName() == getBackendAttrName()) {
+    auto backend = dyn_cast<StringAttr>(attr.getValue());
+    if (!backend || !symbolizeBackend(backend.getValue()) || !isa<ModuleOp>(op))
+      return op->emitError() << "'" << getBackendAttrName()
+                             << "' must be \"mpi\", \"nccl\" or \"verbs\" on "
+                                "a module, got "
+                             << attr.getValue();
+    return success();
+  }
   if (attr.getName() == getMaxRelErrorAttrName() ||
       attr.getName() == getErrorBoundAttrName()) {
     bool bound = attr.getName() == getErrorBoundAttrName();
@@ -92,6 +101,7 @@ LogicalResult CommDialect::verifyOperationAttribute(Operation *op,
                          << getWorldSizeAttrName() << "', '"
                          << getTopologyAttrName() << "', '"
                          << getCostParamsAttrName() << "', '"
+                         << getBackendAttrName() << "', '"
                          << getTargetAttrName() << "', '"
                          << getMaxRelErrorAttrName() << "', '"
                          << getErrorBoundAttrName() << "' or '"
