@@ -21,9 +21,25 @@ namespace mlir {
 void registerToCppTranslation();
 } // namespace mlir
 
+/// The translations this tool registers (--comm-to-cpp here, upstream's
+/// --mlir-to-cpp): without one, --comm-to-cpp is what comm-translate is for
+/// (MLIR's driver said "must be specified at least once!", twice).
+static bool namesTranslation(llvm::ArrayRef<char *> arguments) {
+  return llvm::any_of(arguments.drop_front(), [](const char *argument) {
+    llvm::StringRef name =
+        llvm::StringRef(argument).ltrim('-').split('=').first;
+    return name == mlir::comm::kCommToCppTranslation || name == "mlir-to-cpp";
+  });
+}
+
 int main(int argc, char **argv) {
   llvm::SmallVector<char *> arguments =
       mlir::comm::getArgumentsWithoutOpDumps(argc, argv);
+  // The list ends with a null pointer, as argv does.
+  static std::string defaultTranslation =
+      ("--" + mlir::comm::kCommToCppTranslation).str();
+  if (!namesTranslation(llvm::ArrayRef(arguments).drop_back()))
+    arguments.insert(arguments.begin() + 1, defaultTranslation.data());
   argc = static_cast<int>(arguments.size()) - 1;
   argv = arguments.data();
   // MLIR's translate driver keeps its output file without checking the
@@ -48,5 +64,6 @@ int main(int argc, char **argv) {
       argc, argv,
       "comm-translate: print comm programs lowered to EmitC (comm-opt "
       "--comm-lower-to-emitc=target=...) as C++ or CUDA C++ (--comm-to-cpp; "
-      "the module's comm.target decides)\n"));
+      "the module's comm.target decides; the default) or --mlir-to-cpp "
+      "(MLIR's plain EmitC translator)\n"));
 }

@@ -22,7 +22,7 @@ LogicalResult mlir::comm::translateCommToCpp(ModuleOp module, raw_ostream &os) {
       module.walk([&](Operation *op) -> WalkResult {
         if (isa<ModuleOp>(op) || isa<emitc::EmitCDialect>(op->getDialect()))
           return WalkResult::advance();
-        return op->emitError()
+        return emitError(op->getLoc())
                << "comm-translate --comm-to-cpp prints programs lowered to "
                   "EmitC, but '"
                << op->getName()
@@ -37,7 +37,7 @@ LogicalResult mlir::comm::translateCommToCpp(ModuleOp module, raw_ostream &os) {
   std::optional<Target> target =
       recorded ? symbolizeTarget(recorded.getValue()) : std::nullopt;
   if (recorded && !target)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "unknown " << CommDialect::getTargetAttrName() << " '"
            << recorded.getValue()
            << "' (expected cpu-mpi, cuda-nccl or cuda-verbs)";
@@ -75,7 +75,7 @@ mlir::comm::collectEntryPoints(ModuleOp module, bool forHarness) {
     FunctionType type = function.getFunctionType();
     for (auto [index, input] : llvm::enumerate(type.getInputs())) {
       if (!isHarnessBuffer(input) && (forHarness || !isScalar(input)))
-        return function.emitError()
+        return emitError(function.getLoc())
                << (forHarness ? "the harness cannot drive @"
                               : "no C entry point for @")
                << entry.name << ": argument " << index << " has type " << input
@@ -88,7 +88,7 @@ mlir::comm::collectEntryPoints(ModuleOp module, bool forHarness) {
     }
     for (auto [index, result] : llvm::enumerate(type.getResults())) {
       if (!isHarnessBuffer(result))
-        return function.emitError()
+        return emitError(function.getLoc())
                << (forHarness ? "the harness cannot drive @"
                               : "no C entry point for @")
                << entry.name << ": result " << index << " has type " << result
@@ -210,7 +210,7 @@ void mlir::comm::setEntryTolerances(ModuleOp module,
 
 void mlir::comm::registerCommTranslations() {
   static TranslateFromMLIRRegistration toCpp(
-      "comm-to-cpp",
+      kCommToCppTranslation,
       "print a comm program lowered to EmitC (comm-opt "
       "--comm-lower-to-emitc) as C++, or as CUDA C++ for a cuda target",
       [](Operation *op, raw_ostream &os) -> LogicalResult {

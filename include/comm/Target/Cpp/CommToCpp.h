@@ -70,6 +70,9 @@ void makeReference(ModuleOp module, StringRef prefix);
 /// there; 1e-5 and 1e-6 where nothing is narrower than f32.
 void setEntryTolerances(ModuleOp module, MutableArrayRef<EntryPoint> entries);
 
+/// The translation's name: --comm-to-cpp.
+inline constexpr llvm::StringLiteral kCommToCppTranslation = "comm-to-cpp";
+
 /// Registers --comm-to-cpp with mlir-translate's registry.
 void registerCommTranslations();
 
