@@ -18,10 +18,45 @@
 using namespace mlir;
 using namespace mlir::comm;
 
+/// The largest latency a cost file may give, in microseconds: one second.
+static constexpr double kMaxLatencyUs = 1e6;
+
 namespace {
+/// A value with the range it must lie in, checked as it is read, so that
+/// the error names the line and column of the value (as YAML's own "invalid
+/// number" does), not only the file.
+struct Efficiency {
+  Efficiency(double value = 0) : value(value) {}
+  double value;
+};
+struct Latency {
+  Latency(double value = 0) : value(value) {}
+  double value;
+};
+
+/// Holds the message of a value out of range while the reader reports it,
+/// and the text a mapping's line is counted in.
+struct ParseContext {
+  std::string message;
+  const char *bufferStart = nullptr;
+};
+
+/// The line the reader is at (for a mapping: its first key's).
+static unsigned currentLine(llvm::yaml::IO &io) {
+  auto *context = static_cast<ParseContext *>(io.getContext());
+  if (io.outputting() || !context || !context->bufferStart)
+    return 0;
+  const llvm::yaml::Node *node =
+      static_cast<llvm::yaml::Input &>(io).getCurrentNode();
+  if (!node)
+    return 0;
+  const char *at = node->getSourceRange().Start.getPointer();
+  return 1 + std::count(context->bufferStart, at, '\n');
+}
+
 /// The YAML view of CostParams: latencies as nested maps by name.
 struct YamlProtocolTriple {
-  double simple = 0, ll = 0, ll128 = 0;
+  Latency simple, ll, ll128;
 };
 /// A list of numbers written on one line ([1, 2, 3]).
 template <typename T> struct FlowList { std::vector<T> values; };
@@ -30,26 +65,29 @@ template <typename T> struct FlowList { std::vector<T> values; };
 struct YamlHostRow {
   std::string collective, algorithm;
   FlowList<double> us;
+  unsigned line = 0;
 };
 struct YamlHostProfile {
   std::string source;
   unsigned ranks = 0;
   FlowList<uint64_t> bytes;
   std::vector<YamlHostRow> rows;
+  unsigned line = 0;
 };
 struct YamlCostParams {
-  double nvlinkEfficiency = 0, pcieEfficiency = 0, c2cEfficiency = 0;
-  double infinibandEfficiency = 0, roceEfficiency = 0, efaEfficiency = 0,
-         ethernetEfficiency = 0;
-  double nvlsEfficiency = 0, treeEfficiency = 0;
-  std::optional<double> nvlsNVLink5Efficiency;
-  std::optional<double> treeInfinibandEfficiency, treeRoceEfficiency,
-      treeEfaEfficiency, treeEthernetEfficiency, treeNetworkLevel;
-  double llBandwidth = 0, ll128Bandwidth = 0;
+  Efficiency nvlinkEfficiency, pcieEfficiency, c2cEfficiency;
+  Efficiency infinibandEfficiency, roceEfficiency, efaEfficiency,
+      ethernetEfficiency;
+  Efficiency nvlsEfficiency, treeEfficiency;
+  std::optional<Efficiency> nvlsNVLink5Efficiency;
+  std::optional<Efficiency> treeInfinibandEfficiency, treeRoceEfficiency,
+      treeEfaEfficiency, treeEthernetEfficiency;
+  std::optional<Latency> treeNetworkLevel;
+  Efficiency llBandwidth, ll128Bandwidth;
   std::map<std::string, YamlProtocolTriple> baseLatency;
   std::map<std::string, YamlProtocolTriple> stepLatency;
-  double nvlsLatency = 0, nvlsNetworkStep = 0, p2pLatency = 0, copyLatency = 0,
-         perPeerLatency = 0, pageableEfficiency = 0;
+  Latency nvlsLatency, nvlsNetworkStep, p2pLatency, copyLatency, perPeerLatency;
+  Efficiency pageableEfficiency;
   std::optional<YamlHostProfile> hostProfile;
 };
 } // namespace
@@ -58,6 +96,39 @@ LLVM_YAML_IS_SEQUENCE_VECTOR(YamlHostRow)
 
 namespace llvm {
 namespace yaml {
+/// Efficiency: in (0, 1]; Latency: in [0, kMaxLatencyUs] (a negative one
+/// made a step take negative time, 1e300 an infinite one; no interconnect's
+/// per-call or per-step latency comes near a second).
+template <typename T> struct CheckedScalarTraits {
+  static void output(const T &checked, void *, raw_ostream &os) {
+    ScalarTraits<double>::output(checked.value, nullptr, os);
+  }
+  static StringRef input(StringRef text, void *context, T &out) {
+    StringRef error = ScalarTraits<double>::input(text, context, out.value);
+    if (!error.empty())
+      return error;
+    double v = out.value;
+    bool efficiency = std::is_same_v<T, Efficiency>;
+    if (efficiency ? v > 0 && v <= 1
+                   : std::isfinite(v) && v >= 0 && v <= kMaxLatencyUs)
+      return {};
+    auto *parse = static_cast<ParseContext *>(context);
+    if (!parse)
+      return "value out of range";
+    parse->message =
+        efficiency ? "an efficiency must be in (0, 1], got "
+                   : "a latency must be in [0, " +
+                         std::to_string(static_cast<int64_t>(kMaxLatencyUs)) +
+                         "] microseconds (one second), got ";
+    parse->message += formatTopologyNumber(v);
+    return parse->message;
+  }
+  static QuotingType mustQuote(StringRef) { return QuotingType::None; }
+};
+template <>
+struct ScalarTraits<Efficiency> : CheckedScalarTraits<Efficiency> {};
+template <> struct ScalarTraits<Latency> : CheckedScalarTraits<Latency> {};
+
 template <typename T> struct SequenceTraits<FlowList<T>> {
   static size_t size(IO &, FlowList<T> &list) { return list.values.size(); }
   static T &element(IO &, FlowList<T> &list, size_t i) {
@@ -69,6 +140,7 @@ template <typename T> struct SequenceTraits<FlowList<T>> {
 };
 template <> struct MappingTraits<YamlHostRow> {
   static void mapping(IO &io, YamlHostRow &r) {
+    r.line = currentLine(io);
     io.mapRequired("collective", r.collective);
     io.mapRequired("algorithm", r.algorithm);
     io.mapRequired("us", r.us);
@@ -76,6 +148,7 @@ template <> struct MappingTraits<YamlHostRow> {
 };
 template <> struct MappingTraits<YamlHostProfile> {
   static void mapping(IO &io, YamlHostProfile &p) {
+    p.line = currentLine(io);
     io.mapRequired("source", p.source);
     io.mapRequired("ranks", p.ranks);
     io.mapRequired("bytes", p.bytes);
@@ -138,9 +211,6 @@ template <> struct MappingTraits<YamlCostParams> {
 } // namespace llvm
 
 static const char *const kClassNames[] = {"nvlink", "pcie", "network"};
-
-/// The largest latency a cost file may give, in microseconds: one second.
-static constexpr double kMaxLatencyUs = 1e6;
 
 const CostParams &mlir::comm::getPriorCostParams() {
   static const CostParams params = [] {
@@ -269,9 +339,13 @@ void mlir::comm::printCostParams(const CostParams &params,
 /// collective that has rows (what the other schedules are compared with).
 static llvm::Expected<HostProfile> readHostProfile(const YamlHostProfile &y,
                                                    StringRef fileName) {
+  // At the profile's line, or at the row's.
+  unsigned line = y.line;
   auto error = [&](const Twine &what) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   fileName + ": error: host_profile: " + what);
+                                   fileName +
+                                       (line ? ":" + Twine(line) : Twine()) +
+                                       ": error: host_profile: " + what);
   };
   HostProfile profile;
   profile.source = y.source;
@@ -289,6 +363,7 @@ static llvm::Expected<HostProfile> readHostProfile(const YamlHostProfile &y,
                    Twine(i + 1) + " is " + Twine(y.bytes.values[i]));
   profile.bytes.assign(y.bytes.values.begin(), y.bytes.values.end());
   for (const YamlHostRow &r : y.rows) {
+    line = r.line;
     std::optional<CollectiveKind> kind = symbolizeCollectiveKind(r.collective);
     if (!kind)
       return error("unknown collective '" + r.collective + "'");
@@ -316,6 +391,7 @@ static llvm::Expected<HostProfile> readHostProfile(const YamlHostProfile &y,
         {*kind, algorithm,
          SmallVector<double, 4>(r.us.values.begin(), r.us.values.end())});
   }
+  line = y.line;
   for (const HostProfile::Row &row : profile.rows)
     if (!profile.lookup(row.kind, std::nullopt))
       return error("'" + stringifyCollectiveKind(row.kind) +
@@ -326,17 +402,22 @@ static llvm::Expected<HostProfile> readHostProfile(const YamlHostProfile &y,
 
 llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
                                                        StringRef fileName) {
+  // The first error, located at its line and column, with the line's text
+  // (the key a value out of range belongs to).
   std::string firstError;
   auto handler = [](const llvm::SMDiagnostic &diag, void *context) {
     auto *out = static_cast<std::string *>(context);
     if (out->empty())
-      *out = llvm::formatv("{0}:{1}:{2}: error: {3}", diag.getFilename(),
-                           diag.getLineNo(), diag.getColumnNo() + 1,
-                           diag.getMessage())
+      *out = llvm::formatv("{0}:{1}:{2}: error: {3} (in '{4}')",
+                           diag.getFilename(), diag.getLineNo(),
+                           diag.getColumnNo() + 1, diag.getMessage(),
+                           diag.getLineContents().trim())
                  .str();
   };
   YamlCostParams y;
-  llvm::yaml::Input input(llvm::MemoryBufferRef(yaml, fileName), nullptr,
+  ParseContext context;
+  context.bufferStart = yaml.data();
+  llvm::yaml::Input input(llvm::MemoryBufferRef(yaml, fileName), &context,
                           handler, &firstError);
   input >> y;
   if (input.error())
@@ -352,23 +433,27 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
         fileName + ": error: the file holds more than one YAML document (a "
                    "'...' or '---' before the end); the parameters are one "
                    "document");
+  // Every value was checked against its range as it was read.
+  auto value = [](auto optional, double otherwise) {
+    return optional ? optional->value : otherwise;
+  };
   CostParams p = getDefaultCostParams();
-  p.nvlinkEfficiency = y.nvlinkEfficiency;
-  p.pcieEfficiency = y.pcieEfficiency;
-  p.c2cEfficiency = y.c2cEfficiency;
-  p.networkEfficiency = {y.infinibandEfficiency, y.roceEfficiency,
-                         y.efaEfficiency, y.ethernetEfficiency};
-  p.nvlsEfficiency = {y.nvlsEfficiency,
-                      y.nvlsNVLink5Efficiency.value_or(y.nvlsEfficiency)};
-  p.treeEfficiency = y.treeEfficiency;
-  std::array<std::optional<double>, 4> trees = {
+  p.nvlinkEfficiency = y.nvlinkEfficiency.value;
+  p.pcieEfficiency = y.pcieEfficiency.value;
+  p.c2cEfficiency = y.c2cEfficiency.value;
+  p.networkEfficiency = {y.infinibandEfficiency.value, y.roceEfficiency.value,
+                         y.efaEfficiency.value, y.ethernetEfficiency.value};
+  p.nvlsEfficiency = {y.nvlsEfficiency.value,
+                      value(y.nvlsNVLink5Efficiency, y.nvlsEfficiency.value)};
+  p.treeEfficiency = y.treeEfficiency.value;
+  std::array<std::optional<Efficiency>, 4> trees = {
       y.treeInfinibandEfficiency, y.treeRoceEfficiency, y.treeEfaEfficiency,
       y.treeEthernetEfficiency};
   for (unsigned i = 0; i < trees.size(); ++i)
-    p.treeNetworkEfficiency[i] = trees[i].value_or(p.treeNetworkEfficiency[i]);
-  p.treeNetworkLevelUs = y.treeNetworkLevel.value_or(p.treeNetworkLevelUs);
-  p.llBandwidth = y.llBandwidth;
-  p.ll128Bandwidth = y.ll128Bandwidth;
+    p.treeNetworkEfficiency[i] = value(trees[i], p.treeNetworkEfficiency[i]);
+  p.treeNetworkLevelUs = value(y.treeNetworkLevel, p.treeNetworkLevelUs);
+  p.llBandwidth = y.llBandwidth.value;
+  p.ll128Bandwidth = y.ll128Bandwidth.value;
   for (auto &[name, triple] : y.baseLatency) {
     std::optional<Algorithm> algorithm = symbolizeAlgorithm(name);
     if (!algorithm)
@@ -376,7 +461,7 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
                                      fileName + ": error: unknown algorithm '" +
                                          name + "' in base_latency_us");
     p.baseLatencyUs[static_cast<unsigned>(*algorithm)] = {
-        triple.simple, triple.ll, triple.ll128};
+        triple.simple.value, triple.ll.value, triple.ll128.value};
   }
   for (auto &[name, triple] : y.stepLatency) {
     auto it = llvm::find(kClassNames, name);
@@ -385,74 +470,15 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
           llvm::inconvertibleErrorCode(),
           fileName + ": error: unknown link class '" + name +
               "' in step_latency_us; expected nvlink, pcie or network");
-    p.stepLatencyUs[it - std::begin(kClassNames)] = {triple.simple, triple.ll,
-                                                     triple.ll128};
+    p.stepLatencyUs[it - std::begin(kClassNames)] = {
+        triple.simple.value, triple.ll.value, triple.ll128.value};
   }
-  p.nvlsLatencyUs = y.nvlsLatency;
-  p.nvlsNetworkStepUs = y.nvlsNetworkStep;
-  p.p2pLatencyUs = y.p2pLatency;
-  p.copyLatencyUs = y.copyLatency;
-  p.perPeerLatencyUs = y.perPeerLatency;
-  p.pageableEfficiency = y.pageableEfficiency;
-  auto check = [&](double v, StringRef what, bool fraction) -> llvm::Error {
-    if (v < 0 || !std::isfinite(v) || (fraction && (v <= 0 || v > 1)))
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          fileName + ": error: '" + what + "' must be " +
-              (fraction ? "in (0, 1]" : "non-negative") + ", got " +
-              formatTopologyNumber(v));
-    return llvm::Error::success();
-  };
-  for (auto [v, what] :
-       {std::pair<double, StringRef>{p.nvlinkEfficiency, "nvlink_efficiency"},
-        {p.pcieEfficiency, "pcie_efficiency"},
-        {p.c2cEfficiency, "c2c_efficiency"},
-        {p.nvlsEfficiency[0], "nvls_efficiency"},
-        {p.nvlsEfficiency[1], "nvls_nvlink5_efficiency"},
-        {p.treeEfficiency, "tree_efficiency"},
-        {p.llBandwidth, "ll_bandwidth"},
-        {p.ll128Bandwidth, "ll128_bandwidth"},
-        {p.pageableEfficiency, "pageable_efficiency"}})
-    if (llvm::Error e = check(v, what, true))
-      return std::move(e);
-  for (double v : p.networkEfficiency)
-    if (llvm::Error e = check(v, "network efficiencies", true))
-      return std::move(e);
-  for (double v : p.treeNetworkEfficiency)
-    if (llvm::Error e = check(v, "tree network efficiencies", true))
-      return std::move(e);
-  // Latencies: non-negative and below one second, which no interconnect's
-  // per-call or per-step latency comes near (a negative one made a step
-  // take negative time, 1e300 an infinite one).
-  auto checkLatency = [&](double v, const Twine &what) -> llvm::Error {
-    if (std::isfinite(v) && v >= 0 && v <= kMaxLatencyUs)
-      return llvm::Error::success();
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        fileName + ": error: '" + what + "' must be in [0, " +
-            Twine(static_cast<int64_t>(kMaxLatencyUs)) +
-            "] microseconds (one second), got " + formatTopologyNumber(v));
-  };
-  for (unsigned a = 0; a < kNumAlgorithms; ++a)
-    for (double v : p.baseLatencyUs[a])
-      if (llvm::Error e = checkLatency(
-              v, "base_latency_us: " +
-                     stringifyAlgorithm(static_cast<Algorithm>(a))))
-        return std::move(e);
-  for (unsigned c = 0; c < kNumLinkClasses; ++c)
-    for (double v : p.stepLatencyUs[c])
-      if (llvm::Error e =
-              checkLatency(v, Twine("step_latency_us: ") + kClassNames[c]))
-        return std::move(e);
-  for (auto [v, what] :
-       {std::pair<double, StringRef>{p.nvlsLatencyUs, "nvls_latency_us"},
-        {p.nvlsNetworkStepUs, "nvls_network_step_us"},
-        {p.p2pLatencyUs, "p2p_latency_us"},
-        {p.copyLatencyUs, "copy_latency_us"},
-        {p.perPeerLatencyUs, "per_peer_latency_us"},
-        {p.treeNetworkLevelUs, "tree_network_level_us"}})
-    if (llvm::Error e = checkLatency(v, what))
-      return std::move(e);
+  p.nvlsLatencyUs = y.nvlsLatency.value;
+  p.nvlsNetworkStepUs = y.nvlsNetworkStep.value;
+  p.p2pLatencyUs = y.p2pLatency.value;
+  p.copyLatencyUs = y.copyLatency.value;
+  p.perPeerLatencyUs = y.perPeerLatency.value;
+  p.pageableEfficiency = y.pageableEfficiency.value;
   if (y.hostProfile) {
     llvm::Expected<HostProfile> profile =
         readHostProfile(*y.hostProfile, fileName);

@@ -13,7 +13,8 @@
 // RUN: not comm-opt %s --comm-select-algorithm="topology=dgx-h100 cost-params=%t.missing.yaml" 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not comm-opt %s --comm-plan="topology=dgx-h100 cost-params=%S/Inputs/bad-params.yaml" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not comm-sim run %s --topology dgx-h100 --cost-params %S/Inputs/bad-params.yaml 2>&1 | FileCheck %s --check-prefix=BAD
-// Latencies must be non-negative and under a second.
+// Latencies must be non-negative and under a second; the error names the
+// value's line and column.
 // RUN: sed -e 's/^nvlink_efficiency: 7/nvlink_efficiency: 0.9/' -e 's/^p2p_latency_us:  8/p2p_latency_us: -800/' %S/Inputs/bad-params.yaml > %t.negative.yaml
 // RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.negative.yaml 2>&1 | FileCheck %s --check-prefix=NEGLAT
 // RUN: sed -e 's/^nvlink_efficiency: 7/nvlink_efficiency: 0.9/' -e 's/ll: 0.896141/ll: 1e300/' %S/Inputs/bad-params.yaml > %t.huge.yaml
@@ -30,9 +31,9 @@
 // SLOW-NOT: algorithm = nvls
 // SLOW: comm.all_reduce sum {{.*}} plan <algorithm = {{ring|tree|halving_doubling}}
 // MISSING: cost-params.mlir:[[@LINE+4]]:1: error: cannot read cost model parameters '{{.*}}missing.yaml': No such file or directory
-// NEGLAT: error: {{.*}}negative.yaml: error: 'p2p_latency_us' must be in [0, 1000000] microseconds (one second), got -800
-// HUGELAT: error: cannot use cost model parameters {{.*}}huge.yaml: error: 'step_latency_us: nvlink' must be in [0, 1000000] microseconds (one second), got 1e+300
-// BAD: cost-params.mlir:[[@LINE+1]]:1: error: cannot use cost model parameters '{{.*}}bad-params.yaml': {{.*}}'nvlink_efficiency' must be in (0, 1], got 7
+// NEGLAT: error: {{.*}}negative.yaml:27:17: error: a latency must be in [0, 1000000] microseconds (one second), got -800 (in 'p2p_latency_us: -800')
+// HUGELAT: error: cannot use cost model parameters {{.*}}huge.yaml:23:43: error: a latency must be in [0, 1000000] microseconds (one second), got 1e+300 (in 'nvlink:          { simple: 13.4479, ll: 1e300, ll128: 2.7687 }')
+// BAD: cost-params.mlir:[[@LINE+1]]:1: error: cannot use cost model parameters '{{.*}}bad-params.yaml': {{.*}}bad-params.yaml:3:20: error: an efficiency must be in (0, 1], got 7 (in 'nvlink_efficiency: 7')
 module attributes {comm.world_size = 8 : i64} {
   func.func @big(%x: tensor<67108864xf32>) -> tensor<67108864xf32> {
     %0 = comm.all_reduce sum %x over [[0, 1, 2, 3, 4, 5, 6, 7]] : tensor<67108864xf32>

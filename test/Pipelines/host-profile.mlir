@@ -30,10 +30,11 @@ module attributes {comm.world_size = 4 : i64} {
   }
 }
 
-// Each malformed profile is an error naming the file and what is wrong.
+// Each malformed profile is an error naming the file, the line of the
+// profile or of the row, and what is wrong.
 // RUN: sed 's/^  ranks: .*/  ranks: 1/' %S/Inputs/host-profile.yaml > %t.ranks.yaml
 // RUN: not comm-opt %s --comm-select-algorithm="topology=host backend=mpi cost-params=%t.ranks.yaml" 2>&1 | FileCheck %s --check-prefix=RANKS
-// RANKS: error: cannot use cost model parameters '{{.*}}ranks.yaml': {{.*}}ranks.yaml: error: host_profile: 'ranks' must be at least 2 (the ranks it was measured on), got 1
+// RANKS: error: cannot use cost model parameters '{{.*}}ranks.yaml': {{.*}}ranks.yaml:33: error: host_profile: 'ranks' must be at least 2 (the ranks it was measured on), got 1
 // RUN: sed 's/\[ 4096, 1048576 \]/[ 1048576, 4096 ]/' %S/Inputs/host-profile.yaml > %t.order.yaml
 // RUN: not comm-opt %s --comm-select-algorithm="topology=host backend=mpi cost-params=%t.order.yaml" 2>&1 | FileCheck %s --check-prefix=ORDER
 // ORDER: host_profile: 'bytes' must be positive and ascending; entry 2 is 4096
@@ -45,7 +46,7 @@ module attributes {comm.world_size = 4 : i64} {
 // KIND: host_profile: unknown collective 'broadcats'
 // RUN: sed 's/algorithm:       ring/algorithm:       rign/' %S/Inputs/host-profile.yaml > %t.algo.yaml
 // RUN: not comm-opt %s --comm-select-algorithm="topology=host backend=mpi cost-params=%t.algo.yaml" 2>&1 | FileCheck %s --check-prefix=ALGO
-// ALGO: host_profile: unknown algorithm 'rign' for all_reduce; expected mpi (MPI's own) or a schedule (ring, tree, direct, halving_doubling, hierarchical)
+// ALGO: algo.yaml:40: error: host_profile: unknown algorithm 'rign' for all_reduce; expected mpi (MPI's own) or a schedule (ring, tree, direct, halving_doubling, hierarchical)
 // RUN: sed 's/\[ 10, 800 \]/[ 10, -800 ]/' %S/Inputs/host-profile.yaml > %t.time.yaml
 // RUN: not comm-opt %s --comm-select-algorithm="topology=host backend=mpi cost-params=%t.time.yaml" 2>&1 | FileCheck %s --check-prefix=TIME
 // TIME: host_profile: 'all_reduce tree' has the time -800; times are non-negative microseconds
