@@ -118,7 +118,7 @@ double FlowNetwork::timeToNextCompletion() const {
   return best;
 }
 
-std::vector<uint64_t> FlowNetwork::advance(double us) {
+std::vector<uint64_t> FlowNetwork::advance(double us, double resolutionUs) {
   std::vector<uint64_t> done;
   for (FlowId id = 0; id < flows.size(); ++id) {
     Flow &flow = flows[id];
@@ -129,9 +129,10 @@ std::vector<uint64_t> FlowNetwork::advance(double us) {
     totalBytes += moved;
     for (uint64_t link : flow.links)
       linkBytes[link] += moved;
-    // Relative tolerance: a flow within a few bytes of its end is done.
+    // Relative tolerance: a flow within a few bytes of its end is done, and
+    // so is one whose end the clock cannot reach apart from now.
     if (flow.remaining <= 1e-6 * std::max(1.0, flow.rate * us) ||
-        flow.remaining < 1e-3) {
+        flow.remaining < 1e-3 || flow.remaining <= flow.rate * resolutionUs) {
       flow.active = false;
       --numActive;
       freeList.push_back(id);

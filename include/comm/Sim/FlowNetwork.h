@@ -34,8 +34,10 @@ public:
   /// Time (us) until the next flow completes, or +inf.
   double timeToNextCompletion() const;
   /// Moves every active flow forward by `us`; returns the owners of the
-  /// flows that completed (and removes them).
-  std::vector<uint64_t> advance(double us);
+  /// flows that completed (and removes them). A flow whose time left is at
+  /// most `resolutionUs` (what the caller's clock can still tell apart) is
+  /// complete too: the clock could not advance to its end.
+  std::vector<uint64_t> advance(double us, double resolutionUs = 0);
 
   unsigned getNumActiveFlows() const { return numActive; }
   /// Bytes each directed link (2 * link + reverse) carried so far.
