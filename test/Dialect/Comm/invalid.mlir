@@ -822,6 +822,63 @@ func.func @wait_twice(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 
 // -----
 
+// A wait in a loop its start is outside of would wait on every iteration
+// (the compiled program freed the transfer at the first and crashed at the
+// second).
+func.func @wait_in_loop(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  // expected-note @+1 {{the comm.start}}
+  %t = comm.start {
+    %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<8xf32>
+    comm.yield %0 : tensor<8xf32>
+  }
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %x) -> tensor<8xf32> {
+    %c = arith.constant true
+    %a = scf.if %c -> tensor<8xf32> {
+      // expected-error @+1 {{'comm.wait' op waits inside a loop ('scf.for') for a comm.start outside it: it would wait on every iteration, or on none; wait before the loop, or start the transfer inside it}}
+      %w = comm.wait %t : tensor<8xf32>
+      scf.yield %w : tensor<8xf32>
+    } else {
+      scf.yield %acc : tensor<8xf32>
+    }
+    scf.yield %a : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A token stays in the function that started it, used only by its wait.
+func.func @token_returned(%x: tensor<8xf32>) -> !comm.token {
+  // expected-error @+1 {{'comm.start' op has a token used by 'func.return'; a token is used only by the comm.wait that completes it, in the function that started it}}
+  %t = comm.start {
+    %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<8xf32>
+    comm.yield
+  }
+  // expected-note @+1 {{used here}}
+  return %t : !comm.token
+}
+
+// -----
+
+func.func private @takes_token(!comm.token)
+
+func.func @token_passed(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'comm.start' op has a token used by 'func.call'}}
+  %t = comm.start {
+    %0 = comm.all_reduce sum %x over [[0, 1]] : tensor<8xf32>
+    comm.yield %0 : tensor<8xf32>
+  }
+  // expected-note @+1 {{used here}}
+  func.call @takes_token(%t) : (!comm.token) -> ()
+  %w = comm.wait %t : tensor<8xf32>
+  return %w : tensor<8xf32>
+}
+
+// -----
+
 func.func @rotate_indivisible(%x: tensor<10xf32>) -> tensor<10xf32> {
   // expected-error @+1 {{'comm.rotate' op cannot cut dimension 0 of 'tensor<10xf32>' into 4 equal chunks (one per rank of a group): expected a multiple of 4}}
   %0 = comm.rotate %x over [[0, 1, 2, 3]] shift 0 : tensor<10xf32>

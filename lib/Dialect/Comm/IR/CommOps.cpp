@@ -8,6 +8,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -1006,6 +1007,18 @@ LogicalResult StartOp::verify() {
     return emitOpError() << "has a token that is never waited for; a "
                             "comm.start is waited for exactly once, or its "
                             "transfers never complete";
+  // The token stays where it was started: returned, passed to a call or
+  // carried through a loop, its wait could run other than once (a wait in
+  // a callee, a loop's body) or never.
+  for (Operation *user : getToken().getUsers())
+    if (!isa<WaitOp>(user)) {
+      InFlightDiagnostic diag =
+          emitOpError() << "has a token used by '" << user->getName()
+                        << "'; a token is used only by the comm.wait that "
+                           "completes it, in the function that started it";
+      diag.attachNote(user->getLoc()) << "used here";
+      return diag;
+    }
   return success();
 }
 
@@ -1028,6 +1041,20 @@ LogicalResult WaitOp::verify() {
   auto start = getToken().getDefiningOp<StartOp>();
   if (!start)
     return success();
+  // A wait inside a loop that its start is outside of would run on every
+  // iteration (or on none), completing the transfers again each time.
+  // (A loop holding the start as well runs both once per iteration.)
+  for (Operation *parent = (*this)->getParentOp();
+       parent && !parent->isAncestor(start); parent = parent->getParentOp())
+    if (isa<LoopLikeOpInterface>(parent)) {
+      InFlightDiagnostic diag =
+          emitOpError() << "waits inside a loop ('" << parent->getName()
+                        << "') for a comm.start outside it: it would wait "
+                           "on every iteration, or on none; wait before the "
+                           "loop, or start the transfer inside it";
+      diag.attachNote(start.getLoc()) << "the comm.start";
+      return diag;
+    }
   YieldOp yield = start.getYield();
   if (!yield)
     return success();
