@@ -12,6 +12,11 @@ using namespace mlir;
 
 /// More results than any op of a real program has.
 static constexpr uint64_t kMaxResults = 1 << 20;
+/// The most operators (`+ - *`, `floordiv`, `ceildiv`, `mod`) one
+/// expression may chain between two of `, = ( ) [ ] { } < >`: MLIR's affine
+/// parser recurses once per operator (a run of 20,000 unary minus signs, or
+/// a sum of 100,000 terms, overflowed the stack).
+static constexpr unsigned kMaxOperatorChain = 1024;
 
 LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
                                             unsigned bufferId,
@@ -34,6 +39,17 @@ LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
     return failure();
   }
   unsigned depth = 0;
+  unsigned chain = 0;
+  auto chained = [&](size_t at) {
+    if (++chain <= kMaxOperatorChain)
+      return true;
+    sourceMgr.PrintMessage(
+        llvm::SMLoc::getFromPointer(text.data() + at),
+        llvm::SourceMgr::DK_Error,
+        "an expression chains more than " + Twine(kMaxOperatorChain) +
+            " operators here; comm does not accept expressions this long");
+    return false;
+  };
   for (size_t i = 0, e = text.size(); i < e; ++i) {
     char c = text[i];
     switch (c) {
@@ -57,8 +73,14 @@ LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
       while (j < e && (llvm::isAlnum(text[j]) || text[j] == '_' ||
                        text[j] == '$' || text[j] == '.' || text[j] == '-'))
         ++j;
-      if (j + 1 < e && (text[j] == '#' || text[j] == ':') &&
-          llvm::isDigit(text[j + 1])) {
+      // The lexer takes `#N` and `:N` as tokens of their own: blanks may
+      // come between (`%0 #2147483648` aborted as well).
+      size_t mark = j;
+      while (mark < e && llvm::isSpace(text[mark]))
+        ++mark;
+      if (mark + 1 < e && (text[mark] == '#' || text[mark] == ':') &&
+          llvm::isDigit(text[mark + 1])) {
+        j = mark;
         size_t k = j + 1;
         uint64_t number = 0;
         while (k < e && llvm::isDigit(text[k]) && number <= kMaxResults)
@@ -81,10 +103,21 @@ LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
         while (i < e && text[i] != '\n')
           ++i;
       break;
+    case '+':
+    case '-':
+    case '*':
+      if (!chained(i))
+        return failure();
+      break;
+    case ',':
+    case '=':
+      chain = 0;
+      break;
     case '(':
     case '[':
     case '{':
     case '<':
+      chain = 0;
       if (++depth > maxDepth) {
         sourceMgr.PrintMessage(
             llvm::SMLoc::getFromPointer(text.data() + i),
@@ -103,10 +136,22 @@ LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
     case ')':
     case ']':
     case '}':
+      chain = 0;
       if (depth > 0)
         --depth;
       break;
     default:
+      // The affine parser's keyword operators, as words of their own.
+      if (llvm::isAlpha(c) && (i == 0 || !llvm::isAlnum(text[i - 1]))) {
+        size_t end = i;
+        while (end < e && (llvm::isAlnum(text[end]) || text[end] == '_'))
+          ++end;
+        StringRef word = text.slice(i, end);
+        if ((word == "floordiv" || word == "ceildiv" || word == "mod") &&
+            !chained(i))
+          return failure();
+        i = end - 1;
+      }
       break;
     }
   }
