@@ -157,7 +157,9 @@ static LogicalResult checkInput(ModuleOp module, Target target) {
                  << "function @" << function.getSymName()
                  << " cannot be compiled: its name " << why << "; rename it";
       }
-      if (function.getNumResults() != 0)
+      // A declaration is not compiled: a call to it is the error (below),
+      // and buffer-results-to-out-params leaves its results as they are.
+      if (!function.isExternal() && function.getNumResults() != 0)
         return op->emitError()
                << "convert-comm-to-emitc expects functions without results; "
                   "run buffer-results-to-out-params first";
