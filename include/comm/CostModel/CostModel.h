@@ -123,13 +123,10 @@ void printCostParams(const CostParams &params, llvm::raw_ostream &os);
 /// far below where byte counts and times lose their precision.
 constexpr uint64_t kMaxRequestBytes = uint64_t(1) << 50;
 
-/// One collective to predict.
-struct CollectiveRequest {
+/// What a collective is and how it is planned: a CollectiveRequest apart
+/// from the ranks it runs on.
+struct CollectiveFields {
   CollectiveKind kind = CollectiveKind::AllReduce;
-  /// Replica groups in global ranks (GPU ranks of the topology). Groups run
-  /// concurrently; the prediction is the slowest group's. Permute, send and
-  /// recv use `pairs` instead; copies use `copyRank`.
-  std::vector<SmallVector<int64_t, 8>> groups;
   /// The size nccl-tests reports: the tensor of all_reduce, broadcast,
   /// reduce, permute and send/recv; the gathered output of all_gather; the
   /// input of reduce_scatter and all_to_all.
@@ -141,7 +138,6 @@ struct CollectiveRequest {
   std::optional<ReductionKind> reduction;
   bool floatElements = true;
   int64_t root = 0;
-  SmallVector<std::pair<int64_t, int64_t>> pairs;
   MemorySpace copySource = MemorySpace::hbm, copyTarget = MemorySpace::host;
   int64_t copyRank = 0;
   /// Fixed decisions (from a #comm.plan); unset ones are searched.
@@ -167,6 +163,25 @@ struct CollectiveRequest {
   /// The plan's channels: the runtime's schedules cut the buffer into this
   /// many slices, each cut into chunks of chunkBytes (0 or 1: one slice).
   unsigned channels = 1;
+};
+
+/// One collective to predict.
+struct CollectiveRequest : CollectiveFields {
+  /// Replica groups in global ranks (GPU ranks of the topology). Groups run
+  /// concurrently; the prediction is the slowest group's. Permute, send and
+  /// recv use `pairs` instead; copies use `copyRank`.
+  std::vector<SmallVector<int64_t, 8>> groups;
+  /// The source and target of each transfer of a permute, send or recv.
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+
+  /// This collective with no groups and no pairs, for a caller that sets
+  /// the ones it predicts (one group's instance): copying the whole request
+  /// for each of 50,000 groups made simulating one op quadratic.
+  CollectiveRequest withoutRanks() const {
+    CollectiveRequest copy;
+    static_cast<CollectiveFields &>(copy) = *this;
+    return copy;
+  }
 };
 
 /// Whether NVLink SHARP (the nvls algorithm) can reduce what `request`
