@@ -708,6 +708,7 @@ llvm::Error Topology::finalize() {
   // One link per pair and kind: lanes are its `count`. A second one was
   // read as a second link, which the bounds counted and the paths did not.
   llvm::DenseMap<std::tuple<unsigned, unsigned, unsigned>, unsigned> firstLink;
+  llvm::DenseMap<unsigned, unsigned> nvlinkLanes; // GPU -> its lanes so far
   for (const Link &link : node.getLinks()) {
     if (link.a >= numDevices || link.b >= numDevices)
       return makeTopologyError(source, link.sourceLine,
@@ -767,6 +768,22 @@ llvm::Error Topology::finalize() {
                                    " lanes; a GPU has at most " +
                                    Twine(kMaxNVLinkLanes) +
                                    " (18 on H100 and B200)");
+    // And all of a GPU's NVLinks together (three links of 64 lanes each
+    // were taken for 192 lanes, 1860 GB/s).
+    if (link.kind == LinkKind::NVLink)
+      for (unsigned end : {link.a, link.b}) {
+        const Device &device = node.getDevice(end);
+        if (device.kind != DeviceKind::GPU)
+          continue;
+        unsigned &total = nvlinkLanes[end];
+        total += link.count;
+        if (total > kMaxNVLinkLanes)
+          return makeTopologyError(
+              source, link.sourceLine,
+              "GPU '" + device.name + "' has " + Twine(total) +
+                  " NVLink lanes with this link; a GPU has at most " +
+                  Twine(kMaxNVLinkLanes) + " (18 on H100 and B200)");
+      }
   }
   // PCIe links form a tree: a cycle means a device with two upstream
   // ports, which the PCIe hierarchy does not have.

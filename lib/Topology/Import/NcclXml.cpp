@@ -740,6 +740,8 @@ llvm::Error NcclXmlImporter::resolve() {
   // and a GPU-GPU link appears in both GPUs' lists.
   std::map<std::pair<unsigned, unsigned>, std::pair<unsigned, unsigned>>
       lanes; // -> (count, line)
+  // GPU-GPU lanes as each GPU lists them: (GPU, peer) -> (count, line).
+  std::map<std::pair<unsigned, unsigned>, std::pair<unsigned, unsigned>> listed;
   unsigned selfLinks = 0;
   for (const PendingNVLink &link : nvlinks) {
     unsigned peer;
@@ -780,20 +782,28 @@ llvm::Error NcclXmlImporter::resolve() {
       entry.second = entry.second ? entry.second : link.line;
       continue;
     }
-    auto key = std::minmax(link.gpu, peer);
+    // One GPU's elements to one peer add up, as NCCL adds their bandwidth
+    // (ncclTopoConnectNodes); a second one was dropped.
+    auto &listedEntry = listed[{link.gpu, peer}];
+    listedEntry.first += link.count;
+    listedEntry.second = listedEntry.second ? listedEntry.second : link.line;
+  }
+  for (auto &[ends, info] : listed) {
+    auto [count, line] = info;
+    auto key = std::minmax(ends.first, ends.second);
     auto &entry = lanes[{key.first, key.second}];
     // Listed from both ends: keep one link of the larger count, and say
     // so where the ends disagree (NCCL would time each direction by its
     // own end's count).
-    if (entry.first && entry.first != link.count)
+    if (entry.first && entry.first != count)
       asymmetricNVLinks.push_back(llvm::formatv(
           "the NVLink between {0} and {1} has {2} lane(s) at line {3} and "
           "{4} at line {5}; using {6}",
           graph.getDevice(key.first).name, graph.getDevice(key.second).name,
-          entry.first, entry.second, link.count, link.line,
-          std::max(entry.first, link.count)));
-    entry.first = std::max(entry.first, link.count);
-    entry.second = entry.second ? entry.second : link.line;
+          entry.first, entry.second, count, line,
+          std::max(entry.first, count)));
+    entry.first = std::max(entry.first, count);
+    entry.second = entry.second ? std::min(entry.second, line) : line;
   }
   for (auto &[ends, info] : lanes) {
     auto [a, b] = ends;
