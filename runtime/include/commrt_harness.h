@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -71,8 +72,14 @@ inline double parseReal(const std::string &option, const std::string &text) {
 }
 
 inline void check(commrt_status status, const char *what) {
-  if (status != COMMRT_SUCCESS)
-    die(std::string(what) + ": " + commrt_last_error());
+  if (status == COMMRT_SUCCESS)
+    return;
+  // The runtime's message names its call already ("commrt: commrt_alloc:
+  // cannot allocate ..."): say it once.
+  std::string message = commrt_last_error();
+  if (message.find(what) == std::string::npos)
+    message = std::string(what) + ": " + message;
+  die(message);
 }
 
 /// One buffer of an entry point, in the target's memory, with a host copy.
@@ -183,12 +190,23 @@ public:
     Buffer b;
     b.count = count;
     b.dtype = dtype;
-    b.host.assign(static_cast<size_t>(count) * commrt_dtype_size(dtype), 0);
-    check(
-        commrt_alloc(ctx, static_cast<int64_t>(b.host.size()), space, &b.data),
-        "commrt_alloc");
-    check(commrt_memset(ctx, b.data, space, 0,
-                        static_cast<int64_t>(b.host.size()), nullptr),
+    int64_t bytes = count * static_cast<int64_t>(commrt_dtype_size(dtype));
+    // The target's buffer first: commrt_alloc says what it could not
+    // allocate. The host copy's failure is said too, where the harness is
+    // built with exceptions (it ended the rank in std::bad_alloc).
+    check(commrt_alloc(ctx, bytes, space, &b.data), "commrt_alloc");
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    try {
+      b.host.assign(static_cast<size_t>(bytes), 0);
+    } catch (const std::bad_alloc &) {
+      die("cannot allocate " + std::to_string(bytes) +
+          " bytes of host memory for a buffer of " + std::to_string(count) +
+          " elements (the harness keeps a host copy of every buffer)");
+    }
+#else
+    b.host.assign(static_cast<size_t>(bytes), 0);
+#endif
+    check(commrt_memset(ctx, b.data, space, 0, bytes, nullptr),
           "commrt_memset");
     return b;
   }
