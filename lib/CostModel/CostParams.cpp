@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/CostModel/CostModel.h"
+#include "comm/Support/InputChecks.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"
@@ -414,6 +415,8 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
                            diag.getLineContents().trim())
                  .str();
   };
+  if (llvm::Error error = checkYamlNesting(yaml, fileName))
+    return std::move(error);
   YamlCostParams y;
   ParseContext context;
   context.bufferStart = yaml.data();

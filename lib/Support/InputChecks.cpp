@@ -158,6 +158,79 @@ LogicalResult mlir::comm::checkInputText(llvm::SourceMgr &sourceMgr,
   return success();
 }
 
+llvm::Error mlir::comm::checkYamlNesting(StringRef text, StringRef fileName,
+                                         unsigned maxDepth) {
+  unsigned depth = 0, line = 1;
+  size_t lineStart = 0;
+  // The last character that is not blank on this line ('\0': none yet): a
+  // quote opens a scalar only where a token starts.
+  char previous = '\0';
+  auto error = [&](size_t at, const Twine &problem) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   fileName + ":" + Twine(line) + ":" +
+                                       Twine(at - lineStart + 1) +
+                                       ": error: " + problem);
+  };
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    char c = text[i];
+    if (i == lineStart) {
+      size_t indent = text.find_first_not_of(' ', i);
+      indent = (indent == StringRef::npos ? e : indent) - i;
+      if (indent > 8 * static_cast<size_t>(maxDepth))
+        return error(i, "the line is indented " + Twine(indent) +
+                            " columns, nested deeper than " + Twine(maxDepth) +
+                            " levels; comm does not accept input nested "
+                            "this deeply");
+    }
+    switch (c) {
+    case '\n':
+      ++line;
+      lineStart = i + 1;
+      previous = '\0';
+      continue;
+    case '#':
+      if (i == lineStart || llvm::isSpace(text[i - 1])) {
+        while (i + 1 < e && text[i + 1] != '\n')
+          ++i;
+        continue;
+      }
+      break;
+    case '"':
+    case '\'':
+      if (previous != '\0' && !StringRef(":,[{-?").contains(previous))
+        break;
+      // To the closing quote ('' in single quotes is a quote, read as two
+      // scalars here; \" in double quotes is skipped).
+      for (++i; i < e && text[i] != c; ++i) {
+        if (c == '"' && text[i] == '\\')
+          ++i;
+        else if (text[i] == '\n') {
+          ++line;
+          lineStart = i + 1;
+        }
+      }
+      break;
+    case '[':
+    case '{':
+      if (++depth > maxDepth)
+        return error(i, "brackets nest deeper than " + Twine(maxDepth) +
+                            " levels here; comm does not accept input "
+                            "nested this deeply");
+      break;
+    case ']':
+    case '}':
+      if (depth > 0)
+        --depth;
+      break;
+    default:
+      break;
+    }
+    if (!llvm::isSpace(c))
+      previous = c;
+  }
+  return llvm::Error::success();
+}
+
 LogicalResult mlir::comm::checkInputText(const llvm::MemoryBuffer &buffer,
                                             unsigned maxDepth) {
   llvm::SourceMgr sourceMgr;

@@ -15,6 +15,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -35,6 +36,15 @@ LogicalResult checkInputText(llvm::SourceMgr &sourceMgr, unsigned bufferId,
 /// Same, for a buffer not yet in a source manager.
 LogicalResult checkInputText(const llvm::MemoryBuffer &buffer,
                                 unsigned maxDepth = kMaxInputNesting);
+
+/// Checks a YAML text the way checkInputText checks MLIR: LLVM's YAML
+/// reader recurses once per flow bracket (`[`, `{`) and per block level, so
+/// `devices: [[[[...` 30,000 deep overflowed the stack. Refuses flow
+/// brackets nested deeper than `maxDepth` and lines indented past 8 columns
+/// per level, as "file:line:col: error: ...". Quoted scalars and comments
+/// are skipped.
+llvm::Error checkYamlNesting(StringRef text, StringRef fileName,
+                             unsigned maxDepth = kMaxInputNesting);
 
 /// Verifies the invariants of every op nested in `root`, each alone and
 /// parents first, without the symbol checks of a whole-module verification:

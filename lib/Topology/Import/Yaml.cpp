@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Support/InputChecks.h"
 #include "comm/Topology/Topology.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -506,6 +507,8 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
       *out += ("\n" + line + "\n" + indent + "^").str();
     }
   };
+  if (llvm::Error error = checkYamlNesting(buffer, fileName))
+    return std::move(error);
   ParseContext context{buffer.data()};
   YamlTopology document;
   {
