@@ -6,19 +6,39 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <mutex>
 
 using namespace mlir;
 using namespace mlir::comm;
 
+/// A file a module attribute names by a relative path is looked for next
+/// to the module's own file first, as an #include is, then where the tool
+/// runs (the only place it was looked for: a module that named its topology
+/// file beside it worked only when run from its directory).
+static std::string resolveNextToModule(Operation *holder, StringRef path) {
+  if (path.empty() || llvm::sys::path::is_absolute(path))
+    return path.str();
+  auto file = dyn_cast<FileLineColLoc>(holder->getLoc());
+  if (!file)
+    return path.str();
+  StringRef directory = llvm::sys::path::parent_path(file.getFilename());
+  if (directory.empty())
+    return path.str();
+  SmallString<256> beside(directory);
+  llvm::sys::path::append(beside, path);
+  return llvm::sys::fs::exists(beside) ? beside.str().str() : path.str();
+}
+
 std::string mlir::comm::getTopologySpec(Operation *op, StringRef overrideSpec) {
   if (!overrideSpec.empty())
     return overrideSpec.str();
   for (Operation *parent = op; parent; parent = parent->getParentOp())
     if (auto spec = parent->getAttrOfType<StringAttr>(kTopologyAttrName))
-      return spec.getValue().str();
+      return resolveNextToModule(parent, spec.getValue());
   return {};
 }
 
@@ -45,7 +65,7 @@ FailureOr<CostParams> mlir::comm::getCostParamsFor(Operation *op,
        parent = parent->getParentOp())
     if (auto attr = parent->getAttrOfType<StringAttr>(
             CommDialect::getCostParamsAttrName()))
-      path = attr.getValue().str();
+      path = resolveNextToModule(parent, attr.getValue());
   if (path.empty())
     return getDefaultCostParams();
   static std::mutex mutex;

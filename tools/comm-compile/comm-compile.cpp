@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Conversion/CommToEmitC/CommToEmitC.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/InitAllDialects.h"
@@ -545,8 +546,7 @@ int Driver::run() {
   options.costParams = costParams;
   options.strategy = strategy;
   if (options.topology.empty())
-    if (auto attr = (*module)->getAttrOfType<StringAttr>("comm.topology"))
-      options.topology = attr.getValue().str();
+    options.topology = getTopologySpec(*module);
   if (options.topology.empty() && target == Target::cpu_mpi) {
     // cpu-mpi code runs as processes of one machine: plan for it.
     options.topology = "host";

@@ -23,7 +23,10 @@ namespace comm {
 constexpr StringLiteral kTopologyAttrName = "comm.topology";
 
 /// The topology spec for `op`: `overrideSpec` when non-empty, else the
-/// nearest enclosing `comm.topology` attribute, else an empty string.
+/// nearest enclosing `comm.topology` attribute, else an empty string. A
+/// relative file the attribute names is looked for next to the file the
+/// module was read from first, then in the working directory (so is a
+/// `comm.cost_params` file).
 std::string getTopologySpec(Operation *op, StringRef overrideSpec = "");
 
 /// Loads (or returns the cached) topology named by `spec`. Thread-safe.
