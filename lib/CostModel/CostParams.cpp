@@ -9,6 +9,7 @@
 
 #include "comm/CostModel/CostModel.h"
 #include "comm/Support/InputChecks.h"
+#include "comm/Support/YamlInput.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"
@@ -34,26 +35,6 @@ struct Latency {
   Latency(double value = 0) : value(value) {}
   double value;
 };
-
-/// Holds the message of a value out of range while the reader reports it,
-/// and the text a mapping's line is counted in.
-struct ParseContext {
-  std::string message;
-  const char *bufferStart = nullptr;
-};
-
-/// The line the reader is at (for a mapping: its first key's).
-static unsigned currentLine(llvm::yaml::IO &io) {
-  auto *context = static_cast<ParseContext *>(io.getContext());
-  if (io.outputting() || !context || !context->bufferStart)
-    return 0;
-  const llvm::yaml::Node *node =
-      static_cast<llvm::yaml::Input &>(io).getCurrentNode();
-  if (!node)
-    return 0;
-  const char *at = node->getSourceRange().Start.getPointer();
-  return 1 + std::count(context->bufferStart, at, '\n');
-}
 
 /// The YAML view of CostParams: latencies as nested maps by name.
 struct YamlProtocolTriple {
@@ -113,16 +94,13 @@ template <typename T> struct CheckedScalarTraits {
     if (efficiency ? v > 0 && v <= 1
                    : std::isfinite(v) && v >= 0 && v <= kMaxLatencyUs)
       return {};
-    auto *parse = static_cast<ParseContext *>(context);
-    if (!parse)
-      return "value out of range";
-    parse->message =
+    std::string message =
         efficiency ? "an efficiency must be in (0, 1], got "
                    : "a latency must be in [0, " +
                          std::to_string(static_cast<int64_t>(kMaxLatencyUs)) +
                          "] microseconds (one second), got ";
-    parse->message += formatTopologyNumber(v);
-    return parse->message;
+    return reportYamlValue(context, message + formatTopologyNumber(v),
+                           "value out of range");
   }
   static QuotingType mustQuote(StringRef) { return QuotingType::None; }
 };
@@ -141,7 +119,7 @@ template <typename T> struct SequenceTraits<FlowList<T>> {
 };
 template <> struct MappingTraits<YamlHostRow> {
   static void mapping(IO &io, YamlHostRow &r) {
-    r.line = currentLine(io);
+    r.line = getYamlLine(io);
     io.mapRequired("collective", r.collective);
     io.mapRequired("algorithm", r.algorithm);
     io.mapRequired("us", r.us);
@@ -149,7 +127,7 @@ template <> struct MappingTraits<YamlHostRow> {
 };
 template <> struct MappingTraits<YamlHostProfile> {
   static void mapping(IO &io, YamlHostProfile &p) {
-    p.line = currentLine(io);
+    p.line = getYamlLine(io);
     io.mapRequired("source", p.source);
     io.mapRequired("ranks", p.ranks);
     io.mapRequired("bytes", p.bytes);
@@ -418,8 +396,7 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
   if (llvm::Error error = checkYamlNesting(yaml, fileName))
     return std::move(error);
   YamlCostParams y;
-  ParseContext context;
-  context.bufferStart = yaml.data();
+  YamlParseContext context{yaml.data()};
   llvm::yaml::Input input(llvm::MemoryBufferRef(yaml, fileName), &context,
                           handler, &firstError);
   input >> y;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Support/InputChecks.h"
+#include "comm/Support/YamlInput.h"
 #include "comm/Topology/Topology.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -102,7 +103,7 @@ struct YamlFabric {
 };
 
 /// The format version, checked as it is read (the one place it is checked:
-/// 'version' is required, and every import reads with a ParseContext) so
+/// 'version' is required, and every import reads with a YamlParseContext) so
 /// that an unsupported one is reported at its value.
 struct FormatVersion {
   int64_t value = 0;
@@ -118,25 +119,6 @@ struct YamlTopology {
   std::vector<YamlLink> links;
   std::vector<std::string> notes;
 };
-
-/// What mapping() needs to turn a YAML node into a line number, and what
-/// holds an error message while the YAML reader reports it.
-struct ParseContext {
-  const char *bufferStart = nullptr;
-  std::string message;
-};
-
-static unsigned currentLine(llvm::yaml::IO &io) {
-  if (io.outputting())
-    return 0;
-  auto *context = static_cast<ParseContext *>(io.getContext());
-  const llvm::yaml::Node *node =
-      static_cast<llvm::yaml::Input &>(io).getCurrentNode();
-  if (!context || !node)
-    return 0;
-  const char *at = node->getSourceRange().Start.getPointer();
-  return 1 + std::count(context->bufferStart, at, '\n');
-}
 
 } // namespace
 
@@ -181,12 +163,10 @@ template <const IntKey &key> struct ScalarTraits<Bounded<key>> {
     StringRef error = ScalarTraits<int64_t>::input(text, context, out.value);
     if (!error.empty() || key.range.contains(out.value))
       return error;
-    auto *parse = static_cast<ParseContext *>(context);
-    if (!parse)
-      return "integer out of range";
-    parse->message = formatTopologyRangeError("'" + Twine(key.name) + "'",
-                                              out.value, key.range);
-    return parse->message;
+    return reportYamlValue(context,
+                           formatTopologyRangeError("'" + Twine(key.name) + "'",
+                                                    out.value, key.range),
+                           "integer out of range");
   }
   static QuotingType mustQuote(StringRef) { return QuotingType::None; }
 };
@@ -197,22 +177,20 @@ template <> struct ScalarTraits<FormatVersion> {
   }
   static StringRef input(StringRef text, void *context, FormatVersion &out) {
     StringRef error = ScalarTraits<int64_t>::input(text, context, out.value);
-    auto *parse = static_cast<ParseContext *>(context);
     if (!error.empty() || out.value == 1)
       return error;
-    if (!parse)
-      return "unsupported format version; expected 1";
-    parse->message =
+    return reportYamlValue(
+        context,
         ("unsupported format version " + Twine(out.value) + "; expected 1")
-            .str();
-    return parse->message;
+            .str(),
+        "unsupported format version; expected 1");
   }
   static QuotingType mustQuote(StringRef) { return QuotingType::None; }
 };
 
 template <> struct MappingTraits<YamlDevice> {
   static void mapping(IO &io, YamlDevice &d) {
-    d.line = currentLine(io);
+    d.line = getYamlLine(io);
     io.mapRequired("id", d.id);
     io.mapRequired("kind", d.kind);
     io.mapOptional("index", d.index);
@@ -242,7 +220,7 @@ template <> struct MappingTraits<YamlDevice> {
 
 template <> struct MappingTraits<YamlLink> {
   static void mapping(IO &io, YamlLink &l) {
-    l.line = currentLine(io);
+    l.line = getYamlLine(io);
     io.mapRequired("a", l.a);
     io.mapRequired("b", l.b);
     io.mapRequired("kind", l.kind);
@@ -257,7 +235,7 @@ template <> struct MappingTraits<YamlLink> {
 
 template <> struct MappingTraits<YamlFabric> {
   static void mapping(IO &io, YamlFabric &f) {
-    f.line = currentLine(io);
+    f.line = getYamlLine(io);
     io.mapRequired("kind", f.kind);
     io.mapOptional("network", f.network);
     io.mapOptional("link_gbit", f.linkGbit);
@@ -509,7 +487,7 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
   };
   if (llvm::Error error = checkYamlNesting(buffer, fileName))
     return std::move(error);
-  ParseContext context{buffer.data()};
+  YamlParseContext context{buffer.data()};
   YamlTopology document;
   {
     llvm::yaml::Input input(llvm::MemoryBufferRef(buffer, fileName), &context,
