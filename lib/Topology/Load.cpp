@@ -46,7 +46,9 @@ mlir::comm::loadTopology(StringRef spec) {
 }
 
 static llvm::Expected<std::unique_ptr<Topology>> loadOne(StringRef spec) {
-  StringRef extension = llvm::sys::path::extension(spec);
+  // Extensions are matched ignoring case: a file saved as TOPO.XML or
+  // machine.YAML is read like topo.xml and machine.yaml.
+  std::string extension = llvm::sys::path::extension(spec).lower();
   bool looksLikeFile =
       !extension.empty() || spec.contains('/') || llvm::sys::fs::exists(spec);
   if (!looksLikeFile)

@@ -119,7 +119,8 @@ static cl::opt<std::string> optLevel("opt",
 static cl::opt<std::string>
     cudaArch("cuda-arch",
              cl::desc("comma-separated SM versions the CUDA code is built "
-                      "for (default 80,90)"),
+                      "for: 80, 90, 90a (Hopper-specific), 100a, sm_90 "
+                      "(default 80,90)"),
              cl::init("80,90"), cl::cat(category));
 static cl::opt<std::string> cxx("cxx", cl::desc("host C++ compiler"),
                                 cl::init(COMM_CXX_COMPILER), cl::cat(category));
@@ -386,10 +387,15 @@ LogicalResult Driver::compileSource(StringRef source, StringRef object,
     SmallVector<StringRef> archs;
     StringRef(cudaArch).split(archs, ',', -1, false);
     for (StringRef arch : archs) {
+      // 90, sm_90, or an architecture-specific 90a / family 100f.
       arch = arch.trim();
-      if (arch.empty() || !llvm::all_of(arch, llvm::isDigit)) {
-        error("--cuda-arch takes SM numbers like 80,90, not '" + cudaArch +
-              "'");
+      arch.consume_front("sm_");
+      StringRef number = arch.drop_back(
+          !arch.empty() && (arch.back() == 'a' || arch.back() == 'f'));
+      if (number.size() < 2 || !llvm::all_of(number, llvm::isDigit)) {
+        error("--cuda-arch takes SM versions like 80,90 (or 90a, sm_90), "
+              "not '" +
+              cudaArch + "'");
         return failure();
       }
       command.push_back("-gencode=arch=compute_" + arch.str() + ",code=sm_" +

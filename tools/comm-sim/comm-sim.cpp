@@ -403,6 +403,10 @@ static int runCalibrateCommand(Options &o) {
   // "the log's own count" (that is no --ranks).
   if (o.ranks.getNumOccurrences() && o.ranks < 2)
     return fail("a collective needs at least 2 ranks, got " + Twine(o.ranks));
+  if (o.fit && o.iterations == 0)
+    return fail("--iterations 0 leaves nothing to fit: give at least 1 "
+                "(default 1500), or leave out --fit to report the "
+                "parameters as they are");
   if (!o.ncclTests.empty() && o.topology.empty())
     return fail("--nccl-tests needs --topology=<spec>: the machine the logs "
                 "were measured on (a preset, a cluster such as dgx-h100x4, "
