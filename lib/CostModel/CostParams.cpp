@@ -39,6 +39,8 @@ struct Latency {
 /// The YAML view of CostParams: latencies as nested maps by name.
 struct YamlProtocolTriple {
   Latency simple, ll, ll128;
+  /// Its line, for an error in its key (an unknown algorithm).
+  unsigned line = 0;
 };
 /// A list of numbers written on one line ([1, 2, 3]).
 template <typename T> struct FlowList { std::vector<T> values; };
@@ -136,6 +138,7 @@ template <> struct MappingTraits<YamlHostProfile> {
 };
 template <> struct MappingTraits<YamlProtocolTriple> {
   static void mapping(IO &io, YamlProtocolTriple &t) {
+    t.line = getYamlLine(io);
     io.mapRequired("simple", t.simple);
     io.mapRequired("ll", t.ll);
     io.mapRequired("ll128", t.ll128);
@@ -434,22 +437,36 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
   p.treeNetworkLevelUs = value(y.treeNetworkLevel, p.treeNetworkLevelUs);
   p.llBandwidth = y.llBandwidth.value;
   p.ll128Bandwidth = y.ll128Bandwidth.value;
+  auto algorithmNames = [] {
+    std::string names;
+    for (unsigned a = 0; a < kNumAlgorithms; ++a)
+      names +=
+          (a ? ", " : "") + stringifyAlgorithm(static_cast<Algorithm>(a)).str();
+    return names;
+  };
+  // A key's error at its line.
+  auto keyError = [&](unsigned line, const Twine &what) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        fileName + (line ? ":" + Twine(line) : Twine()) + ": error: " + what);
+  };
   for (auto &[name, triple] : y.baseLatency) {
     std::optional<Algorithm> algorithm = symbolizeAlgorithm(name);
     if (!algorithm)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     fileName + ": error: unknown algorithm '" +
-                                         name + "' in base_latency_us");
+      return keyError(triple.line,
+                      "unknown algorithm '" + name +
+                          "' in base_latency_us; expected one of " +
+                          algorithmNames());
     p.baseLatencyUs[static_cast<unsigned>(*algorithm)] = {
         triple.simple.value, triple.ll.value, triple.ll128.value};
   }
   for (auto &[name, triple] : y.stepLatency) {
     auto it = llvm::find(kClassNames, name);
     if (it == std::end(kClassNames))
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          fileName + ": error: unknown link class '" + name +
-              "' in step_latency_us; expected nvlink, pcie or network");
+      return keyError(triple.line,
+                      "unknown link class '" + name +
+                          "' in step_latency_us; expected nvlink, pcie or "
+                          "network");
     p.stepLatencyUs[it - std::begin(kClassNames)] = {
         triple.simple.value, triple.ll.value, triple.ll128.value};
   }

@@ -19,6 +19,13 @@
 // RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.negative.yaml 2>&1 | FileCheck %s --check-prefix=NEGLAT
 // RUN: sed -e 's/^nvlink_efficiency: 7/nvlink_efficiency: 0.9/' -e 's/ll: 0.896141/ll: 1e300/' %S/Inputs/bad-params.yaml > %t.huge.yaml
 // RUN: not comm-opt %s --comm-plan="topology=dgx-h100 cost-params=%t.huge.yaml" 2>&1 | FileCheck %s --check-prefix=HUGELAT
+// An unknown algorithm or link class is named at its line.
+// RUN: sed -e 's/^nvlink_efficiency: 7/nvlink_efficiency: 0.9/' -e 's/^  tree: /  trees: /' %S/Inputs/bad-params.yaml > %t.algo.yaml
+// RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.algo.yaml 2>&1 | FileCheck %s --check-prefix=BADALGO
+// BADALGO: algo.yaml:20: error: unknown algorithm 'trees' in base_latency_us; expected one of ring, tree, direct, halving_doubling, hierarchical, nvls
+// RUN: sed -e 's/^nvlink_efficiency: 7/nvlink_efficiency: 0.9/' -e 's/^  pcie: /  pci: /' %S/Inputs/bad-params.yaml > %t.class.yaml
+// RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.class.yaml 2>&1 | FileCheck %s --check-prefix=BADCLASS
+// BADCLASS: class.yaml:24: error: unknown link class 'pci' in step_latency_us; expected nvlink, pcie or network
 // Keys after the document's end were dropped without a word.
 // RUN: cp %S/Inputs/slow-nvls.yaml %t.second.yaml && echo 'nvlink_efficiency: 0.5' >> %t.second.yaml
 // RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.second.yaml 2>&1 | FileCheck %s --check-prefix=SECOND
