@@ -118,13 +118,13 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
   let options = [
     Option<"thresholdBytes", "threshold-bytes", "int64_t",
            /*default=*/"25 << 20",
-           "Largest bucket in bytes (PyTorch DDP's bucket_cap_mb default)">,
+           "Largest bucket in bytes (default 25 MiB, PyTorch DDP's bucket_cap_mb)">,
     Option<"firstBucketBytes", "first-bucket-bytes", "int64_t",
            /*default=*/"1 << 20",
-           "Largest first bucket of a block in bytes (DDP's first bucket)">,
+           "Largest first bucket of a block in bytes (default 1 MiB, DDP's first bucket)">,
     Option<"mode", "mode", "::mlir::comm::FuseMode",
            /*default=*/"::mlir::comm::FuseMode::threshold",
-           "How buckets are sized",
+           "How buckets are sized (default threshold)",
            [{::llvm::cl::values(
              clEnumValN(::mlir::comm::FuseMode::threshold, "threshold",
                         "fixed limits (PyTorch DDP's rule)"),
@@ -149,14 +149,14 @@ def CommFuse : Pass<"comm-fuse", "::mlir::ModuleOp"> {
            "attribute; empty and no attribute: the built-in calibration)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
-           "The runtime backend the cost mode plans for",
+           "The runtime backend the cost mode plans for (default nccl)",
            "::mlir::comm::BackendValues()">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark on each bucket's collective">,
     Option<"joint", "joint", "bool", /*default=*/"true",
            "mode=cost: cut the runs of a block together, since they share "
            "the communication stream (false: each as if it had the stream "
-           "alone)">,
+           "alone) (default true)">,
   ];
   let statistics = [
     Statistic<"numOpsFused", "ops-fused", "Collectives fused into buckets">,
@@ -217,7 +217,7 @@ def CommSchedule : Pass<"comm-schedule", "::mlir::ModuleOp"> {
     Option<"memoryBudget", "memory-budget", "int64_t", /*default=*/"0",
            "Most bytes in flight per rank (0: no bound)">,
     Option<"streams", "streams", "int64_t", /*default=*/"1",
-           "Communication streams to spread the transfers over">,
+           "Communication streams to spread the transfers over (default 1)">,
     Option<"topology", "topology", "std::string", /*default=*/"\"\"",
            "Topology whose cost model says when transfers end (overrides "
            "the comm.topology module attribute; empty and no attribute: "
@@ -228,7 +228,7 @@ def CommSchedule : Pass<"comm-schedule", "::mlir::ModuleOp"> {
            "attribute; empty and no attribute: the built-in calibration)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
-           "The runtime backend the transfers run on",
+           "The runtime backend the transfers run on (default nccl)",
            "::mlir::comm::BackendValues()">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark on each scheduled collective">,
@@ -301,7 +301,7 @@ def CommReducePrecision : Pass<"comm-reduce-precision", "::mlir::ModuleOp"> {
            "attribute; empty and no attribute: the built-in calibration)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
-           "The runtime backend the program runs on",
+           "The runtime backend the program runs on (default nccl)",
            "::mlir::comm::BackendValues()">,
     Option<"maxRelError", "max-rel-error", "double", /*default=*/"0.0",
            "Error the results may take where no comm.max_rel_error says "
@@ -376,7 +376,7 @@ def CommSelectAlgorithm : Pass<"comm-select-algorithm", "::mlir::ModuleOp"> {
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
            "The runtime backend the program runs on: only what it realizes "
-           "is chosen", "::mlir::comm::BackendValues()">,
+           "is chosen (default nccl)", "::mlir::comm::BackendValues()">,
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"\"",
            "Force this algorithm where it applies (ring, tree, direct, "
            "halving_doubling, hierarchical, nvls; empty: the model's)">,
@@ -498,10 +498,10 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
            "hierarchical (overrides the comm.topology module attribute)">,
     Option<"toP2P", "to-p2p", "std::string", /*default=*/"\"unsupported\"",
            "Which collectives become point-to-point schedules: unsupported "
-           "(those the backend cannot run), all, none">,
+           "(those the backend cannot run), all, none (default unsupported)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
-           "The runtime backend the program runs on",
+           "The runtime backend the program runs on (default nccl)",
            "::mlir::comm::BackendValues()">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark for each op kept as it is, saying why">,
@@ -581,13 +581,13 @@ def CommPipeline : Pass<"comm-pipeline", "::mlir::ModuleOp"> {
            "module attribute)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
-           "The runtime backend the program runs on",
+           "The runtime backend the program runs on (default nccl)",
            "::mlir::comm::BackendValues()">,
     Option<"chunks", "chunks", "int64_t", /*default=*/"0",
            "Split into this many parts wherever dimension 0 divides (0: the "
            "cost model chooses)">,
     Option<"maxChunks", "max-chunks", "int64_t", /*default=*/"8",
-           "The most parts the cost model considers">,
+           "The most parts the cost model considers (default 8)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark with each decision and its prediction">,
   ];
@@ -658,11 +658,11 @@ def CommRoute : Pass<"comm-route", "::mlir::ModuleOp"> {
            "module attribute)">,
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
-           "The runtime backend the program runs on",
+           "The runtime backend the program runs on (default nccl)",
            "::mlir::comm::BackendValues()">,
     Option<"choose", "choose", "bool", /*default=*/"true",
            "Choose routes from the topology (false: only check written "
-           "routes against the backend and stage host_staged transfers)">,
+           "routes against the backend and stage host_staged transfers) (default true)">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Emit a remark for each transfer routed, saying why">,
   ];
@@ -715,7 +715,7 @@ def CommVerifySchedule : Pass<"comm-verify-schedule", "::mlir::ModuleOp"> {
   let options = [
     Option<"backend", "backend", "::mlir::comm::Backend",
            /*default=*/"::mlir::comm::Backend::nccl",
-           "The runtime backend the program runs on",
+           "The runtime backend the program runs on (default nccl)",
            "::mlir::comm::BackendValues()">,
   ];
   let statistics = [

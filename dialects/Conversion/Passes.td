@@ -60,7 +60,7 @@ def ConvertCommToEmitC : Pass<"convert-comm-to-emitc", "::mlir::ModuleOp"> {
   let options = [
     Option<"target", "target", "::mlir::comm::Target",
            /*default=*/"::mlir::comm::Target::cpu_mpi",
-           "what is generated and which runtime backend it calls",
+           "what is generated and which runtime backend it calls (default cpu-mpi)",
            "::mlir::comm::TargetValues()">,
   ];
   let dependentDialects = ["::mlir::comm::CommDialect",

@@ -4,6 +4,17 @@
 // RUN: not comm-opt %s --comm-plan="topology=dgx-h100 max-rel-error=nan" 2>&1 | FileCheck %s --check-prefix=NAN
 // RUN: not comm-opt %s --comm-plan="topology=dgx-h100 max-rel-error=-0.1" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: comm-opt %s --comm-plan="topology=dgx-h100 memory-budget=0 max-rel-error=0" | FileCheck %s --check-prefix=OK
+// An option given twice is refused (MLIR kept the last without a word),
+// for a pipeline, a pass, and a textual pipeline's passes; a value's
+// blanks and braces are not options.
+// RUN: not comm-opt %s --comm-plan="topology=dgx-h100 explain topology=pcie-4gpu" 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not comm-opt %s --comm-fuse="mode=cost explain explain=false" 2>&1 | FileCheck %s --check-prefix=TWICEFLAG
+// RUN: not comm-opt %s --pass-pipeline='builtin.module(comm-fuse{mode=cost},comm-schedule{topology="a b" streams=2 streams=3})' 2>&1 | FileCheck %s --check-prefix=TWICEPIPE
+// RUN: not comm-opt %s --pass-pipeline='builtin.module(comm-schedule{topology="dgx-h100 streams=2" streams=2})' 2>&1 | FileCheck %s --check-prefix=QUOTED
+// TWICE: comm-opt: error: comm-plan's option 'topology' is given twice ('topology=dgx-h100', then 'topology=pcie-4gpu'): give it once
+// TWICEFLAG: comm-opt: error: comm-fuse's option 'explain' is given twice ('explain', then 'explain=false')
+// QUOTED: error: cannot load topology 'dgx-h100 streams=2'
+// TWICEPIPE: comm-opt: error: comm-schedule's option 'streams' is given twice ('streams=2', then 'streams=3')
 
 // negative_: comm-plan's own options are checked before any pass runs and
 // named as comm-plan names them, not as the passes it runs (comm-schedule's

@@ -34,6 +34,8 @@ int main(int argc, char **argv) {
   comm::registerAllDialects(registry);
   comm::registerAllPasses();
   comm::test::registerTestModelChoicePass();
+  if (failed(comm::checkRepeatedPassOptions(arguments, "comm-opt")))
+    return 1;
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv,
       "comm-opt: parse, verify and transform comm IR (passes and pipelines "

@@ -79,6 +79,15 @@ InFlightDiagnostic emitNoEntryError(Operation *module, const Twine &what);
 /// form (for a module's error the whole module) buried them. The strings
 /// are `argv`'s and the added literal; the vector ends with a null.
 SmallVector<char *> getArgumentsWithoutOpDumps(int argc, char **argv);
+
+/// MLIR reads a pass's option string (`topology=a explain topology=b`) and
+/// keeps the last value of a key given twice without a word, so a pipeline
+/// meant for one machine silently plans for another. Checks every
+/// `--<pass or pipeline>=<options>` argument and every `{...}` option list
+/// of `--pass-pipeline=`: a key given twice is an error naming the pass or
+/// pipeline, the key and both values, printed as `<tool>: error: ...`.
+LogicalResult checkRepeatedPassOptions(ArrayRef<char *> arguments,
+                                       StringRef tool);
 } // namespace comm
 } // namespace mlir
 
