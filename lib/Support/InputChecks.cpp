@@ -301,6 +301,15 @@ InFlightDiagnostic mlir::comm::emitNoEntryError(Operation *module,
                module->getRegion(0).front().empty();
   if (implicit && empty)
     diag << " (the file holds no operation: expected a module of functions)";
+  // The output of comm-lower-to-emitc (or comm-compile's .mlir) given back.
+  bool lowered = module->getNumRegions() == 1 &&
+                 llvm::any_of(module->getRegion(0).getOps(), [](Operation &op) {
+                   return op.getName().getStringRef() == "emitc.func";
+                 });
+  if (lowered)
+    diag << " (the module is already lowered to EmitC: give the comm program "
+            "as it was before comm-lower-to-emitc, or print this one as C++ "
+            "with comm-translate)";
   return diag;
 }
 

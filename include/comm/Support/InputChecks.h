@@ -70,7 +70,7 @@ createLocateImplicitModuleInstrumentation();
 /// Reports at `module`'s location that it has no function to run (`what`
 /// says which); for an implicit module at the file's first line, saying so
 /// when the file holds no op at all (an empty file, or one of comments
-/// only).
+/// only), and saying so when the module is already lowered to EmitC.
 InFlightDiagnostic emitNoEntryError(Operation *module, const Twine &what);
 
 /// The command line `argv` with `--mlir-print-op-on-diagnostic=false` added
