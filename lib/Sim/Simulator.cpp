@@ -97,11 +97,8 @@ private:
           instr.groupOfRank[rank] = static_cast<int32_t>(index);
   }
 
-  /// The steps a rank may unroll to: the transfers comm-verify-schedule
-  /// (and so comm-plan and comm-compile) accepts. At 2,000,000 a valid
-  /// program ran 75 s and took 1 GB before its last step; 1,000,000 take
-  /// about 45 s here.
-  static constexpr size_t kMaxInstrs = 1'000'000;
+  /// The steps a rank may unroll to (comm/Support/InputChecks.h).
+  static constexpr size_t kMaxInstrs = kMaxUnrolledSteps;
   const Topology &topology;
   uint64_t worldSize;
   bool tooLarge = false;

@@ -11,6 +11,7 @@
 
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
+#include "comm/Support/InputChecks.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
@@ -50,7 +51,8 @@ struct Step {
 /// The steps of one function, loops unrolled and calls followed.
 class Flattener {
 public:
-  static constexpr size_t kMaxSteps = 1'000'000;
+  /// The steps a rank may unroll to (comm/Support/InputChecks.h).
+  static constexpr size_t kMaxSteps = kMaxUnrolledSteps;
 
   LogicalResult flattenBlock(Block &block, unsigned depth,
                              std::vector<unsigned> &out,
