@@ -15,6 +15,13 @@ double FlowNetwork::getCapacity(uint64_t directedLink) const {
   return topology.getLink(directedLink / 2).props->bandwidthGBps;
 }
 
+double FlowNetwork::getUsableCapacity(uint64_t directedLink) const {
+  const Link &link = *topology.getLink(directedLink / 2).props;
+  auto kind = static_cast<unsigned>(link.kind);
+  return link.bandwidthGBps *
+         (kind < efficiency.size() ? efficiency[kind] : 1.0);
+}
+
 FlowId FlowNetwork::addFlow(const Path &path, double bytes, double capGBps,
                             uint64_t owner) {
   FlowId id;
@@ -62,7 +69,7 @@ void FlowNetwork::recomputeRates() {
     for (uint64_t link : flow.links) {
       auto [it, inserted] = load.try_emplace(link, LinkLoad{0, 0});
       if (inserted)
-        it->second.residual = getCapacity(link) * 1e3;
+        it->second.residual = getUsableCapacity(link) * 1e3;
       ++it->second.unfrozen;
     }
   }
@@ -93,7 +100,7 @@ void FlowNetwork::recomputeRates() {
       if (!frozen)
         for (uint64_t link : flow.links) {
           const LinkLoad &state = load[link];
-          if (state.residual <= 1e-9 * getCapacity(link) * 1e3) {
+          if (state.residual <= 1e-9 * getUsableCapacity(link) * 1e3) {
             frozen = true;
             break;
           }

@@ -331,14 +331,30 @@ struct RankState {
   }
 };
 
+/// What the flow network lets the flows on a link of each LinkKind use
+/// together: a network link (a NIC's) the network's efficiency, which
+/// the model gives every transfer between machines (its NIC's DMA and the
+/// fabric's flow control set the pace); without it two channels through
+/// one NIC together reached its raw speed. Links inside a machine keep
+/// their raw capacity, each flow capped at its path's efficiency.
+static std::vector<double> getLinkEfficiencies(const CostModel &model) {
+  std::vector<double> efficiency(static_cast<unsigned>(LinkKind::Network) + 1,
+                                 1.0);
+  Link network;
+  network.kind = LinkKind::Network;
+  efficiency.back() = model.getLinkEfficiency(network);
+  return efficiency;
+}
+
 class Simulation {
 public:
   Simulation(const Flattener &program, ArrayRef<unsigned> mainList,
              const Topology &topology, const CostModel &model, Backend backend,
              uint64_t worldSize, unsigned traceRanks)
       : program(program), mainList(mainList), topology(topology), model(model),
-        backend(backend), network(topology), ranks(worldSize),
-        traceRanks(traceRanks), progressInCallsOnly(topology.hasProcessRanks()),
+        backend(backend), network(topology, getLinkEfficiencies(model)),
+        ranks(worldSize), traceRanks(traceRanks),
+        progressInCallsOnly(topology.hasProcessRanks()),
         streamOrdered(backend == Backend::nccl && !progressInCallsOnly) {}
 
   LogicalResult run();

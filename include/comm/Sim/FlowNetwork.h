@@ -23,7 +23,13 @@ using FlowId = uint32_t;
 
 class FlowNetwork {
 public:
-  explicit FlowNetwork(const Topology &topology) : topology(topology) {}
+  /// `efficiency` (by LinkKind, or empty: 1 for every kind) is the share of
+  /// a link's raw bandwidth its flows can use together, as the cost model
+  /// has it for one transfer: without it, two channels crossing one NIC
+  /// each got the efficiency's share and together its raw speed.
+  explicit FlowNetwork(const Topology &topology,
+                       std::vector<double> efficiency = {})
+      : topology(topology), efficiency(std::move(efficiency)) {}
 
   /// Adds a flow of `bytes` along `path` whose rate never exceeds `capGBps`;
   /// `owner` is returned when it completes.
@@ -44,8 +50,12 @@ public:
   const llvm::DenseMap<uint64_t, double> &getLinkBytes() const {
     return linkBytes;
   }
-  /// Capacity of a directed link in GB/s.
+  /// Raw capacity of a directed link in GB/s (what utilization is
+  /// reported against).
   double getCapacity(uint64_t directedLink) const;
+  /// What its flows can use of it together, in GB/s: the raw capacity at
+  /// the link's efficiency.
+  double getUsableCapacity(uint64_t directedLink) const;
   /// Total bytes carried by all flows.
   double getTotalBytes() const { return totalBytes; }
 
@@ -59,6 +69,7 @@ private:
     bool active = false;
   };
   const Topology &topology;
+  std::vector<double> efficiency;
   std::vector<Flow> flows;
   std::vector<FlowId> freeList;
   unsigned numActive = 0;
