@@ -99,13 +99,18 @@ mlir::comm::readMeasuredPoints(StringRef path) {
     if (!kind)
       return csvError(path, lineNo, "unknown collective '" + fields[2] + "'");
     p.kind = *kind;
-    if (StringRef(fields[3]).getAsInteger(10, p.ranks) || p.ranks == 0)
-      return csvError(path, lineNo, "ranks must be a positive integer");
+    if (StringRef(fields[3]).getAsInteger(10, p.ranks) || p.ranks < 2)
+      return csvError(path, lineNo,
+                      "ranks must be an integer of at least 2 (a collective "
+                      "of one rank moves nothing), got '" +
+                          fields[3] + "'");
     if (StringRef(fields[4]).getAsInteger(10, p.bytes) || p.bytes == 0)
       return csvError(path, lineNo, "size_bytes must be a positive integer");
     if (StringRef(fields[5]).getAsDouble(p.busBandwidthGBps) ||
-        !(p.busBandwidthGBps > 0))
-      return csvError(path, lineNo, "busbw_GBps must be a positive number");
+        !(p.busBandwidthGBps > 0) || !std::isfinite(p.busBandwidthGBps))
+      return csvError(path, lineNo,
+                      "busbw_GBps must be a positive, finite number, got '" +
+                          fields[5] + "'");
     p.source = fields[6];
     p.line = lineNo;
     points.push_back(std::move(p));

@@ -18,6 +18,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::comm;
 
@@ -170,10 +172,13 @@ mlir::comm::readNcclTestsLog(StringRef path,
               " columns; the header on line " + Twine(headerLine) +
               " puts busbw in column " + Twine(busbwColumn + 1));
     double busbw;
-    if (words[busbwColumn].getAsDouble(busbw) || busbw < 0)
+    // A NaN or infinite figure made every fit's objective NaN.
+    if (words[busbwColumn].getAsDouble(busbw) || !std::isfinite(busbw) ||
+        busbw < 0)
       return makeTopologyError(path, lineNo,
                                "busbw '" + words[busbwColumn] +
-                                   "' is not a bandwidth in GB/s");
+                                   "' is not a bandwidth in GB/s (a finite, "
+                                   "non-negative number)");
     if (bytes == 0 || busbw == 0)
       continue; // nothing moved, or nothing measured
     MeasuredPoint point;
