@@ -122,6 +122,19 @@ mlir::comm::readMeasuredPoints(StringRef path) {
   return points;
 }
 
+void mlir::comm::setNcclTestsRanks(CollectiveRequest &request,
+                                   CollectiveKind kind, uint64_t ranks) {
+  if (kind == CollectiveKind::SendRecv || kind == CollectiveKind::Permute) {
+    for (uint64_t r = 0; r < ranks; ++r)
+      request.pairs.push_back({int64_t(r), int64_t((r + 1) % ranks)});
+    return;
+  }
+  SmallVector<int64_t, 8> group;
+  for (uint64_t r = 0; r < ranks; ++r)
+    group.push_back(r);
+  request.groups.push_back(group);
+}
+
 double mlir::comm::getErrorBound(uint64_t bytes) {
   if (bytes >= (uint64_t(64) << 20))
     return 0.15;
@@ -177,12 +190,7 @@ mlir::comm::evaluatePoints(ArrayRef<MeasuredPoint> points,
     // nccl-tests measure NCCL's own choice.
     request.backend = Backend::nccl;
     request.native = true;
-    SmallVector<int64_t, 8> group;
-    for (uint64_t r = 0; r < point.ranks; ++r)
-      group.push_back(r);
-    request.groups.push_back(group);
-    if (point.kind == CollectiveKind::SendRecv)
-      request.pairs.push_back({0, int64_t(point.ranks) - 1});
+    setNcclTestsRanks(request, point.kind, point.ranks);
     auto prediction = model->predict(request);
     if (!prediction)
       return prediction.takeError();

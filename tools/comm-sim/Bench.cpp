@@ -170,17 +170,7 @@ mlir::comm::sim::runBench(const CostModel &model, const BenchOptions &options) {
   request.native = options.native;
   request.reduction = options.reduction;
   request.floatElements = options.floatElements;
-  SmallVector<int64_t, 8> group;
-  for (uint64_t r = 0; r < ranks; ++r)
-    group.push_back(r);
-  if (options.kind == CollectiveKind::SendRecv ||
-      options.kind == CollectiveKind::Permute) {
-    // nccl-tests' sendrecv: every rank sends to the next.
-    for (uint64_t r = 0; r < ranks; ++r)
-      request.pairs.push_back({int64_t(r), int64_t((r + 1) % ranks)});
-  } else {
-    request.groups.push_back(group);
-  }
+  setNcclTestsRanks(request, options.kind, ranks);
 
   std::vector<BenchRow> rows;
   double size = options.minBytes;
@@ -210,6 +200,9 @@ void mlir::comm::sim::printBench(const CostModel &model,
                                  const BenchOptions &options,
                                  ArrayRef<BenchRow> rows,
                                  llvm::raw_ostream &os) {
+  // The ranks the bench ran (a sendrecv's prediction counts one pair's).
+  const Topology &topology = model.getTopology();
+  uint64_t ranks = options.ranks.value_or(topology.getNumGPUs());
   if (options.json) {
     llvm::json::Array array;
     for (const BenchRow &row : rows) {
@@ -232,7 +225,7 @@ void mlir::comm::sim::printBench(const CostModel &model,
     llvm::json::Object result{
         {"collective", stringifyCollectiveKind(options.kind).str()},
         {"topology", model.getTopology().getName()},
-        {"ranks", static_cast<int64_t>(rows.front().prediction.ranks)},
+        {"ranks", static_cast<int64_t>(ranks)},
         {"dtype", options.typeName},
         {"backend", stringifyBackend(options.backend).str()},
         {"native", options.native},
@@ -244,8 +237,6 @@ void mlir::comm::sim::printBench(const CostModel &model,
   // parses its output parses this: the same header comments, the same 13
   // columns in the same order (out-of-place, then in-place, which the model
   // does not tell apart), the same footer. comm's columns come after them.
-  const Topology &topology = model.getTopology();
-  uint64_t ranks = rows.front().prediction.ranks;
   os << llvm::formatv("# nThread 1 nGpus 1 minBytes {0} maxBytes {1} step: "
                       "{2}(factor) warmup iters: 0 iters: 0 agg iters: 1 "
                       "validation: 0 graph: 0\n",

@@ -53,6 +53,13 @@ std::optional<NcclTestsType> lookupNcclTestsType(StringRef name);
 /// The names lookupNcclTestsType takes, for error messages.
 StringRef getNcclTestsTypeNames();
 
+/// The ranks 0..ranks-1 of an nccl-tests run of `kind`, into `request`: one
+/// group of all of them, or for sendrecv (and permute) every rank sending
+/// to the next, as sendrecv_perf does. The one rule comm-sim bench prints
+/// its rows by and calibration predicts the logs' rows by.
+void setNcclTestsRanks(CollectiveRequest &request, CollectiveKind kind,
+                       uint64_t ranks);
+
 /// What readNcclTestsLog needs beyond the log.
 struct NcclTestsLogOptions {
   /// Topology spec the points are predicted on.
