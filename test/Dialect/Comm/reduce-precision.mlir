@@ -22,7 +22,7 @@ func.func @large_sum(%g: tensor<16777216xf32>) -> tensor<16777216xf32> {
 /// 1% is too tight for bf16 on a sum of 8; f16 (γ(8) at 2^-11, 0.39%) fits,
 /// but only when its range is allowed.
 // CHECK-LABEL: func.func @tight_sum
-// CHECK: comm.all_reduce sum %{{.*}} {comm.max_rel_error = 1.000000e-02 : f64}
+// CHECK: comm.all_reduce sum %{{.*}} {comm.error_bound = 0.000000e+00 : f64, comm.max_rel_error = 1.000000e-02 : f64}
 // F16-LABEL: func.func @tight_sum
 // F16: plan <precision = f16> {comm.error_bound = 0.0039215686274509803 : f64
 func.func @tight_sum(%g: tensor<16777216xf32>) -> tensor<16777216xf32> {

@@ -12,6 +12,7 @@
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
@@ -289,15 +290,47 @@ void ReducePrecisionPass::runOnOperation() {
       if (stated > 0)
         tolerance = tolerance > 0 ? std::min(tolerance, stated) : stated;
     }
+    // An op with a recorded bound was judged already: by an earlier run,
+    // or as part of the whole op a later pass cut it from (whose pieces
+    // inherit the bound; judged alone, a value crossing several pieces
+    // could take more error than the tolerance). It keeps its decision,
+    // unless the tolerance it is under now is tighter than its bound.
+    for (Operation *end : ends) {
+      auto bound =
+          end->getAttrOfType<FloatAttr>(CommDialect::getErrorBoundAttrName());
+      if (!bound)
+        continue;
+      candidates = false;
+      if (tolerance > 0 && bound.getValueAsDouble() > tolerance) {
+        end->emitError()
+            << "comm-reduce-precision: this op's data was "
+               "narrowed with an error bound of "
+            << llvm::formatv("{0}",
+                             llvm::format("%.2g", bound.getValueAsDouble()))
+                   .str()
+            << " (its comm.error_bound), above the tolerance "
+            << llvm::formatv("{0}", llvm::format("%.2g", tolerance)).str()
+            << " it is under now: plan the program from before "
+               "its precision was reduced";
+        return WalkResult::interrupt();
+      }
+    }
     if (!candidates)
       return WalkResult::advance();
     FailureOr<std::optional<Narrowing>> narrowing =
         decide(op, tolerance, model, **loaded);
     if (failed(narrowing))
       return WalkResult::interrupt();
-    if (*narrowing)
+    if (*narrowing) {
       for (Operation *end : ends)
         apply(end, **narrowing);
+    } else if (tolerance > 0) {
+      // Judged and kept: the wire adds no error. Pieces a later pass cuts
+      // from it inherit the 0 and are not judged alone.
+      for (Operation *end : ends)
+        end->setAttr(CommDialect::getErrorBoundAttrName(),
+                     FloatAttr::get(Float64Type::get(end->getContext()), 0.0));
+    }
     return WalkResult::advance();
   });
   if (result.wasInterrupted())
