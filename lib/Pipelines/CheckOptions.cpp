@@ -108,6 +108,8 @@ public:
     ModuleOp module = getOperation();
     if (failed(checkPlanningOptions(options, module.getLoc())))
       return signalPassFailure();
+    if (failed(checkPlannedFor(module)))
+      return signalPassFailure();
     // The plan is for this machine and this backend: comm-sim and
     // comm-compile read the module's attributes (one naming another machine
     // was kept, and they simulated the plan there without a word; a plan for
@@ -122,6 +124,46 @@ public:
   }
 
 private:
+  /// A module comm-plan planned already (its comm.backend) is planned
+  /// again only for the same backend and machine: the passes keep the plan
+  /// fields they find, as a person's, so an nvls or hierarchical plan for
+  /// one machine stayed in a plan for another, which could not run it.
+  LogicalResult checkPlannedFor(ModuleOp module) {
+    auto backend =
+        module->getAttrOfType<StringAttr>(CommDialect::getBackendAttrName());
+    auto topology =
+        module->getAttrOfType<StringAttr>(CommDialect::getTopologyAttrName());
+    if (!backend)
+      return success();
+    bool otherBackend = backend.getValue() != stringifyBackend(options.backend);
+    bool otherTopology = !options.topology.empty() && topology &&
+                         topology.getValue() != options.topology;
+    if (!otherBackend && !otherTopology)
+      return success();
+    bool planned = module
+                       .walk([](Operation *op) {
+                         return op->hasAttr("plan") ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
+                       })
+                       .wasInterrupted();
+    if (!planned)
+      return success();
+    InFlightDiagnostic diag = emitError(module.getLoc())
+                              << "comm-plan: this program was planned for the "
+                              << backend.getValue() << " backend";
+    if (topology)
+      diag << " on " << topology.getValue();
+    diag << " (its " << CommDialect::getBackendAttrName()
+         << (topology ? " and " + CommDialect::getTopologyAttrName().str()
+                      : std::string())
+         << "), and comm-plan keeps the plan fields it finds; to plan for "
+         << "backend=" << stringifyBackend(options.backend);
+    if (!options.topology.empty())
+      diag << " on " << options.topology;
+    diag << ", plan the program from before that plan";
+    return failure();
+  }
+
   PlanningPipelineOptions options;
 };
 } // namespace

@@ -14,6 +14,13 @@
 // negative_: a tolerance tighter than a bound already recorded is an error,
 // not a silent keep.
 // RUN: not comm-opt %t.once.mlir --comm-plan="topology=dgx-h100x2 hierarchical=always max-rel-error=0.001" 2>&1 | FileCheck %s --check-prefix=TIGHT
+// negative_: planned again for another backend or machine, comm-plan kept
+// the fields chosen for the first (nvls, a hierarchical split) in a plan
+// that could not run them; it refuses and says where to start.
+// RUN: not comm-opt %t.once.mlir --comm-plan="backend=mpi" 2>&1 | FileCheck %s --check-prefix=OTHER
+// RUN: not comm-opt %t.once.mlir --comm-plan="topology=dgx-h100x4" 2>&1 | FileCheck %s --check-prefix=OTHERTOPO
+// OTHER: once.mlir:1:1: error: comm-plan: this program was planned for the nccl backend on dgx-h100x2 (its comm.backend and comm.topology), and comm-plan keeps the plan fields it finds; to plan for backend=mpi, plan the program from before that plan
+// OTHERTOPO: error: comm-plan: this program was planned for the nccl backend on dgx-h100x2 {{.*}}; to plan for backend=nccl on dgx-h100x4, plan the program from before that plan
 
 // CHECK-LABEL: func.func @split
 // CHECK: comm.reduce_scatter sum {{.*}} {comm.error_bound = 0.000000e+00 : f64}

@@ -540,7 +540,9 @@ int Driver::run() {
           << " backend (its " << CommDialect::getBackendAttrName()
           << "), but --target " << stringifyTarget(target) << " calls "
           << stringifyBackend(targetBackend) << ": compile it with --target "
-          << plannedTarget << ", or plan it again with comm-plan's backend="
+          << plannedTarget
+          << ", or plan the program from before that plan "
+             "with comm-plan's backend="
           << stringifyBackend(targetBackend);
       return 1;
     }
