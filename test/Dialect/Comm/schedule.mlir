@@ -255,6 +255,31 @@ func.func @negative_user_start(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<
   return %x, %y : tensor<8xf32>, tensor<8xf32>
 }
 
+// -----
+
+// A transfer already started holds its 2048 bytes until its wait: under
+// the 4096-byte budget the 4096-byte all_reduce stays where it is (it was
+// started beside it, 6144 bytes in flight; planning a planned FSDP step
+// again put 7.9 GiB in flight under 4 GiB).
+// BUDGET-LABEL: func.func @budget_counts_started
+// BUDGET: comm.yield
+// BUDGET-NEXT: }
+// BUDGET-NEXT: comm.all_reduce sum %arg1
+// CHECK-LABEL: func.func @budget_counts_started
+// CHECK: comm.start
+// CHECK: comm.start
+func.func @budget_counts_started(%a: tensor<512xf32>, %b: tensor<1024xf32>, %w: tensor<64xf32>) -> (tensor<512xf32>, tensor<1024xf32>) {
+  %t = comm.start {
+    %0 = comm.all_reduce sum %a over [[0, 1, 2, 3]] : tensor<512xf32>
+    comm.yield %0 : tensor<512xf32>
+  }
+  // expected-remark @+1 {{comm-schedule: started after 'comm.start'}}
+  %r = comm.all_reduce sum %b over [[0, 1, 2, 3]] : tensor<1024xf32>
+  comm.compute "c"(%w) time_us 10.0 : (tensor<64xf32>) -> ()
+  %x = comm.wait %t : tensor<512xf32>
+  return %x, %r : tensor<512xf32>, tensor<1024xf32>
+}
+
 // BAD's option error names the module's location without printing the
 // whole module after it.
 // BAD-NOT: see current operation

@@ -260,6 +260,67 @@ void SchedulePass::scheduleBlock(Block &block) {
           duration[i] += *us;
       }
   }
+  // Transfers already started (by a person, or by an earlier run of the
+  // pass) hold their bytes from their comm.start to their comm.wait in
+  // this block (to its end where the wait is elsewhere); a transfer
+  // started in between counts them too (they were left out, and planning
+  // a planned FSDP step again put 7.9 GiB in flight under a 4 GiB budget).
+  struct Started {
+    int64_t start, wait, bytes;
+  };
+  SmallVector<Started> started;
+  if (memoryBudget > 0)
+    for (auto [p, op] : llvm::enumerate(order)) {
+      auto begun = dyn_cast<StartOp>(op);
+      if (!begun)
+        continue;
+      // A chain (a hierarchical all_reduce's pieces) holds its largest
+      // piece's bytes, as a Transfer does; other transfers add up.
+      int64_t bytes = 0;
+      llvm::DenseMap<Operation *, int64_t> chainOf;
+      begun.getBody().walk([&](Operation *inner) {
+        int64_t payload = 0;
+        if (isa<CollectiveOpInterface>(inner))
+          payload = getPayload(inner);
+        else if (auto p2p = dyn_cast<PointToPointOpInterface>(inner)) {
+          auto shaped = dyn_cast<ShapedType>(p2p.getTransferType());
+          if (!shaped || !shaped.hasStaticShape())
+            return;
+          payload = shaped.getNumElements() *
+                    ((shaped.getElementTypeBitWidth() + 7) / 8);
+        } else {
+          return;
+        }
+        Operation *def = inner->getNumOperands()
+                             ? inner->getOperand(0).getDefiningOp()
+                             : nullptr;
+        int64_t before = def ? chainOf.lookup(def) : 0;
+        int64_t held = std::max(before, payload);
+        bytes += held - before;
+        chainOf[inner] = held;
+      });
+      int64_t wait = order.size();
+      for (Operation *user : begun.getToken().getUsers())
+        if (int64_t q = positionInBlock(user); q >= 0)
+          wait = std::min(wait, q);
+      started.push_back({static_cast<int64_t>(p), wait, bytes});
+    }
+  // Their bytes in flight at each gap (gap g after the op at g, -1 the
+  // block's beginning, stored at g + 1), and the most over a transfer's
+  // flight: one started before them is in flight when they start.
+  std::vector<int64_t> startedAt(order.size() + 2, 0);
+  for (const Started &s : started) {
+    startedAt[s.start + 1] += s.bytes;
+    startedAt[s.wait + 1] -= s.bytes;
+  }
+  for (size_t g = 1; g < startedAt.size(); ++g)
+    startedAt[g] += startedAt[g - 1];
+  auto startedBytesOver = [&](int64_t from, int64_t to) {
+    int64_t most = 0;
+    for (int64_t g = std::max<int64_t>(from, -1); g <= to; ++g)
+      most = std::max(most, startedAt[g + 1]);
+    return most;
+  };
   auto clockAt = [&](int64_t gap) { return gap < 0 ? 0.0 : clockAfter[gap]; };
   std::vector<double> endsAt(transfers.size(), 0);
   double streamFree = 0;
@@ -287,7 +348,8 @@ void SchedulePass::scheduleBlock(Block &block) {
                transfers[j].needed - 1 > t.start;
       };
       auto bytesInFlight = [&]() {
-        int64_t bytes = 0;
+        int64_t bytes =
+            started.empty() ? 0 : startedBytesOver(t.start, t.needed - 1);
         for (unsigned j : inFlight)
           if (overlaps(j))
             bytes += transfers[j].bytes;
@@ -316,6 +378,10 @@ void SchedulePass::scheduleBlock(Block &block) {
         for (unsigned j : inFlight)
           if (overlaps(j))
             next = std::min(next, transfers[j].needed - 1);
+        for (const Started &s : started)
+          if (s.start < t.needed - 1 && t.start < s.wait &&
+              s.wait - 1 > t.start)
+            next = std::min(next, s.wait - 1);
         t.start = next <= t.start ? t.needed - 1 : next;
         if (t.start < t.needed - 1) {
           queue.push({t.start, t.needed, i});
