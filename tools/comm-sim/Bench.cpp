@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/WithColor.h"
 
 #include <cmath>
 
@@ -48,6 +49,21 @@ static std::optional<uint64_t> parseSize(StringRef text) {
   if (value && scale > UINT64_MAX / value)
     return std::nullopt;
   return value * scale;
+}
+
+void mlir::comm::sim::warnAboutUndescribedGpus(const Topology &topology,
+                                               llvm::raw_ostream &os) {
+  unsigned undescribed = 0;
+  for (uint64_t rank = 0; rank < topology.getNumGPUs(); ++rank)
+    undescribed += !topology.getDevice(topology.getGPU(rank)).described;
+  if (!undescribed)
+    return;
+  llvm::WithColor::warning(os, "comm-sim")
+      << "topology '" << topology.getName() << "' places " << undescribed
+      << " GPU(s) only as PCI devices (a PCI skeleton): their NVLinks and "
+         "architecture are unknown, so these figures assume PCIe between "
+         "them; give the topology NCCL dumps at run time "
+         "(NCCL_TOPO_DUMP_FILE) or a preset\n";
 }
 
 llvm::Error mlir::comm::sim::parseSizeRange(StringRef text,

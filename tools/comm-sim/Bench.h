@@ -35,6 +35,13 @@ struct BenchOptions {
 
 /// Parses "8:8G", "1M", "8:8G:4" (min:max[:factor]; K, M, G as in
 /// nccl-tests' -b/-e, and T, are powers of two).
+/// Warns on `os` (as `comm-sim: warning: ...`) when `topology` has GPUs a
+/// PCI skeleton only places (an NCCL topology file written before NCCL
+/// probed them): their NVLinks are unknown, so every figure assumes PCIe
+/// between them (ND H100 v5's skeleton predicted 18.7 GB/s where 475 GB/s
+/// were measured).
+void warnAboutUndescribedGpus(const Topology &topology, llvm::raw_ostream &os);
+
 llvm::Error parseSizeRange(StringRef text, BenchOptions &options);
 /// Applies nccl-tests' -b (first size), -e (last size) and -f (step
 /// factor) over what --sizes gave; empty strings leave a field alone.

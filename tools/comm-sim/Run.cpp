@@ -1,6 +1,7 @@
 //===- Run.cpp - comm-sim run ----------------------------------*- C++ -*-===//
 
 #include "Run.h"
+#include "Bench.h"
 
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
@@ -78,6 +79,7 @@ LogicalResult mlir::comm::sim::runProgram(const SimOptions &options,
   FailureOr<CostParams> params = getCostParamsFor(*module, options.paramsPath);
   if (failed(topology) || failed(params))
     return failure();
+  warnAboutUndescribedGpus(**topology, llvm::errs());
   CostModel model(**topology, *params);
   // The verifier took only a backend's name.
   Backend backend = options.backend.value_or(Backend::nccl);

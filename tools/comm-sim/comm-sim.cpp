@@ -330,6 +330,7 @@ static int runBenchCommand(Options &o) {
     return fail(topology.takeError());
   if ((*topology)->getNumGPUs() == 0)
     return fail("topology '" + o.topology + "' has no GPU");
+  warnAboutUndescribedGpus(**topology, llvm::errs());
   CostModel model(**topology, *params);
   llvm::Expected<std::vector<BenchRow>> rows = runBench(model, options);
   if (!rows)
@@ -411,6 +412,14 @@ static int runCalibrateCommand(Options &o) {
     return fail("--nccl-tests needs --topology=<spec>: the machine the logs "
                 "were measured on (a preset, a cluster such as dgx-h100x4, "
                 "or your NCCL topology XML)");
+  if (!o.topology.empty()) {
+    // Its errors are the logs' points' to report, with their lines.
+    if (llvm::Expected<std::unique_ptr<Topology>> topology =
+            loadTopology(o.topology))
+      warnAboutUndescribedGpus(**topology, llvm::errs());
+    else
+      llvm::consumeError(topology.takeError());
+  }
   llvm::Expected<CostParams> start =
       o.params.empty() && o.fit ? getPriorCostParams() : loadParams(o.params);
   if (!start)
