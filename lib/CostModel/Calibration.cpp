@@ -123,16 +123,50 @@ mlir::comm::readMeasuredPoints(StringRef path) {
 }
 
 void mlir::comm::setNcclTestsRanks(CollectiveRequest &request,
-                                   CollectiveKind kind, uint64_t ranks) {
+                                   CollectiveKind kind,
+                                   ArrayRef<int64_t> ranks) {
   if (kind == CollectiveKind::SendRecv || kind == CollectiveKind::Permute) {
-    for (uint64_t r = 0; r < ranks; ++r)
-      request.pairs.push_back({int64_t(r), int64_t((r + 1) % ranks)});
+    for (size_t r = 0; r < ranks.size(); ++r)
+      request.pairs.push_back({ranks[r], ranks[(r + 1) % ranks.size()]});
     return;
   }
-  SmallVector<int64_t, 8> group;
-  for (uint64_t r = 0; r < ranks; ++r)
-    group.push_back(r);
-  request.groups.push_back(group);
+  request.groups.push_back(SmallVector<int64_t>(ranks));
+}
+
+/// The topology's GPU ranks a point's ranks ran on: its log's placement
+/// (machine, CUDA device; a device is the machine's GPU of that index, or
+/// its d-th GPU where the topology gives no indices), else 0..ranks-1.
+static llvm::Expected<SmallVector<int64_t>>
+getPointRanks(const MeasuredPoint &point, const Topology &topology) {
+  SmallVector<int64_t> ranks;
+  if (point.placement.empty()) {
+    for (uint64_t r = 0; r < point.ranks; ++r)
+      ranks.push_back(r);
+    return ranks;
+  }
+  unsigned perNode = topology.getGPUsPerNode();
+  for (auto [rank, where] : llvm::enumerate(point.placement)) {
+    auto [machine, device] = where;
+    std::optional<unsigned> local;
+    for (unsigned g = 0; g < perNode && !local; ++g)
+      if (topology.getDevice(topology.getGPU(g)).index == int(device))
+        local = g;
+    if (!local && device < perNode &&
+        topology.getDevice(topology.getGPU(device)).index < 0)
+      local = device;
+    if (!local || machine >= topology.getNumNodes())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("{0}:{1}: error: rank {2} ran on machine {3} (in the "
+                        "order the log's hosts appear) device {4}, which "
+                        "topology '{5}' ({6} machine(s) of {7} GPUs) does not "
+                        "have",
+                        point.source, point.line, rank, machine, device,
+                        topology.getName(), topology.getNumNodes(), perNode)
+              .str());
+    ranks.push_back(int64_t(machine) * perNode + *local);
+  }
+  return ranks;
 }
 
 double mlir::comm::getErrorBound(uint64_t bytes) {
@@ -190,7 +224,11 @@ mlir::comm::evaluatePoints(ArrayRef<MeasuredPoint> points,
     // nccl-tests measure NCCL's own choice.
     request.backend = Backend::nccl;
     request.native = true;
-    setNcclTestsRanks(request, point.kind, point.ranks);
+    llvm::Expected<SmallVector<int64_t>> ranks =
+        getPointRanks(point, **topology);
+    if (!ranks)
+      return ranks.takeError();
+    setNcclTestsRanks(request, point.kind, *ranks);
     auto prediction = model->predict(request);
     if (!prediction)
       return prediction.takeError();

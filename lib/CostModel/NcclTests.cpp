@@ -19,6 +19,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -129,6 +130,7 @@ mlir::comm::readNcclTestsLog(StringRef path,
   int sizeColumn = -1, busbwColumn = -1, typeColumn = -1, redopColumn = -1;
   unsigned headerLine = 0;
   llvm::StringSet<> ranks;
+  std::map<unsigned, std::pair<std::string, unsigned>> placedOn;
   std::vector<MeasuredPoint> points;
   SmallVector<StringRef> lines;
   (*buffer)->getBuffer().split(lines, '\n');
@@ -144,6 +146,14 @@ mlir::comm::readNcclTestsLog(StringRef path,
     if (words.size() >= 2 && words[0] == "Rank" &&
         llvm::all_of(words[1], llvm::isDigit)) {
       ranks.insert(words[1]);
+      // "... on HOST device D": where it ran (unknown where either is
+      // missing, as in logs cut short).
+      auto on = llvm::find(words, "on"), device = llvm::find(words, "device");
+      unsigned rank, index;
+      if (on + 1 < words.end() && device + 1 < words.end() &&
+          !words[1].getAsInteger(10, rank) &&
+          !device[1].getAsInteger(10, index))
+        placedOn[rank] = {on[1].str(), index};
       continue;
     }
     if (words[0] == "size" && llvm::is_contained(words, "busbw")) {
@@ -219,6 +229,12 @@ mlir::comm::readNcclTestsLog(StringRef path,
                              "output of an nccl-tests binary?");
   if (points.empty())
     return makeTopologyError(path, 0, "no data row with a bandwidth");
+  if (options.ranks && !ranks.empty() && options.ranks != ranks.size())
+    return makeTopologyError(
+        path, 0,
+        "--ranks " + Twine(options.ranks) + " contradicts the log's " +
+            Twine(ranks.size()) +
+            " 'Rank' lines (--ranks is for a log without them)");
   uint64_t rankCount = options.ranks ? options.ranks : ranks.size();
   if (rankCount < 2)
     return makeTopologyError(
@@ -226,7 +242,23 @@ mlir::comm::readNcclTestsLog(StringRef path,
         rankCount ? "the log names one rank; a collective needs two"
                   : "the log has no '# Using devices' rank lines: pass "
                     "--ranks");
-  for (MeasuredPoint &point : points)
+  // Where each rank ran, when every rank 0..n-1 says: machines numbered in
+  // the order their hosts first appear (a 4 + 4 run over two machines was
+  // predicted as 8 GPUs of one, over NVLink instead of the network).
+  std::vector<std::pair<unsigned, unsigned>> placement;
+  if (placedOn.size() == rankCount &&
+      placedOn.rbegin()->first + 1 == rankCount) {
+    std::vector<std::string> hosts;
+    for (auto &[rank, where] : placedOn) {
+      auto it = llvm::find(hosts, where.first);
+      if (it == hosts.end())
+        it = hosts.insert(hosts.end(), where.first);
+      placement.push_back({unsigned(it - hosts.begin()), where.second});
+    }
+  }
+  for (MeasuredPoint &point : points) {
     point.ranks = rankCount;
+    point.placement = placement;
+  }
   return points;
 }

@@ -186,7 +186,10 @@ mlir::comm::sim::runBench(const CostModel &model, const BenchOptions &options) {
   request.native = options.native;
   request.reduction = options.reduction;
   request.floatElements = options.floatElements;
-  setNcclTestsRanks(request, options.kind, ranks);
+  SmallVector<int64_t> ranksRun;
+  for (uint64_t r = 0; r < ranks; ++r)
+    ranksRun.push_back(r);
+  setNcclTestsRanks(request, options.kind, ranksRun);
 
   std::vector<BenchRow> rows;
   double size = options.minBytes;

@@ -30,6 +30,10 @@ struct MeasuredPoint {
   /// Left out of the fit (a "# hold-out: <system>" line of the file, or
   /// --exclude): its error is a hold-out error.
   bool heldOut = false;
+  /// Where each rank ran, as an nccl-tests log's "Rank N ... on HOST device
+  /// D" lines say: (machine, in the order the hosts first appear; CUDA
+  /// device). Empty: ranks 0..ranks-1 are the topology's first GPUs.
+  std::vector<std::pair<unsigned, unsigned>> placement;
 };
 
 /// Reads the normalized points (bench/calibration/points.csv): columns
@@ -53,12 +57,13 @@ std::optional<NcclTestsType> lookupNcclTestsType(StringRef name);
 /// The names lookupNcclTestsType takes, for error messages.
 StringRef getNcclTestsTypeNames();
 
-/// The ranks 0..ranks-1 of an nccl-tests run of `kind`, into `request`: one
+/// The ranks (topology GPU ranks) of an nccl-tests run of `kind`, into
+/// `request`: one
 /// group of all of them, or for sendrecv (and permute) every rank sending
 /// to the next, as sendrecv_perf does. The one rule comm-sim bench prints
 /// its rows by and calibration predicts the logs' rows by.
 void setNcclTestsRanks(CollectiveRequest &request, CollectiveKind kind,
-                       uint64_t ranks);
+                       ArrayRef<int64_t> ranks);
 
 /// What readNcclTestsLog needs beyond the log.
 struct NcclTestsLogOptions {
