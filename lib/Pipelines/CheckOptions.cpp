@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/Pipelines/Pipelines.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -110,6 +111,8 @@ public:
       return signalPassFailure();
     if (failed(checkPlannedFor(module)))
       return signalPassFailure();
+    if (failed(checkBackendRunsRanks(module)))
+      return signalPassFailure();
     // The plan is for this machine and this backend: comm-sim and
     // comm-compile read the module's attributes (one naming another machine
     // was kept, and they simulated the plan there without a word; a plan for
@@ -162,6 +165,33 @@ private:
       diag << " on " << options.topology;
     diag << ", plan the program from before that plan";
     return failure();
+  }
+
+  /// A machine whose ranks are CPU processes (`host`) is planned for the
+  /// mpi backend, by every strategy: the baselines accepted the default
+  /// nccl and wrote a plan no tool could simulate or compile.
+  LogicalResult checkBackendRunsRanks(ModuleOp module) {
+    if (options.backend == Backend::mpi)
+      return success();
+    // No topology is comm-plan's own error, and a file that does not load
+    // the first pass's to report.
+    bool named = !options.topology.empty() ||
+                 module->hasAttr(CommDialect::getTopologyAttrName());
+    if (!named)
+      return success();
+    FailureOr<std::shared_ptr<const Topology>> topology = [&] {
+      ScopedDiagnosticHandler quiet(module.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      return getTopologyFor(module, options.topology);
+    }();
+    if (failed(topology) || !(*topology)->hasProcessRanks())
+      return success();
+    return emitError(module.getLoc())
+           << "comm-plan: the ranks of '" << (*topology)->getName()
+           << "' are processes on the CPU, which the mpi backend runs; "
+              "backend="
+           << stringifyBackend(options.backend)
+           << " cannot run them: give comm-plan backend=mpi";
   }
 
   PlanningPipelineOptions options;

@@ -11,6 +11,12 @@
 // RUN: not comm-opt %s --comm-fuse="mode=cost explain explain=false" 2>&1 | FileCheck %s --check-prefix=TWICEFLAG
 // RUN: not comm-opt %s --pass-pipeline='builtin.module(comm-fuse{mode=cost},comm-schedule{topology="a b" streams=2 streams=3})' 2>&1 | FileCheck %s --check-prefix=TWICEPIPE
 // RUN: not comm-opt %s --pass-pipeline='builtin.module(comm-schedule{topology="dgx-h100 streams=2" streams=2})' 2>&1 | FileCheck %s --check-prefix=QUOTED
+// The ranks of `host` are CPU processes: every strategy plans them for
+// mpi (the baselines wrote nccl plans no tool could run).
+// RUN: not comm-opt %s --comm-plan="topology=host strategy=ddp" 2>&1 | FileCheck %s --check-prefix=HOSTNCCL
+// RUN: not comm-opt %s --comm-plan="topology=host" 2>&1 | FileCheck %s --check-prefix=HOSTNCCL
+// RUN: comm-opt %s --comm-plan="topology=host strategy=ddp backend=mpi" | FileCheck %s --check-prefix=OK
+// HOSTNCCL: comm-plan-options.mlir:{{[0-9]+}}:1: error: comm-plan: the ranks of 'host' are processes on the CPU, which the mpi backend runs; backend=nccl cannot run them: give comm-plan backend=mpi
 // TWICE: comm-opt: error: comm-plan's option 'topology' is given twice ('topology=dgx-h100', then 'topology=pcie-4gpu'): give it once
 // TWICEFLAG: comm-opt: error: comm-fuse's option 'explain' is given twice ('explain', then 'explain=false')
 // QUOTED: error: cannot load topology 'dgx-h100 streams=2'
