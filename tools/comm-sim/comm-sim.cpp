@@ -299,6 +299,21 @@ static int runBenchCommand(Options &o) {
                   "'; expected ring, tree, direct, halving_doubling, "
                   "hierarchical or nvls");
   }
+  // The backend's own collective runs only its own algorithms (a
+  // halving_doubling of NCCL's own was timed as if NCCL had one).
+  if (options.algorithm && options.native &&
+      !llvm::is_contained(getNativeAlgorithms(options.kind, options.backend),
+                          *options.algorithm)) {
+    std::string own;
+    for (Algorithm a : getNativeAlgorithms(options.kind, options.backend))
+      own += (own.empty() ? "" : ", ") + stringifyAlgorithm(a).str();
+    return fail("--algorithm " + o.algorithm + " is not one of the " +
+                stringifyBackend(options.backend) + " backend's own " +
+                stringifyCollectiveKind(options.kind) + " algorithms (" +
+                (own.empty() ? std::string("none") : own) +
+                ") that --native and --nccl time; leave out --native to time "
+                "it as a plan's schedule");
+  }
   if (!o.protocol.empty()) {
     options.protocol = symbolizeProtocol(o.protocol);
     if (!options.protocol)
