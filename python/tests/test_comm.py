@@ -101,9 +101,16 @@ class PlanSimulateTest(TempDirTest):
             'comm.topology = "dgx-h100"', 'comm.topology = "pcie-4gpu"'))
         planned = comm.plan(src, out=self.tmp / "pcie.planned.mlir")
         self.assertIn('comm.topology = "pcie-4gpu"', planned.read_text())
-        again = comm.plan(planned, topology="dgx-h100",
+        again = comm.plan(src, topology="dgx-h100",
                           out=self.tmp / "h100.planned.mlir")
         self.assertIn('comm.topology = "dgx-h100"', again.read_text())
+        # A planned program keeps its plan fields: planning it for another
+        # machine is refused (it kept pcie-4gpu's hierarchical plans).
+        with self.assertRaises(comm.CommError) as cm:
+            comm.plan(planned, topology="dgx-h100",
+                      out=self.tmp / "replanned.mlir")
+        self.assertIn("plan the program from before that plan",
+                      str(cm.exception))
 
     def test_plan_then_simulate(self):
         out = self.tmp / "planned.mlir"
