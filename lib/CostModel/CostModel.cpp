@@ -1074,10 +1074,13 @@ CostModel::predictWith(const CollectiveRequest &request,
   };
 
   if (shape.ranks == 1) {
-    // A local copy of the buffer at HBM speed.
+    // A local copy of the buffer at HBM speed, launched as a copy is (NCCL
+    // runs a one-rank collective as a copy kernel; it was charged the
+    // algorithm's base latency, up to 53 us for nvls/ll128).
     const Device &gpu = topology.getDevice(topology.getGPU(
         request.groups.empty() ? 0 : request.groups.front().front()));
-    base("local copy");
+    b.latency("base latency", params.copyLatencyUs,
+              "copy launch (a group of one rank)");
     double bw = getMemoryGBps(gpu) / 2;
     b.bandwidth("bandwidth", S, bw, "copy in HBM");
     p.busBandwidthGBps = bw;
