@@ -89,6 +89,36 @@ static int64_t getPayload(Operation *op) {
                   collective.getBytesReceivedPerRank());
 }
 
+/// The bytes a comm.start's transfers hold while in flight: a chain (a
+/// hierarchical all_reduce's pieces) its largest piece's, as a Transfer
+/// does; other transfers add up.
+static int64_t getHeldBytes(StartOp begun) {
+  int64_t bytes = 0;
+  llvm::DenseMap<Operation *, int64_t> chainOf;
+  begun.getBody().walk([&](Operation *inner) {
+    int64_t payload = 0;
+    if (isa<CollectiveOpInterface>(inner)) {
+      payload = getPayload(inner);
+    } else if (auto p2p = dyn_cast<PointToPointOpInterface>(inner)) {
+      auto shaped = dyn_cast<ShapedType>(p2p.getTransferType());
+      if (!shaped || !shaped.hasStaticShape())
+        return;
+      payload =
+          shaped.getNumElements() * ((shaped.getElementTypeBitWidth() + 7) / 8);
+    } else {
+      return;
+    }
+    Operation *def = inner->getNumOperands()
+                         ? inner->getOperand(0).getDefiningOp()
+                         : nullptr;
+    int64_t before = def ? chainOf.lookup(def) : 0;
+    int64_t held = std::max(before, payload);
+    bytes += held - before;
+    chainOf[inner] = held;
+  });
+  return bytes;
+}
+
 void SchedulePass::scheduleBlock(Block &block) {
   // Positions of the block's ops.
   llvm::DenseMap<Operation *, int64_t> position;
@@ -274,36 +304,11 @@ void SchedulePass::scheduleBlock(Block &block) {
       auto begun = dyn_cast<StartOp>(op);
       if (!begun)
         continue;
-      // A chain (a hierarchical all_reduce's pieces) holds its largest
-      // piece's bytes, as a Transfer does; other transfers add up.
-      int64_t bytes = 0;
-      llvm::DenseMap<Operation *, int64_t> chainOf;
-      begun.getBody().walk([&](Operation *inner) {
-        int64_t payload = 0;
-        if (isa<CollectiveOpInterface>(inner))
-          payload = getPayload(inner);
-        else if (auto p2p = dyn_cast<PointToPointOpInterface>(inner)) {
-          auto shaped = dyn_cast<ShapedType>(p2p.getTransferType());
-          if (!shaped || !shaped.hasStaticShape())
-            return;
-          payload = shaped.getNumElements() *
-                    ((shaped.getElementTypeBitWidth() + 7) / 8);
-        } else {
-          return;
-        }
-        Operation *def = inner->getNumOperands()
-                             ? inner->getOperand(0).getDefiningOp()
-                             : nullptr;
-        int64_t before = def ? chainOf.lookup(def) : 0;
-        int64_t held = std::max(before, payload);
-        bytes += held - before;
-        chainOf[inner] = held;
-      });
       int64_t wait = order.size();
       for (Operation *user : begun.getToken().getUsers())
         if (int64_t q = positionInBlock(user); q >= 0)
           wait = std::min(wait, q);
-      started.push_back({static_cast<int64_t>(p), wait, bytes});
+      started.push_back({static_cast<int64_t>(p), wait, getHeldBytes(begun)});
     }
   // Their bytes in flight at each gap (gap g after the op at g, -1 the
   // block's beginning, stored at g + 1), and the most over a transfer's
