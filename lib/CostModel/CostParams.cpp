@@ -460,6 +460,16 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
     p.baseLatencyUs[static_cast<unsigned>(*algorithm)] = {
         triple.simple.value, triple.ll.value, triple.ll128.value};
   }
+  // Every row, as --write-params writes them: a row left out took the
+  // default without a word, while a missing top-level key is an error.
+  for (unsigned a = 0; a < kNumAlgorithms; ++a) {
+    StringRef name = stringifyAlgorithm(static_cast<Algorithm>(a));
+    if (!y.baseLatency.count(name.str()))
+      return keyError(0, "base_latency_us has no '" + name +
+                             "' row; expected one for each of " +
+                             algorithmNames());
+  }
+
   for (auto &[name, triple] : y.stepLatency) {
     auto it = llvm::find(kClassNames, name);
     if (it == std::end(kClassNames))
@@ -470,6 +480,11 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
     p.stepLatencyUs[it - std::begin(kClassNames)] = {
         triple.simple.value, triple.ll.value, triple.ll128.value};
   }
+  for (StringRef name : kClassNames)
+    if (!y.stepLatency.count(name.str()))
+      return keyError(0, "step_latency_us has no '" + name +
+                             "' row; expected one for each of nvlink, pcie "
+                             "and network");
   p.nvlsLatencyUs = y.nvlsLatency.value;
   p.nvlsNetworkStepUs = y.nvlsNetworkStep.value;
   p.p2pLatencyUs = y.p2pLatency.value;

@@ -26,6 +26,13 @@
 // RUN: sed -e 's/^nvlink_efficiency: 7/nvlink_efficiency: 0.9/' -e 's/^  pcie: /  pci: /' %S/Inputs/bad-params.yaml > %t.class.yaml
 // RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.class.yaml 2>&1 | FileCheck %s --check-prefix=BADCLASS
 // BADCLASS: class.yaml:24: error: unknown link class 'pci' in step_latency_us; expected nvlink, pcie or network
+// A row left out took the default without a word.
+// RUN: sed -e 's/^nvlink_efficiency: 7/nvlink_efficiency: 0.9/' -e '/^  tree: /d' %S/Inputs/bad-params.yaml > %t.norow.yaml
+// RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.norow.yaml 2>&1 | FileCheck %s --check-prefix=NOROW
+// NOROW: norow.yaml: error: base_latency_us has no 'tree' row; expected one for each of ring, tree, direct, halving_doubling, hierarchical, nvls
+// RUN: sed -e 's/^nvlink_efficiency: 7/nvlink_efficiency: 0.9/' -e '/^  pcie: /d' %S/Inputs/bad-params.yaml > %t.noclass.yaml
+// RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.noclass.yaml 2>&1 | FileCheck %s --check-prefix=NOCLASS
+// NOCLASS: noclass.yaml: error: step_latency_us has no 'pcie' row; expected one for each of nvlink, pcie and network
 // Keys after the document's end were dropped without a word.
 // RUN: cp %S/Inputs/slow-nvls.yaml %t.second.yaml && echo 'nvlink_efficiency: 0.5' >> %t.second.yaml
 // RUN: not comm-sim run %s --topology dgx-h100 --cost-params %t.second.yaml 2>&1 | FileCheck %s --check-prefix=SECOND
