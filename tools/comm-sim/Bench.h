@@ -38,8 +38,8 @@ struct BenchOptions {
 /// Warns on `os` (as `comm-sim: warning: ...`) when `topology` has GPUs a
 /// PCI skeleton only places (an NCCL topology file written before NCCL
 /// probed them): their NVLinks are unknown, so every figure assumes PCIe
-/// between them (ND H100 v5's skeleton predicted 18.7 GB/s where 475 GB/s
-/// were measured).
+/// between them (ND H100 v5's skeleton predicted a bus bandwidth of 18.7
+/// GB/s where 475.5 GB/s were measured).
 void warnAboutUndescribedGpus(const Topology &topology, llvm::raw_ostream &os);
 
 llvm::Error parseSizeRange(StringRef text, BenchOptions &options);
