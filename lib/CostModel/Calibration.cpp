@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/CostModel/Calibration.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -138,12 +139,9 @@ void mlir::comm::setNcclTestsRanks(CollectiveRequest &request,
 /// its d-th GPU where the topology gives no indices), else 0..ranks-1.
 static llvm::Expected<SmallVector<int64_t>>
 getPointRanks(const MeasuredPoint &point, const Topology &topology) {
+  if (point.placement.empty())
+    return llvm::to_vector(llvm::seq<int64_t>(0, point.ranks));
   SmallVector<int64_t> ranks;
-  if (point.placement.empty()) {
-    for (uint64_t r = 0; r < point.ranks; ++r)
-      ranks.push_back(r);
-    return ranks;
-  }
   unsigned perNode = topology.getGPUsPerNode();
   for (auto [rank, where] : llvm::enumerate(point.placement)) {
     auto [machine, device] = where;

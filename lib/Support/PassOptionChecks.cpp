@@ -14,15 +14,23 @@
 
 using namespace mlir;
 
+/// Past the quoted text whose quote is at `pos`: after its closing quote,
+/// or the text's end where it has none.
+static size_t skipQuoted(StringRef text, size_t pos) {
+  size_t close = text.find(text[pos], pos + 1);
+  return close == StringRef::npos ? text.size() : close + 1;
+}
+
+static bool isQuote(char c) { return c == '\'' || c == '"'; }
+
 /// Where the text from `pos` ends: the first blank outside quotes and
 /// braces (a value such as `{a=1 b=2}` or `'x y'` holds blanks).
 static size_t findOptionEnd(StringRef text, size_t pos) {
   unsigned depth = 0;
   while (pos < text.size()) {
     char c = text[pos];
-    if (c == '\'' || c == '"') {
-      size_t close = text.find(c, pos + 1);
-      pos = close == StringRef::npos ? text.size() : close + 1;
+    if (isQuote(c)) {
+      pos = skipQuoted(text, pos);
       continue;
     }
     if (c == '{')
@@ -71,38 +79,39 @@ static LogicalResult checkOptionString(StringRef name, StringRef options,
 /// Checks each `{...}` option list of a textual pipeline, named by the
 /// pass or pipeline before it.
 static LogicalResult checkPipelineText(StringRef pipeline, StringRef tool) {
-  for (size_t pos = 0; pos < pipeline.size(); ++pos) {
+  size_t pos = 0;
+  while (pos < pipeline.size()) {
     char c = pipeline[pos];
-    if (c == '\'' || c == '"') {
-      size_t close = pipeline.find(c, pos + 1);
-      if (close == StringRef::npos)
-        return success();
-      pos = close;
+    if (isQuote(c)) {
+      pos = skipQuoted(pipeline, pos);
       continue;
     }
-    if (c != '{')
+    if (c != '{') {
+      ++pos;
       continue;
+    }
     size_t nameStart = pos;
     while (nameStart && (llvm::isAlnum(pipeline[nameStart - 1]) ||
                          StringRef("-_.").contains(pipeline[nameStart - 1])))
       --nameStart;
     // The list ends at its matching brace.
     size_t end = pos + 1;
-    for (unsigned depth = 1; end < pipeline.size(); ++end) {
+    for (unsigned depth = 1; end < pipeline.size();) {
       char d = pipeline[end];
-      if (d == '\'' || d == '"') {
-        size_t close = pipeline.find(d, end + 1);
-        end = close == StringRef::npos ? pipeline.size() - 1 : close;
-      } else if (d == '{') {
-        ++depth;
-      } else if (d == '}' && --depth == 0) {
-        break;
+      if (isQuote(d)) {
+        end = skipQuoted(pipeline, end);
+        continue;
       }
+      if (d == '{')
+        ++depth;
+      else if (d == '}' && --depth == 0)
+        break;
+      ++end;
     }
     if (failed(checkOptionString(pipeline.slice(nameStart, pos),
                                  pipeline.slice(pos + 1, end), tool)))
       return failure();
-    pos = end;
+    pos = end + 1;
   }
   return success();
 }

@@ -3,6 +3,7 @@
 #include "Bench.h"
 #include "comm/CostModel/Calibration.h"
 #include "comm/Topology/TopologyPrinter.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -186,10 +187,8 @@ mlir::comm::sim::runBench(const CostModel &model, const BenchOptions &options) {
   request.native = options.native;
   request.reduction = options.reduction;
   request.floatElements = options.floatElements;
-  SmallVector<int64_t> ranksRun;
-  for (uint64_t r = 0; r < ranks; ++r)
-    ranksRun.push_back(r);
-  setNcclTestsRanks(request, options.kind, ranksRun);
+  setNcclTestsRanks(request, options.kind,
+                    llvm::to_vector(llvm::seq<int64_t>(0, ranks)));
 
   std::vector<BenchRow> rows;
   double size = options.minBytes;

@@ -58,10 +58,9 @@ std::optional<NcclTestsType> lookupNcclTestsType(StringRef name);
 StringRef getNcclTestsTypeNames();
 
 /// The ranks (topology GPU ranks) of an nccl-tests run of `kind`, into
-/// `request`: one
-/// group of all of them, or for sendrecv (and permute) every rank sending
-/// to the next, as sendrecv_perf does. The one rule comm-sim bench prints
-/// its rows by and calibration predicts the logs' rows by.
+/// `request`: one group of all of them, or for sendrecv (and permute)
+/// every rank sending to the next, as sendrecv_perf does. The one rule comm-sim
+/// bench prints its rows by and calibration predicts the logs' rows by.
 void setNcclTestsRanks(CollectiveRequest &request, CollectiveKind kind,
                        ArrayRef<int64_t> ranks);
 

@@ -352,9 +352,12 @@ void SchedulePass::scheduleBlock(Block &block) {
         return transfers[j].start <= t.start &&
                transfers[j].needed - 1 > t.start;
       };
+      // What the transfers started before held over this one's flight
+      // (t.start and t.needed stay as they are while it is weighed here).
+      int64_t heldByStarted =
+          started.empty() ? 0 : startedBytesOver(t.start, t.needed - 1);
       auto bytesInFlight = [&]() {
-        int64_t bytes =
-            started.empty() ? 0 : startedBytesOver(t.start, t.needed - 1);
+        int64_t bytes = heldByStarted;
         for (unsigned j : inFlight)
           if (overlaps(j))
             bytes += transfers[j].bytes;
