@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/CostModel/CostModel.h"
+#include "comm/Dialect/Comm/IR/EnumNames.h"
 #include "comm/Support/InputChecks.h"
 #include "comm/Support/YamlInput.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -437,13 +438,6 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
   p.treeNetworkLevelUs = value(y.treeNetworkLevel, p.treeNetworkLevelUs);
   p.llBandwidth = y.llBandwidth.value;
   p.ll128Bandwidth = y.ll128Bandwidth.value;
-  auto algorithmNames = [] {
-    std::string names;
-    for (unsigned a = 0; a < kNumAlgorithms; ++a)
-      names +=
-          (a ? ", " : "") + stringifyAlgorithm(static_cast<Algorithm>(a)).str();
-    return names;
-  };
   // A key's error at its line.
   auto keyError = [&](unsigned line, const Twine &what) {
     return llvm::createStringError(
@@ -456,7 +450,7 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
       return keyError(triple.line,
                       "unknown algorithm '" + name +
                           "' in base_latency_us; expected one of " +
-                          algorithmNames());
+                          getEnumNames<Algorithm>());
     p.baseLatencyUs[static_cast<unsigned>(*algorithm)] = {
         triple.simple.value, triple.ll.value, triple.ll128.value};
   }
@@ -467,7 +461,7 @@ llvm::Expected<CostParams> mlir::comm::parseCostParams(StringRef yaml,
     if (!y.baseLatency.count(name.str()))
       return keyError(0, "base_latency_us has no '" + name +
                              "' row; expected one for each of " +
-                             algorithmNames());
+                             getEnumNames<Algorithm>());
   }
 
   for (auto &[name, triple] : y.stepLatency) {

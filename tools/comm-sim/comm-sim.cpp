@@ -13,6 +13,7 @@
 #include "Run.h"
 #include "comm/CostModel/Calibration.h"
 #include "comm/CostModel/CostModel.h"
+#include "comm/Dialect/Comm/IR/EnumNames.h"
 #include "comm/Pipelines/CompileOptions.h"
 #include "comm/Support/OutputFile.h"
 #include "comm/Support/Version.h"
@@ -296,8 +297,7 @@ static int runBenchCommand(Options &o) {
     options.algorithm = symbolizeAlgorithm(o.algorithm);
     if (!options.algorithm)
       return fail("unknown --algorithm '" + o.algorithm +
-                  "'; expected ring, tree, direct, halving_doubling, "
-                  "hierarchical or nvls");
+                  "'; expected one of " + getEnumNames<Algorithm>());
   }
   // The backend's own collective runs only its own algorithms (a
   // halving_doubling of NCCL's own was timed as if NCCL had one).
@@ -317,8 +317,8 @@ static int runBenchCommand(Options &o) {
   if (!o.protocol.empty()) {
     options.protocol = symbolizeProtocol(o.protocol);
     if (!options.protocol)
-      return fail("unknown --protocol '" + o.protocol +
-                  "'; expected simple, ll or ll128");
+      return fail("unknown --protocol '" + o.protocol + "'; expected one of " +
+                  getEnumNames<Protocol>());
   }
   // A plan's schedules (every algorithm a plan names but nvls) are the
   // runtime's sends and receives: no protocol to force there.

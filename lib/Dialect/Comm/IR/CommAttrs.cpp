@@ -2,6 +2,7 @@
 
 #include "comm/Dialect/Comm/IR/CommAttrs.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
+#include "comm/Dialect/Comm/IR/EnumNames.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Operation.h"
@@ -229,22 +230,18 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 /// Parses a keyword naming a case of an enum, with an error listing the
 /// valid spellings.
 template <typename EnumT>
-static ParseResult
-parseEnumKeyword(AsmParser &parser, StringRef what, unsigned numCases,
-                 std::optional<EnumT> (*symbolize)(StringRef),
-                 StringRef (*stringify)(EnumT), std::optional<EnumT> &result) {
+static ParseResult parseEnumKeyword(AsmParser &parser, StringRef what,
+                                    std::optional<EnumT> &result) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
   if (parser.parseKeyword(&keyword))
     return failure();
-  result = symbolize(keyword);
+  result = symbolizeEnum<EnumT>(keyword);
   if (result)
     return success();
-  auto diag = parser.emitError(loc)
-              << "unknown " << what << " '" << keyword << "'; expected one of ";
-  for (unsigned i = 0; i < numCases; ++i)
-    diag << (i ? ", " : "") << stringify(static_cast<EnumT>(i));
-  return failure();
+  return parser.emitError(loc)
+         << "unknown " << what << " '" << keyword << "'; expected one of "
+         << getEnumNames<EnumT>();
 }
 
 Attribute PlanAttr::parse(AsmParser &parser, Type) {
@@ -276,17 +273,11 @@ Attribute PlanAttr::parse(AsmParser &parser, Type) {
     if (parser.parseEqual())
       return failure();
     if (key == "algorithm")
-      return parseEnumKeyword<Algorithm>(
-          parser, "algorithm", getMaxEnumValForAlgorithm() + 1,
-          symbolizeAlgorithm, stringifyAlgorithm, algorithm);
+      return parseEnumKeyword(parser, "algorithm", algorithm);
     if (key == "protocol")
-      return parseEnumKeyword<Protocol>(
-          parser, "protocol", getMaxEnumValForProtocol() + 1,
-          symbolizeProtocol, stringifyProtocol, protocol);
+      return parseEnumKeyword(parser, "protocol", protocol);
     if (key == "route")
-      return parseEnumKeyword<Route>(parser, "route",
-                                     getMaxEnumValForRoute() + 1,
-                                     symbolizeRoute, stringifyRoute, route);
+      return parseEnumKeyword(parser, "route", route);
     if (key == "precision")
       return parser.parseType(precision);
     int64_t value;

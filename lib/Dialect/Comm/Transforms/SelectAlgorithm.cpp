@@ -12,6 +12,7 @@
 #include "comm/Analysis/CollectiveCost.h"
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommOps.h"
+#include "comm/Dialect/Comm/IR/EnumNames.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -64,16 +65,9 @@ static LogicalResult parseForced(ModuleOp module, StringRef option,
   forced = symbolizeEnum<EnumT>(text);
   if (forced)
     return success();
-  InFlightDiagnostic diag = emitError(module.getLoc())
-                            << "comm-select-algorithm: unknown " << option
-                            << " '" << text << "'; expected one of ";
-  for (uint32_t i = 0;; ++i) {
-    StringRef name = stringifyEnum(static_cast<EnumT>(i));
-    if (name.empty())
-      break;
-    diag << (i ? ", " : "") << name;
-  }
-  return diag;
+  return emitError(module.getLoc())
+         << "comm-select-algorithm: unknown " << option << " '" << text
+         << "'; expected one of " << getEnumNames<EnumT>();
 }
 
 static std::string describe(const Prediction &p) {
