@@ -95,4 +95,23 @@ func.func @transfer(%x: tensor<16777216xf32>) -> tensor<16777216xf32> {
   %w = comm.recv from [[1, 0]] tag 2 : tensor<16777216xf32>
   return %w : tensor<16777216xf32>
 }
+
+/// A precision a person wrote is kept, with a warning where its bound is
+/// above the tolerance in force: bf16 on a sum of 8 (3.2%) under the
+/// function's 0.01%, f32 on f64 data (γ(8) at 2^-24) under 1e-9, and bf16
+/// on a max (one rounding, 2^-8) under 0.1%. f16 under 5% is within it.
+// CHECK-LABEL: func.func @negative_written_too_loose
+// CHECK: comm.all_reduce sum %{{.*}} plan <precision = bf16> :
+// CHECK: comm.all_reduce sum %{{.*}} plan <precision = f32> {comm.max_rel_error = 1.000000e-09 : f64}
+// CHECK: comm.all_reduce max %{{.*}} plan <precision = bf16> {comm.max_rel_error = 1.000000e-03 : f64}
+func.func @negative_written_too_loose(%g: tensor<16777216xf32>, %d: tensor<4096xf64>) -> (tensor<16777216xf32>, tensor<4096xf64>, tensor<16777216xf32>, tensor<16777216xf32>) attributes {comm.max_rel_error = 1.0e-04 : f64} {
+  // expected-warning @+1 {{comm-reduce-precision: the plan's precision 'bf16', written by hand, bounds the error at 0.032, above the tolerance 0.0001 in force here; kept as written}}
+  %0 = comm.all_reduce sum %g over [[0, 1, 2, 3, 4, 5, 6, 7]] plan <precision = bf16> : tensor<16777216xf32>
+  // expected-warning @+1 {{precision 'f32', written by hand, bounds the error at 4.8e-07, above the tolerance 1e-09}}
+  %1 = comm.all_reduce sum %d over [[0, 1, 2, 3, 4, 5, 6, 7]] plan <precision = f32> {comm.max_rel_error = 1.0e-09 : f64} : tensor<4096xf64>
+  // expected-warning @+1 {{precision 'bf16', written by hand, bounds the error at 0.0039, above the tolerance 0.001}}
+  %2 = comm.all_reduce max %g over [[0, 1, 2, 3, 4, 5, 6, 7]] plan <precision = bf16> {comm.max_rel_error = 1.0e-03 : f64} : tensor<16777216xf32>
+  %3 = comm.all_reduce sum %g over [[0, 1, 2, 3, 4, 5, 6, 7]] plan <precision = f16> {comm.max_rel_error = 5.0e-02 : f64} : tensor<16777216xf32>
+  return %0, %1, %2, %3 : tensor<16777216xf32>, tensor<4096xf64>, tensor<16777216xf32>, tensor<16777216xf32>
+}
 }

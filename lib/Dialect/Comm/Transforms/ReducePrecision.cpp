@@ -136,24 +136,63 @@ static double getConversionUs(const Topology &topology, double sentBytes,
   return 2 * 3.0 + moved / (hbm * 1e3);
 }
 
-/// Whether comm-reduce-precision considers `op` at all: f32 data that
-/// moves between ranks.
-static bool isCandidate(Operation *op) {
+/// The element type of the data `op` moves between ranks; null for ops
+/// that move none (copies stay on one rank, barriers carry no data).
+static Type getMovedElementType(Operation *op) {
   std::optional<CollectiveRequest> request = getCollectiveRequest(op);
   if (!request || request->kind == CollectiveKind::Copy ||
       request->kind == CollectiveKind::Barrier)
-    return false;
-  Type element;
+    return {};
   if (auto collective = dyn_cast<CollectiveOpInterface>(op))
-    element = collective.getCommElementType();
-  else if (auto p2p = dyn_cast<PointToPointOpInterface>(op))
-    element = cast<ShapedType>(p2p.getTransferType()).getElementType();
+    return collective.getCommElementType();
+  if (auto p2p = dyn_cast<PointToPointOpInterface>(op))
+    return cast<ShapedType>(p2p.getTransferType()).getElementType();
+  return {};
+}
+
+/// Whether comm-reduce-precision considers `op` at all: f32 data that
+/// moves between ranks.
+static bool isCandidate(Operation *op) {
+  Type element = getMovedElementType(op);
   return element && element.isF32();
 }
 
 static bool hasWrittenPrecision(Operation *op) {
   auto plan = op->getAttrOfType<PlanAttr>("plan");
   return plan && plan.getPrecision();
+}
+
+/// A bound or tolerance in a message: two significant digits.
+static std::string formatBound(double value) {
+  return llvm::formatv("{0}", llvm::format("%.2g", value)).str();
+}
+
+/// A precision a person wrote is kept, but one that breaks the tolerance
+/// in force at `op` gets a warning saying by how much (it was silent, and
+/// the harness then checked the results at the written type's rounding).
+static void warnOnWrittenPrecision(Operation *op, double tolerance) {
+  auto plan = op->getAttrOfType<PlanAttr>("plan");
+  auto wire = dyn_cast_or_null<FloatType>(plan ? plan.getPrecision() : Type());
+  auto data = dyn_cast_or_null<FloatType>(getMovedElementType(op));
+  if (tolerance <= 0 || !wire || !data ||
+      wire.getFPMantissaWidth() >= data.getFPMantissaWidth() ||
+      op->hasAttr(CommDialect::getErrorBoundAttrName()))
+    return;
+  std::optional<ReductionKind> reduction;
+  if (auto collective = dyn_cast<CollectiveOpInterface>(op))
+    reduction = collective.getReduction();
+  // min and max of rounded values are the rounded min and max: one
+  // rounding (the planner itself does not narrow them, as they would no
+  // longer return one of the contributions).
+  double u = std::ldexp(1.0, -int(wire.getFPMantissaWidth()));
+  double bound =
+      getErrorBound(*getCollectiveRequest(op), reduction, u).value_or(u);
+  if (bound > tolerance)
+    op->emitWarning() << "comm-reduce-precision: the plan's precision " << wire
+                      << ", written by hand, bounds the error at "
+                      << formatBound(bound) << ", above the tolerance "
+                      << formatBound(tolerance)
+                      << " in force here; kept as written";
 }
 
 FailureOr<std::optional<ReducePrecisionPass::Narrowing>>
@@ -272,6 +311,8 @@ void ReducePrecisionPass::runOnOperation() {
   Transfers transfers(module);
   DenseSet<Operation *> decided;
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
+    if (!isCandidate(op) && hasWrittenPrecision(op))
+      warnOnWrittenPrecision(op, getTolerance(op, maxRelError));
     if (decided.count(op) || !isCandidate(op))
       return WalkResult::advance();
     // A send and the receives that take its messages are one transfer:
@@ -290,6 +331,8 @@ void ReducePrecisionPass::runOnOperation() {
       if (stated > 0)
         tolerance = tolerance > 0 ? std::min(tolerance, stated) : stated;
     }
+    for (Operation *end : ends)
+      warnOnWrittenPrecision(end, tolerance);
     // An op with a recorded bound was judged already: by an earlier run,
     // or as part of the whole op a later pass cut it from (whose pieces
     // inherit the bound; judged alone, a value crossing several pieces
@@ -302,16 +345,13 @@ void ReducePrecisionPass::runOnOperation() {
         continue;
       candidates = false;
       if (tolerance > 0 && bound.getValueAsDouble() > tolerance) {
-        end->emitError()
-            << "comm-reduce-precision: this op's data was "
-               "narrowed with an error bound of "
-            << llvm::formatv("{0}",
-                             llvm::format("%.2g", bound.getValueAsDouble()))
-                   .str()
-            << " (its comm.error_bound), above the tolerance "
-            << llvm::formatv("{0}", llvm::format("%.2g", tolerance)).str()
-            << " it is under now: plan the program from before "
-               "its precision was reduced";
+        end->emitError() << "comm-reduce-precision: this op's data was "
+                            "narrowed with an error bound of "
+                         << formatBound(bound.getValueAsDouble())
+                         << " (its comm.error_bound), above the tolerance "
+                         << formatBound(tolerance)
+                         << " it is under now: plan the program from before "
+                            "its precision was reduced";
         return WalkResult::interrupt();
       }
     }
