@@ -461,12 +461,15 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
     k every rank sends one byte 2^k places ahead in its group and receives
     one from 2^k places behind, for ceil(log2 n) rounds.
 
-    What cannot be decomposed yet is kept, with a remark under `explain`
-    (and an error when the backend cannot run it): scattered,
-    gathered or exchanged dimensions with larger dimensions before them
-    (their chunks are not contiguous) are not decomposed; groups that leave
-    ranks of `comm.world_size` out are kept (a rank outside every group
-    would combine zeros).
+    A dimension scattered, gathered or exchanged with larger dimensions
+    before it leaves each rank's part in pieces, one per row: the schedule
+    puts them together before sending (`comm.unpack` with `blocks`) and lays
+    what arrives out in rows after (`comm.pack` with `blocks`).
+
+    What cannot be decomposed is kept, with a remark under `explain` (and
+    an error when the backend cannot run it): groups that leave ranks of
+    `comm.world_size` out (a rank outside every group would combine
+    zeros).
 
     Every step of a decomposed op uses one tag, above every tag the module
     uses already, so that sends and receives match in order.

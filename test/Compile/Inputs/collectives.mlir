@@ -37,6 +37,25 @@ module attributes {comm.world_size = 4 : i64} {
     %0 = comm.all_to_all %x over [[0, 1, 2, 3]] split 0 concat 0 : tensor<8x3xi64> -> tensor<8x3xi64>
     return %0 : tensor<8x3xi64>
   }
+  // Along a dimension with larger ones before it, each rank's part is in
+  // pieces, one per row: the schedules put them together before sending
+  // and lay them out in rows after.
+  func.func @reduce_scatter_columns(%x: tensor<3x20xf32>) -> tensor<3x5xf32> {
+    %0 = comm.reduce_scatter sum %x over [[2, 0, 3, 1]] dim 1 : tensor<3x20xf32> -> tensor<3x5xf32>
+    return %0 : tensor<3x5xf32>
+  }
+  func.func @all_gather_middle(%x: tensor<2x3x2xf64>) -> tensor<2x6x2xf64> {
+    %0 = comm.all_gather %x over [[0, 1], [2, 3]] dim 1 : tensor<2x3x2xf64> -> tensor<2x6x2xf64>
+    return %0 : tensor<2x6x2xf64>
+  }
+  func.func @all_to_all_columns(%x: tensor<6x8xf32>) -> tensor<24x2xf32> {
+    %0 = comm.all_to_all %x over [[0, 1, 2, 3]] split 1 concat 0 : tensor<6x8xf32> -> tensor<24x2xf32>
+    return %0 : tensor<24x2xf32>
+  }
+  func.func @all_to_all_to_columns(%x: tensor<2x8x3xi32>) -> tensor<2x4x6xi32> {
+    %0 = comm.all_to_all %x over [[0, 1], [2, 3]] split 1 concat 2 : tensor<2x8x3xi32> -> tensor<2x4x6xi32>
+    return %0 : tensor<2x4x6xi32>
+  }
   // A broadcast from position 2 of each group: the root sends to itself, then
   // a binomial tree.
   func.func @broadcast(%x: tensor<5x7xf32>) -> tensor<5x7xf32> {

@@ -9,7 +9,7 @@ module attributes {comm.world_size = 4 : i64} {
     %0 = comm.all_reduce avg %x over [[0, 1, 2, 3]] : tensor<8x4xf32>
     // expected-remark @+1 {{comm-decompose: kept: it has groups that leave ranks of comm.world_size out (or no comm.world_size), which would combine zeros}}
     %1 = comm.reduce max %x over [[0, 1, 2]] root 0 : tensor<8x4xf32>
-    // expected-remark @+1 {{comm-decompose: kept: it scatters a dimension with larger dimensions before it, so its chunks are not contiguous}}
+    // Along dimension 1, each rank's part is put together from its rows.
     %2 = comm.reduce_scatter sum %x over [[0, 1, 2, 3]] dim 1 : tensor<8x4xf32> -> tensor<8x1xf32>
     // expected-remark @+1 {{comm-decompose: kept: it has groups that leave ranks of comm.world_size out (or no comm.world_size), which would combine zeros}}
     %3 = comm.all_reduce sum %x over [[0, 1]] : tensor<8x4xf32>

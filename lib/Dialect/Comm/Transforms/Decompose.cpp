@@ -112,6 +112,36 @@ public:
     return createJoin(b, loc, type, chunks);
   }
 
+  /// `value`, whose elements in row-major order are `outer` rows of n
+  /// chunks (what a collective cuts along a dimension with larger ones
+  /// before it), as one flat tensor of the n chunks, each its `outer` row
+  /// parts in order.
+  Value chunksFirst(Value value, int64_t outer) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t elements = type.getNumElements();
+    if (outer == 1 || elements == 0)
+      return flatten(value, elements);
+    int64_t inner = elements / (outer * n);
+    auto chunkType =
+        RankedTensorType::get({outer * inner}, type.getElementType());
+    auto chunks = UnpackOp::create(
+        b, loc, SmallVector<Type>(n, chunkType), value,
+        b.getDenseI64ArrayAttr(rowOffsets(inner)), b.getI64IntegerAttr(outer));
+    return join(SmallVector<Value>(chunks.getResults()));
+  }
+
+  /// The inverse of chunksFirst: flat `value`, n chunks of `outer` row
+  /// parts each, as `type`, whose rows hold one part of every chunk.
+  Value chunksInRows(Value value, int64_t outer, Type type) {
+    int64_t elements = cast<RankedTensorType>(value.getType()).getNumElements();
+    if (outer == 1 || elements == 0)
+      return reshape(value, type);
+    return PackOp::create(
+        b, loc, type, split(value),
+        b.getDenseI64ArrayAttr(rowOffsets(elements / (outer * n))),
+        b.getI64IntegerAttr(outer));
+  }
+
   /// `value` with a dimension 0 that `parts` divides: itself, or a flat copy
   /// zero-padded to a multiple of `parts`.
   Value divisible(Value value, int64_t parts) {
@@ -119,6 +149,13 @@ public:
     if (type.getRank() >= 1 && type.getDimSize(0) % parts == 0)
       return value;
     return flatten(value, (type.getNumElements() + parts - 1) / parts * parts);
+  }
+
+  /// Where each of the n chunks' parts lies in a row of n parts of
+  /// `inner` elements.
+  SmallVector<int64_t> rowOffsets(int64_t inner) {
+    return llvm::map_to_vector(llvm::seq<int64_t>(0, n),
+                               [&](int64_t r) { return r * inner; });
   }
 
   Value rotate(Value value, bool inverse) {
@@ -288,19 +325,6 @@ std::string DecomposePass::whyNotP2P(Operation *op) {
   if (!world || groups.getNumGroups() * groups.getGroupSize() != *world)
     return "has groups that leave ranks of comm.world_size out (or no "
            "comm.world_size), which would combine zeros";
-  if (auto rs = dyn_cast<ReduceScatterOp>(op);
-      rs && outerElements(shapeOf(rs.getInput()), rs.getDim()) != 1)
-    return "scatters a dimension with larger dimensions before it, so its "
-           "chunks are not contiguous";
-  if (auto ag = dyn_cast<AllGatherOp>(op);
-      ag && outerElements(shapeOf(ag.getResult()), ag.getDim()) != 1)
-    return "gathers a dimension with larger dimensions before it, so its "
-           "chunks are not contiguous";
-  if (auto a2a = dyn_cast<AllToAllOp>(op);
-      a2a && (outerElements(shapeOf(a2a.getInput()), a2a.getSplitDim()) != 1 ||
-              outerElements(shapeOf(a2a.getResult()), a2a.getConcatDim()) != 1))
-    return "exchanges dimensions with larger dimensions before them, so its "
-           "chunks are not contiguous";
   if (groups.getGroupSize() < 2)
     return "has groups of one rank";
   return "";
@@ -372,8 +396,11 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
     ring.allGather(chunks);
     result = ring.reshape(ring.rotate(ring.join(chunks), true), resultType);
   } else if (auto rs = dyn_cast<ReduceScatterOp>(op)) {
-    SmallVector<Value> chunks =
-        ring.split(ring.rotate(ring.flatten(input, elements), false));
+    // Along a dimension with larger ones before it, each rank's part is
+    // in pieces, one per row: they are put together first.
+    SmallVector<Value> chunks = ring.split(ring.rotate(
+        ring.chunksFirst(input, outerElements(shapeOf(input), rs.getDim())),
+        false));
     if (failed(ring.reduceScatter(chunks, rs.getKind())))
       return failure();
     result = ring.reshape(chunks.front(), resultType);
@@ -423,18 +450,22 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
     if (failed(selected))
       return failure();
     result = *selected;
-  } else if (isa<AllGatherOp>(op)) {
+  } else if (auto ag = dyn_cast<AllGatherOp>(op)) {
     SmallVector<Value> chunks(n);
     chunks[0] = ring.flatten(input, elements);
     ring.allGather(chunks);
-    result = ring.reshape(ring.rotate(ring.join(chunks), true), resultType);
-  } else if (isa<AllToAllOp>(op)) {
+    result = ring.chunksInRows(
+        ring.rotate(ring.join(chunks), true),
+        outerElements(shapeOf(ag.getResult()), ag.getDim()), resultType);
+  } else if (auto a2a = dyn_cast<AllToAllOp>(op)) {
     // Rotated, chunk j is the one for the rank j places after this one;
     // what arrives from the rank s places before is its chunk for this
     // rank, output chunk p - s, so the output rotated by p is
     // received[0], received[n - 1], ..., received[1].
-    SmallVector<Value> chunks =
-        ring.split(ring.rotate(ring.flatten(input, elements), false));
+    SmallVector<Value> chunks = ring.split(
+        ring.rotate(ring.chunksFirst(input, outerElements(shapeOf(input),
+                                                          a2a.getSplitDim())),
+                    false));
     SmallVector<Value> received(n);
     received[0] = chunks[0];
     for (int64_t s = 1; s < n; ++s)
@@ -442,7 +473,10 @@ LogicalResult DecomposePass::writeP2P(Operation *op, int64_t tag) {
     SmallVector<Value> rotated(n);
     for (int64_t j = 0; j < n; ++j)
       rotated[j] = received[ring.mod(-j)];
-    result = ring.reshape(ring.rotate(ring.join(rotated), true), resultType);
+    result = ring.chunksInRows(
+        ring.rotate(ring.join(rotated), true),
+        outerElements(shapeOf(a2a.getResult()), a2a.getConcatDim()),
+        resultType);
   } else {
     return failure();
   }
