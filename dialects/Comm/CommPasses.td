@@ -468,8 +468,8 @@ def CommDecompose : Pass<"comm-decompose", "::mlir::ModuleOp"> {
 
     What cannot be decomposed is kept, with a remark under `explain` (and
     an error when the backend cannot run it): groups that leave ranks of
-    `comm.world_size` out (a rank outside every group would combine
-    zeros).
+    `comm.world_size` out, but a barrier's and a broadcast's (a rank
+    outside every group would keep its own data where it must get zeros).
 
     Every step of a decomposed op uses one tag, above every tag the module
     uses already, so that sends and receives match in order.

@@ -1,7 +1,9 @@
 // RUN: comm-opt %s -canonicalize -split-input-file | FileCheck %s
 // RUN: comm-opt %s -canonicalize -cse -split-input-file | FileCheck %s --check-prefix=CSE
 
-/// A collective over groups of one rank moves nothing.
+/// A collective over groups of one rank that hold every rank of the world
+/// moves nothing.
+module attributes {comm.world_size = 2 : i64} {
 // CHECK-LABEL: func.func @singleton_collectives
 // CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<4x2xi32>)
 // CHECK-NOT: comm.
@@ -9,15 +11,44 @@
 func.func @singleton_collectives(%x: tensor<8xf32>, %y: tensor<4x2xi32>)
     -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<4x2xi32>,
         tensor<8xf32>, tensor<4x2xi32>) {
-  %0 = comm.all_reduce sum %x over [[0], [1], [2], [3]] : tensor<8xf32>
-  %1 = comm.reduce_scatter sum %x over [[0], [1]] dim 0 : tensor<8xf32> -> tensor<8xf32>
-  %2 = comm.all_gather %x over [[0]] dim 0 : tensor<8xf32> -> tensor<8xf32>
+  %0 = comm.all_reduce sum %x over [[0], [1]] : tensor<8xf32>
+  %1 = comm.reduce_scatter sum %x over [[1], [0]] dim 0 : tensor<8xf32> -> tensor<8xf32>
+  %2 = comm.all_gather %x over [[0], [1]] dim 0 : tensor<8xf32> -> tensor<8xf32>
   %3 = comm.all_to_all %y over [[0], [1]] split 0 concat 1 : tensor<4x2xi32> -> tensor<4x2xi32>
-  %4 = comm.broadcast %x over [[5]] root 0 : tensor<8xf32>
+  %4 = comm.broadcast %x over [[0], [1]] root 0 : tensor<8xf32>
   %5 = comm.reduce max %y over [[0], [1]] root 0 : tensor<4x2xi32>
-  comm.barrier over [[0], [1], [2]]
+  comm.barrier over [[0], [1]]
   return %0, %1, %2, %3, %4, %5 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>,
       tensor<4x2xi32>, tensor<8xf32>, tensor<4x2xi32>
+}
+}
+
+// -----
+
+/// Groups of one rank that leave ranks out: those get zeros, so nothing
+/// folds; without comm.world_size every rank of the run may be outside.
+/// A barrier waits for nobody either way.
+// CHECK-LABEL: func.func @negative_singletons_leaving_ranks_out
+// CHECK: comm.all_reduce sum %{{.*}} over {{\[\[}}1]]
+// CHECK: comm.broadcast %{{.*}} over {{\[\[}}0], [1]]
+// CHECK-NOT: comm.barrier
+module attributes {comm.world_size = 4 : i64} {
+func.func @negative_singletons_leaving_ranks_out(%x: tensor<8xf32>)
+    -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = comm.all_reduce sum %x over [[1]] : tensor<8xf32>
+  %1 = comm.broadcast %x over [[0], [1]] root 0 : tensor<8xf32>
+  comm.barrier over [[0], [1], [2]]
+  return %0, %1 : tensor<8xf32>, tensor<8xf32>
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_singletons_without_world
+// CHECK: comm.all_gather %{{.*}} over {{\[\[}}0]]
+func.func @negative_singletons_without_world(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = comm.all_gather %x over [[0]] dim 0 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
 }
 
 // -----

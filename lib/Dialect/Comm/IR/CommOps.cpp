@@ -31,6 +31,12 @@ std::optional<int64_t> mlir::comm::getWorldSize(Operation *op) {
   return std::nullopt;
 }
 
+bool mlir::comm::groupsCoverWorld(Operation *op, ReplicaGroupsAttr groups) {
+  // The verifier keeps every rank under the world size, and groups disjoint.
+  std::optional<int64_t> world = getWorldSize(op);
+  return world && groups.getNumGroups() * groups.getGroupSize() == *world;
+}
+
 unsigned mlir::comm::getElementStorageBytes(Type element) {
   if (isa<FloatTF32Type>(element))
     return 4;
@@ -385,8 +391,10 @@ static void printPairs(OpAsmPrinter &printer, Operation *,
 /// input.
 template <typename OpT>
 static OpFoldResult foldSingletonGroups(OpT op) {
+  // Only where every rank is in a group: the others get zeros.
   if (op.getGroups().getGroupSize() == 1 &&
-      op.getInput().getType() == op.getType())
+      op.getInput().getType() == op.getType() &&
+      groupsCoverWorld(op, op.getGroups()))
     return op.getInput();
   return {};
 }

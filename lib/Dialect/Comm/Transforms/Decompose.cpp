@@ -321,10 +321,13 @@ std::string DecomposePass::whyNotP2P(Operation *op) {
   ReplicaGroupsAttr groups = collective.getReplicaGroups();
   if (isa<BarrierOp>(op))
     return groups.getGroupSize() < 2 ? "has groups of one rank" : "";
-  std::optional<int64_t> world = getWorldSize(op);
-  if (!world || groups.getNumGroups() * groups.getGroupSize() != *world)
+  // A rank in no group receives nothing, so a broadcast's tree leaves it
+  // the zeros it must return; the other schedules start from each rank's
+  // own data, which such a rank would keep.
+  if (!isa<BroadcastOp>(op) && !groupsCoverWorld(op, groups))
     return "has groups that leave ranks of comm.world_size out (or no "
-           "comm.world_size), which would combine zeros";
+           "comm.world_size): its schedule would leave those ranks their "
+           "own data where they must get zeros";
   if (groups.getGroupSize() < 2)
     return "has groups of one rank";
   return "";

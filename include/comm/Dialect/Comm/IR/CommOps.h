@@ -28,6 +28,11 @@ struct CommResource : public SideEffects::Resource::Base<CommResource> {
 /// std::nullopt when none is declared.
 std::optional<int64_t> getWorldSize(Operation *op);
 
+/// Whether `groups` hold every rank of the comm.world_size in force at `op`
+/// (false where none is declared). A rank in no group gets zeros from a
+/// collective (and its input back from a rotate).
+bool groupsCoverWorld(Operation *op, ReplicaGroupsAttr groups);
+
 /// Size in bytes of a statically shaped tensor or buffer of integers or
 /// floats as the runtime stores it (sub-byte elements take a byte each), or
 /// std::nullopt when it is not one or does not fit in 63 bits.
