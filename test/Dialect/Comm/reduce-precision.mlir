@@ -96,6 +96,20 @@ func.func @transfer(%x: tensor<16777216xf32>) -> tensor<16777216xf32> {
   return %w : tensor<16777216xf32>
 }
 
+/// Every message must be offered a tolerance: here one receive of the send
+/// states one and the other, fed by the same untolerant send, does not, so
+/// the transfer stays f32 (it went bf16, receives and all).
+// CHECK-LABEL: func.func @negative_transfer_partly_offered
+// CHECK: comm.send %{{.*}} tag 5 : tensor<16777216xf32>
+// CHECK: comm.recv from {{\[\[}}0, 1]] tag 5 {comm.max_rel_error = 5.000000e-02 : f64} : tensor<16777216xf32>
+// CHECK: comm.recv from {{\[\[}}2, 3]] tag 5 : tensor<16777216xf32>
+func.func @negative_transfer_partly_offered(%x: tensor<16777216xf32>) -> tensor<16777216xf32> {
+  comm.send %x to [[0, 1], [2, 3]] tag 5 : tensor<16777216xf32>
+  %r = comm.recv from [[0, 1]] tag 5 {comm.max_rel_error = 0.05 : f64} : tensor<16777216xf32>
+  %r2 = comm.recv from [[2, 3]] tag 5 : tensor<16777216xf32>
+  return %r2 : tensor<16777216xf32>
+}
+
 /// A precision a person wrote is kept, with a warning where its bound is
 /// above the tolerance in force: bf16 on a sum of 8 (3.2%) under the
 /// function's 0.01%, f32 on f64 data (γ(8) at 2^-24) under 1e-9, and bf16

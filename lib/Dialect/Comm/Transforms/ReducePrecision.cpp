@@ -319,18 +319,25 @@ void ReducePrecisionPass::runOnOperation() {
     // both ends use one wire type or the receiver reads garbage. Its
     // tolerance is the smallest one stated at any end; a precision a
     // person wrote at one end is left for comm-verify-schedule to check
-    // against the others.
+    // against the others. Every message must be offered a tolerance: one
+    // at a send covers what its receivers read, one at a receive what it
+    // reads, so every send or every receive must state one (a receive
+    // without one, fed by a send without one, once went bf16 because
+    // another receive of that send stated one).
     SmallVector<Operation *, 2> ends = transfers.getEnds(op);
     decided.insert(ends.begin(), ends.end());
     double tolerance = 0;
-    bool candidates = true;
+    bool candidates = true, everySend = true, everyRecv = true;
     for (Operation *end : ends) {
       if (hasWrittenPrecision(end) || !isCandidate(end))
         candidates = false;
       double stated = getTolerance(end, maxRelError);
       if (stated > 0)
         tolerance = tolerance > 0 ? std::min(tolerance, stated) : stated;
+      (isa<RecvOp>(end) ? everyRecv : everySend) &= stated > 0;
     }
+    if (!everySend && !everyRecv)
+      tolerance = 0;
     for (Operation *end : ends)
       warnOnWrittenPrecision(end, tolerance);
     // An op with a recorded bound was judged already: by an earlier run,
