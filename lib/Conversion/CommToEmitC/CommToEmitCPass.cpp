@@ -58,6 +58,29 @@ static LogicalResult checkBackend(Operation *op, Target target) {
 
 /// Checks that the plan of \p op names an algorithm the target's backend
 /// realizes, with channels its schedules run.
+/// Whether the runtime refuses to convert elements of type `from` to `to`:
+/// f64 to a 16-bit float would round twice, through f32 (canConvert in
+/// runtime/lib/Kernels.cpp).
+static bool roundsTwice(Type from, Type to) {
+  return from.isF64() && isa<Float16Type, BFloat16Type>(to);
+}
+
+/// A pack of f64 pieces into a 16-bit buffer, which the runtime refuses
+/// (an unpack the other way widens, which it does).
+static LogicalResult checkConversions(Operation *op) {
+  auto pack = dyn_cast<BufferPackOp>(op);
+  if (!pack)
+    return success();
+  Type buffer = getElementTypeOrSelf(pack.getTarget().getType());
+  for (Value input : pack.getInputs())
+    if (roundsTwice(getElementTypeOrSelf(input.getType()), buffer))
+      return op->emitError()
+             << "comm.pack of f64 data into a " << buffer
+             << " buffer: the runtime converts f64 to a 16-bit type only "
+                "through f32 (rounding twice) and refuses it; pack into f32";
+  return success();
+}
+
 static LogicalResult checkPlan(Operation *op, Target target) {
   auto plan = op->getAttrOfType<PlanAttr>("plan");
   std::optional<CollectiveKind> kind = getCollectiveKind(op);
@@ -89,6 +112,14 @@ static LogicalResult checkPlan(Operation *op, Target target) {
            << getTransferName(op)
            << " is not one the runtime carries data in (f32, f64, f16, bf16); "
               "the simulator times it, but it cannot be compiled";
+  if (plan && plan.getPrecision())
+    for (Type operand : op->getOperandTypes())
+      if (roundsTwice(getElementTypeOrSelf(operand), plan.getPrecision()))
+        return op->emitError()
+               << "plan precision " << plan.getPrecision() << " of comm."
+               << getTransferName(op) << " would carry f64 data in a 16-bit "
+               << "type, which the runtime converts through f32 (rounding "
+                  "twice) and refuses; use precision = f32";
   if (!plan || !plan.getAlgorithm() || !kind)
     return success();
   if (!isRealized(*kind, *plan.getAlgorithm(), backend)) {
@@ -129,7 +160,8 @@ static LogicalResult checkInput(ModuleOp module, Target target) {
   if (moved.wasInterrupted())
     return failure();
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
-    if (failed(checkBackend(op, target)) || failed(checkPlan(op, target)))
+    if (failed(checkBackend(op, target)) || failed(checkPlan(op, target)) ||
+        failed(checkConversions(op)))
       return WalkResult::interrupt();
     if (isa<AllReduceOp, ReduceScatterOp, AllGatherOp, AllToAllOp, BroadcastOp,
             ReduceOp, PermuteOp, SendOp, RecvOp, CopyOp, PackOp, UnpackOp,

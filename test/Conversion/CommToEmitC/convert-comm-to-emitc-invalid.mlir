@@ -68,6 +68,24 @@ func.func @f8_precision(%s: memref<4xf32>, %d: memref<4xf32>) {
 
 // -----
 
+// f64 data in a 16-bit type would round twice, through f32: the runtime
+// refuses it, so it is refused here (it compiled, then aborted).
+func.func @f64_in_bf16(%s: memref<4xf64>, %d: memref<4xf64>) {
+  // expected-error @+1 {{plan precision 'bf16' of comm.all_reduce would carry f64 data in a 16-bit type, which the runtime converts through f32 (rounding twice) and refuses; use precision = f32}}
+  comm.buffer.all_reduce %s, %d {groups = #comm.groups<[[0, 1, 2, 3]]>, kind = #comm<reduction sum>, plan = #comm.plan<precision = bf16>} : memref<4xf64>, memref<4xf64>
+  return
+}
+
+// -----
+
+func.func @f64_packed_in_f16(%a: memref<4xf32>, %b: memref<4xf64>, %buf: memref<8xf16>) {
+  // expected-error @+1 {{comm.pack of f64 data into a 'f16' buffer: the runtime converts f64 to a 16-bit type only through f32 (rounding twice) and refuses it; pack into f32}}
+  comm.buffer.pack %a, %b into %buf {offsets = array<i64: 0, 4>} : memref<4xf32>, memref<4xf64> into memref<8xf16>
+  return
+}
+
+// -----
+
 // A call to a function the module only declares would link against nothing.
 func.func private @kernel(memref<4xf32>)
 func.func @calls_declared(%x: memref<4xf32>) {
