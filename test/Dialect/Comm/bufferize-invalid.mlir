@@ -21,7 +21,7 @@ func.func @unknown_op(%x: tensor<4xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @dynamic(%n: index) -> tensor<?xf32> {
-  // expected-error @+1 {{comm-bufferize needs static shapes}}
+  // expected-error @+1 {{comm-bufferize: result 0 has the dynamic shape 'tensor<?xf32>'}}
   %e = tensor.empty(%n) : tensor<?xf32>
   return %e : tensor<?xf32>
 }
@@ -45,4 +45,17 @@ func.func @tensor_constant(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
   %s = arith.addf %x, %c : tensor<4xf32>
   return %s : tensor<4xf32>
+}
+
+// -----
+
+// A comm.compute may have a dynamically shaped result (the simulator times
+// it); comm-bufferize cannot allocate its buffer.
+module attributes {comm.world_size = 4 : i64} {
+func.func @dynamic_compute_result(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{comm-bufferize: result 0 has the dynamic shape 'tensor<?xf32>'; comm allocates every buffer with a static shape (give the op a static result type)}}
+  %d = comm.compute "k"(%x) : (tensor<4xf32>) -> tensor<?xf32>
+  %r = comm.compute "k2"(%d) : (tensor<?xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
 }

@@ -98,6 +98,16 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
                                             SmallVectorImpl<Value> &allocs,
                                             SmallVectorImpl<Value> *yielded) {
   Location loc = op->getLoc();
+  // Every buffer is allocated with its static shape (a dynamic one made an
+  // invalid memref.alloc).
+  for (auto [index, type] : llvm::enumerate(op->getResultTypes()))
+    if (auto tensor = dyn_cast<RankedTensorType>(type);
+        tensor && !tensor.hasStaticShape())
+      return op->emitError()
+             << "comm-bufferize: result " << index << " has the dynamic shape "
+             << type
+             << "; comm allocates every buffer with a static shape (give "
+                "the op a static result type)";
   auto result = [&](Value tensor) {
     Value buffer = alloc(allocBuilder, allocs, loc, tensor.getType());
     mapping.map(tensor, buffer);
@@ -305,8 +315,6 @@ LogicalResult FunctionBufferizer::convertOp(Operation *op, OpBuilder &builder,
     return success();
   }
   if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
-    if (!empty.getType().hasStaticShape())
-      return op->emitError() << "comm-bufferize needs static shapes";
     result(empty.getResult());
     return success();
   }
