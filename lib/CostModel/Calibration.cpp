@@ -96,9 +96,12 @@ mlir::comm::readMeasuredPoints(StringRef path) {
       llvm::sys::path::append(full, p.topology);
       p.topology = full.str().str();
     }
-    std::optional<CollectiveKind> kind = symbolizeCollectiveKind(fields[2]);
+    std::optional<CollectiveKind> kind = lookupMeasuredCollective(fields[2]);
     if (!kind)
-      return csvError(path, lineNo, "unknown collective '" + fields[2] + "'");
+      return csvError(path, lineNo,
+                      "collective '" + fields[2] +
+                          "' is not one nccl-tests measures; expected " +
+                          getMeasuredCollectiveNames());
     p.kind = *kind;
     if (StringRef(fields[3]).getAsInteger(10, p.ranks) || p.ranks < 2)
       return csvError(path, lineNo,

@@ -45,6 +45,33 @@ static std::optional<CollectiveKind> getKindFromName(StringRef name) {
   return std::nullopt;
 }
 
+static constexpr CollectiveKind kMeasured[] = {
+    CollectiveKind::AllReduce, CollectiveKind::ReduceScatter,
+    CollectiveKind::AllGather, CollectiveKind::AllToAll,
+    CollectiveKind::Broadcast, CollectiveKind::Reduce,
+    CollectiveKind::SendRecv};
+
+std::optional<CollectiveKind>
+mlir::comm::lookupMeasuredCollective(StringRef name) {
+  std::optional<CollectiveKind> kind = symbolizeCollectiveKind(name);
+  if (kind && llvm::is_contained(kMeasured, *kind))
+    return kind;
+  return std::nullopt;
+}
+
+StringRef mlir::comm::getMeasuredCollectiveNames() {
+  static const std::string names = [] {
+    std::string text;
+    for (auto [index, kind] : llvm::enumerate(kMeasured))
+      text += (index == 0                          ? ""
+               : index + 1 == std::size(kMeasured) ? " or "
+                                                   : ", ") +
+              stringifyCollectiveKind(kind).str();
+    return text;
+  }();
+  return names;
+}
+
 namespace {
 struct NamedType {
   StringRef ncclTests, shortName;

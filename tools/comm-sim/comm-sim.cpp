@@ -262,12 +262,10 @@ static int runBenchCommand(Options &o) {
     return fail("bench needs --topology=<spec> (a preset such as dgx-h100, "
                 "a cluster dgx-h100x4, or a file)");
   BenchOptions options;
-  std::optional<CollectiveKind> kind = symbolizeCollectiveKind(o.collective);
-  if (!kind || *kind == CollectiveKind::Copy ||
-      *kind == CollectiveKind::Barrier)
-    return fail("unknown --collective '" + o.collective +
-                "'; expected all_reduce, reduce_scatter, all_gather, "
-                "all_to_all, broadcast, reduce or sendrecv");
+  std::optional<CollectiveKind> kind = lookupMeasuredCollective(o.collective);
+  if (!kind)
+    return fail("unknown --collective '" + o.collective + "'; expected " +
+                getMeasuredCollectiveNames());
   options.kind = *kind;
   // --ranks 0 is too few ranks, not "every GPU" (that is no --ranks).
   if (o.ranks.getNumOccurrences())
@@ -388,11 +386,12 @@ readCalibrationPoints(Options &o) {
   logOptions.topology = o.topology;
   logOptions.ranks = o.ranks;
   if (o.collective.getNumOccurrences()) {
-    logOptions.kind = symbolizeCollectiveKind(o.collective);
+    logOptions.kind = lookupMeasuredCollective(o.collective);
     if (!logOptions.kind)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "unknown --collective '" + o.collective +
-                                         "'");
+                                         "'; expected " +
+                                         getMeasuredCollectiveNames());
   }
   for (const std::string &path : o.ncclTests) {
     // An empty entry ("a.log,", ",a.log") was read as a file named

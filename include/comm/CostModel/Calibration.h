@@ -42,6 +42,15 @@ struct MeasuredPoint {
 /// "# hold-out: <system>" marks that system's points as held out.
 llvm::Expected<std::vector<MeasuredPoint>> readMeasuredPoints(StringRef path);
 
+/// The collective `name` names (as symbolizeCollectiveKind reads it) where
+/// it is one an nccl-tests binary measures: all_reduce, reduce_scatter,
+/// all_gather, all_to_all, broadcast, reduce or sendrecv (a bus bandwidth of
+/// a copy, a barrier or a permute is none nccl-tests prints). The one list
+/// of them, for comm-sim bench and calibration's --collective and CSV rows.
+std::optional<CollectiveKind> lookupMeasuredCollective(StringRef name);
+/// The names lookupMeasuredCollective takes, for error messages.
+StringRef getMeasuredCollectiveNames();
+
 /// An element type as nccl-tests names it (its test_typenames: int8, uint8,
 /// int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3,
 /// f8e5m2), or by a short name (i8, u8, i32, u32, i64, u64, f16, f32,
