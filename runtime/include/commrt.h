@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 /// Version of this ABI; bumped when functions or enumerators are added.
-#define COMMRT_ABI_VERSION 3
+#define COMMRT_ABI_VERSION 4
 
 #if defined(__GNUC__)
 #define COMMRT_API __attribute__((visibility("default")))
@@ -237,6 +237,19 @@ COMMRT_API commrt_status commrt_init(int *argc, char ***argv,
 /// requests and memory stay the caller's to free first. Collective over all
 /// ranks. \p ctx may be NULL (no-op).
 COMMRT_API commrt_status commrt_finalize(commrt_context *ctx);
+
+/// Attaches \p data to \p ctx for code built on the runtime (the generated
+/// code keeps its per-context state there: communicators by group, pooled
+/// buffers, streams). commrt_finalize first calls \p release (if not NULL)
+/// with the context, which still works then, and \p data; a later context
+/// starts with none (an earlier one at the same address once lent its freed
+/// communicators to the next). Replaces what was attached, without
+/// releasing it. Added in ABI version 4.
+COMMRT_API commrt_status
+commrt_set_user_data(commrt_context *ctx, void *data,
+                     void (*release)(commrt_context *ctx, void *data));
+/// The data commrt_set_user_data attached to \p ctx, or NULL.
+COMMRT_API commrt_status commrt_get_user_data(commrt_context *ctx, void **data);
 
 /// Ends every rank: prints \p message on stderr prefixed with the rank and
 /// calls MPI_Abort on the world. Does not return. \p ctx and \p message may

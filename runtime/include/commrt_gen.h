@@ -47,7 +47,6 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -254,18 +253,36 @@ private:
   commrt_context *saved;
 };
 
+/// Frees a context's State as commrt_finalize begins: its pooled buffers
+/// and its streams (its communicators are the context's, which it frees).
+inline void releaseState(commrt_context *ctx, void *data) {
+  std::unique_ptr<State> st(static_cast<State *>(data));
+  for (auto &[key, blocks] : st->pool)
+    for (void *ptr : blocks)
+      (void)commrt_free(ctx, ptr, static_cast<commrt_memory_space>(key.first));
+  for (auto &entry : st->streams)
+    (void)commrt_stream_destroy(entry.second);
+}
+
+/// The State of `ctx`, kept in the context itself (commrt_set_user_data):
+/// a process-wide map by address lent a finalized context's freed
+/// communicators to the next one at that address, and two threads with a
+/// context each raced on it.
 inline State &state(commrt_context *ctx) {
-  static std::unordered_map<commrt_context *, std::unique_ptr<State>> states;
-  std::unique_ptr<State> &entry = states[ctx];
-  if (!entry) {
-    entry = std::make_unique<State>();
-    COMMGEN_CHECK(commrt_rank(ctx, &entry->rank), "<init>", "commrt_rank");
-    COMMGEN_CHECK(commrt_world_size(ctx, &entry->world), "<init>",
-                  "commrt_world_size");
-    COMMGEN_CHECK(commrt_get_backend(ctx, &entry->backend), "<init>",
-                  "commrt_get_backend");
-  }
-  return *entry;
+  void *data = nullptr;
+  COMMGEN_CHECK(commrt_get_user_data(ctx, &data), "<init>",
+                "commrt_get_user_data");
+  if (data)
+    return *static_cast<State *>(data);
+  auto entry = std::make_unique<State>();
+  COMMGEN_CHECK(commrt_rank(ctx, &entry->rank), "<init>", "commrt_rank");
+  COMMGEN_CHECK(commrt_world_size(ctx, &entry->world), "<init>",
+                "commrt_world_size");
+  COMMGEN_CHECK(commrt_get_backend(ctx, &entry->backend), "<init>",
+                "commrt_get_backend");
+  COMMGEN_CHECK(commrt_set_user_data(ctx, entry.get(), releaseState), "<init>",
+                "commrt_set_user_data");
+  return *entry.release();
 }
 
 inline size_t bytesOf(int64_t count, commrt_dtype dtype) {
@@ -1949,20 +1966,32 @@ inline void defaultCompute(const comm_compute_args *args, double timeUs,
     std::this_thread::yield();
 }
 
-/// The body of a generated C entry point: runs `body`, completes the
-/// function's sends and turns errors into a status (and a message in
-/// commgen::lastError()).
+/// The last error of an entry point on this thread (as the runtime's own
+/// commrt_last_error).
 inline std::string &lastErrorStorage() {
-  static std::string message;
+  static thread_local std::string message;
   return message;
 }
 
+/// The body of a generated C entry point: runs `body`, completes the
+/// function's sends and turns errors into a status (and a message in
+/// lastErrorStorage()). `worldSize` is the program's comm.world_size (0:
+/// none): a context of another size is refused (the ranks beyond it
+/// returned zeros, those short of it failed in commrt_comm_create).
 template <typename Body>
-int32_t entry(commrt_context *ctx, const char *name, Body body) {
+int32_t entry(commrt_context *ctx, const char *name, Body body,
+              int64_t worldSize = 0) {
   try {
     if (!ctx)
       throw Error(COMMRT_ERROR_INVALID_ARGUMENT,
                   std::string(name) + ": the commrt_context is NULL");
+    if (int64_t world = state(ctx).world; worldSize > 0 && world != worldSize)
+      throw Error(COMMRT_ERROR_INVALID_ARGUMENT,
+                  std::string(name) + ": the program was compiled for " +
+                      std::to_string(worldSize) +
+                      " ranks (comm.world_size) but runs on " +
+                      std::to_string(world) + "; run it with mpirun -np " +
+                      std::to_string(worldSize));
     Scope scope(ctx);
     // A comm.start an error skipped the wait of is not polled again, and
     // what an error left queued is not issued by the next call.

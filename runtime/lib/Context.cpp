@@ -511,10 +511,9 @@ commrt_status badOut(const char *fn) {
                   std::string("commrt: ") + fn + ": output pointer is NULL");
 }
 
-/// Shared body of the integer queries.
-template <typename Get>
-commrt_status query(const char *fn, commrt_context *ctx, int64_t *out,
-                    Get get) {
+/// Shared body of the queries.
+template <typename T, typename Get>
+commrt_status query(const char *fn, commrt_context *ctx, T *out, Get get) {
   if (!ctx)
     return badContext(fn);
   if (!out)
@@ -556,6 +555,8 @@ extern "C" commrt_status commrt_finalize(commrt_context *ctx) {
                       "commrt_group_start/end");
     trace(ctx, 1, "commrt_finalize");
     warnUnstruckFault(ctx);
+    if (auto release = std::exchange(ctx->releaseUserData, nullptr))
+      release(ctx, std::exchange(ctx->userData, nullptr));
     teardown(ctx);
     delete ctx;
     if (--liveContexts == 0 && ownsMpi) {
@@ -578,6 +579,23 @@ extern "C" commrt_status commrt_abort(commrt_context *ctx,
   abortWorld(
       ctx, std::string("commrt_abort: ") + (message ? message : "(no message)"),
       1);
+}
+
+extern "C" commrt_status commrt_set_user_data(commrt_context *ctx, void *data,
+                                              void (*release)(commrt_context *,
+                                                              void *)) {
+  if (!ctx)
+    return setError(COMMRT_ERROR_INVALID_ARGUMENT,
+                    "commrt: commrt_set_user_data: ctx is NULL");
+  ctx->userData = data;
+  ctx->releaseUserData = release;
+  return COMMRT_SUCCESS;
+}
+
+extern "C" commrt_status commrt_get_user_data(commrt_context *ctx,
+                                              void **data) {
+  return query("commrt_get_user_data", ctx, data,
+               [](commrt_context *c) { return c->userData; });
 }
 
 extern "C" commrt_status commrt_rank(commrt_context *ctx, int64_t *rank) {

@@ -336,6 +336,9 @@ private:
 
 struct commrt_context {
   commrt_options opts{};
+  /// What commrt_set_user_data attached, released first by commrt_finalize.
+  void *userData = nullptr;
+  void (*releaseUserData)(commrt_context *, void *) = nullptr;
   /// COMMRT_DEBUG=desync: every collective of generated code first checks
   /// that its group agrees on what it runs (commrt_debug_check).
   bool debugDesync = false;

@@ -295,6 +295,36 @@ void testArguments() {
                "ctx is NULL");
 }
 
+/// Data attached to a second context is released by its finalize, while
+/// the context still answers, and a context made after it has none.
+void testUserData(int *argc, char ***argv) {
+  commrt_context *second = nullptr;
+  CHECK_OK(initWith(COMMRT_BACKEND_MPI, argc, argv, &second));
+  void *data = &second;
+  CHECK_OK(commrt_get_user_data(second, &data));
+  CHECK(data == nullptr);
+  static int released = 0;
+  static int64_t rankAtRelease = -1;
+  static int payload = 7;
+  CHECK_OK(
+      commrt_set_user_data(second, &payload, [](commrt_context *c, void *d) {
+        released += *static_cast<int *>(d);
+        commrt_rank(c, &rankAtRelease);
+      }));
+  CHECK_OK(commrt_get_user_data(second, &data));
+  CHECK(data == &payload);
+  CHECK_STATUS(commrt_set_user_data(nullptr, &payload, nullptr),
+               COMMRT_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+  CHECK_OK(commrt_finalize(second));
+  CHECK(released == 7);
+  CHECK(rankAtRelease == me);
+  CHECK_OK(initWith(COMMRT_BACKEND_MPI, argc, argv, &second));
+  CHECK_OK(commrt_get_user_data(second, &data));
+  CHECK(data == nullptr);
+  CHECK_OK(commrt_finalize(second));
+  CHECK(released == 7);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -339,6 +369,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     testArguments();
+    testUserData(&argc, &argv);
   }
   CHECK_OK(commrt_finalize(ctx));
   return summary(backendsOnly ? "backends" : "errors");

@@ -246,8 +246,10 @@ static SmallVector<func::FuncOp> renameBodies(ModuleOp module) {
   return entries;
 }
 
-/// The `extern "C"` entry point of a public function.
-static std::string entryPoint(StringRef name, FunctionType type) {
+/// The `extern "C"` entry point of a public function of a program for
+/// `worldSize` ranks (0: not declared).
+static std::string entryPoint(StringRef name, FunctionType type,
+                              int64_t worldSize) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "/// Entry point of @" << name
@@ -258,7 +260,10 @@ static std::string entryPoint(StringRef name, FunctionType type) {
      << kImplPrefix << name << "(";
   for (size_t index = 0; index < type.getNumInputs(); ++index)
     os << (index ? ", " : "") << "arg" << index;
-  os << ");\n  });\n}";
+  os << ");\n  }";
+  if (worldSize > 0)
+    os << ", " << worldSize;
+  os << ");\n}";
   return text;
 }
 
@@ -339,9 +344,11 @@ struct ConvertCommToEmitCPass
                                      function.getSymNameAttr());
     }
     builder.setInsertionPointToEnd(module.getBody());
+    int64_t worldSize = getWorldSize(module).value_or(0);
     for (auto &[name, type] : entries)
-      emitc::VerbatimOp::create(builder, module.getLoc(),
-                                builder.getStringAttr(entryPoint(name, type)));
+      emitc::VerbatimOp::create(
+          builder, module.getLoc(),
+          builder.getStringAttr(entryPoint(name, type, worldSize)));
     if (!entries.empty())
       emitc::VerbatimOp::create(
           builder, module.getLoc(),
