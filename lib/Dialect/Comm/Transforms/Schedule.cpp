@@ -17,6 +17,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Sequence.h"
 
+#include <deque>
 #include <queue>
 #include <tuple>
 
@@ -336,7 +337,25 @@ void SchedulePass::scheduleBlock(Block &block) {
     std::priority_queue<Key, std::vector<Key>, std::greater<Key>> queue;
     for (auto [i, t] : llvm::enumerate(transfers))
       queue.push({t.start, t.needed, static_cast<unsigned>(i)});
-    SmallVector<unsigned> inFlight;
+    // The transfers in flight, in the order they started (which is the
+    // order they end on the one stream: endsAt grows along it), with the
+    // sum of their bytes; the same transfers by the gap of their wait,
+    // soonest first, to drop them when the transfers weighed pass it. A
+    // transfer waited early is dropped there and then; the heap and the
+    // order skip it when they meet it (a list summed at every step made a
+    // 100,000-transfer block take minutes).
+    std::deque<unsigned> inFlight;
+    using Expiry = std::pair<int64_t, unsigned>;
+    std::priority_queue<Expiry, std::vector<Expiry>, std::greater<Expiry>>
+        byWait;
+    std::vector<bool> flying(transfers.size(), false);
+    int64_t inFlightBytes = 0;
+    auto land = [&](unsigned j) {
+      if (flying[j]) {
+        flying[j] = false;
+        inFlightBytes -= transfers[j].bytes;
+      }
+    };
     while (!queue.empty()) {
       auto [queuedStart, queuedNeeded, i] = queue.top();
       queue.pop();
@@ -345,47 +364,42 @@ void SchedulePass::scheduleBlock(Block &block) {
         continue;
       // Transfers are taken in the order they start: one waited for by now
       // overlaps nothing that comes later.
-      llvm::erase_if(inFlight, [&](unsigned j) {
-        return transfers[j].needed - 1 <= t.start;
-      });
-      auto overlaps = [&](unsigned j) {
-        return transfers[j].start <= t.start &&
-               transfers[j].needed - 1 > t.start;
-      };
+      while (!byWait.empty() &&
+             (!flying[byWait.top().second] || byWait.top().first <= t.start)) {
+        land(byWait.top().second);
+        byWait.pop();
+      }
+      while (!inFlight.empty() && !flying[inFlight.front()])
+        inFlight.pop_front();
       // What the transfers started before held over this one's flight
       // (t.start and t.needed stay as they are while it is weighed here).
       int64_t heldByStarted =
           started.empty() ? 0 : startedBytesOver(t.start, t.needed - 1);
-      auto bytesInFlight = [&]() {
-        int64_t bytes = heldByStarted;
-        for (unsigned j : inFlight)
-          if (overlaps(j))
-            bytes += transfers[j].bytes;
-        return bytes;
-      };
       // Wait early for what was started before and has ended, oldest
       // first.
-      SmallVector<unsigned> ended;
-      for (unsigned j : inFlight)
-        if (model && transfers[j].start < t.start && overlaps(j) &&
-            endsAt[j] <= clockAt(t.start))
-          ended.push_back(j);
-      llvm::stable_sort(ended, [&](unsigned a, unsigned b) {
-        return transfers[a].start < transfers[b].start;
-      });
-      for (unsigned j : ended) {
-        if (bytesInFlight() + t.bytes <= memoryBudget)
-          break;
-        transfers[j].needed = t.start + 1;
-      }
-      if (bytesInFlight() + t.bytes > memoryBudget) {
+      if (model)
+        while (!inFlight.empty() &&
+               heldByStarted + inFlightBytes + t.bytes > memoryBudget) {
+          unsigned j = inFlight.front();
+          if (!flying[j]) {
+            inFlight.pop_front();
+            continue;
+          }
+          if (transfers[j].start >= t.start || endsAt[j] > clockAt(t.start))
+            break;
+          transfers[j].needed = t.start + 1;
+          land(j);
+          inFlight.pop_front();
+        }
+      if (heldByStarted + inFlightBytes + t.bytes > memoryBudget) {
         // Move to the gap of the earliest wait still ahead (waits go
         // before starts in a gap) and try again there; at the latest,
         // start right where it is needed.
         int64_t next = t.needed - 1;
-        for (unsigned j : inFlight)
-          if (overlaps(j))
-            next = std::min(next, transfers[j].needed - 1);
+        while (!byWait.empty() && !flying[byWait.top().second])
+          byWait.pop();
+        if (!byWait.empty())
+          next = std::min(next, byWait.top().first);
         for (const Started &s : started)
           if (s.start < t.needed - 1 && t.start < s.wait &&
               s.wait - 1 > t.start)
@@ -398,7 +412,13 @@ void SchedulePass::scheduleBlock(Block &block) {
       }
       endsAt[i] = std::max(clockAt(t.start), streamFree) + duration[i];
       streamFree = endsAt[i];
-      inFlight.push_back(i);
+      // One that starts where it is needed is waited for at once.
+      if (t.needed - 1 > t.start) {
+        inFlight.push_back(i);
+        byWait.push({t.needed - 1, i});
+        flying[i] = true;
+        inFlightBytes += t.bytes;
+      }
     }
   }
 
