@@ -20,6 +20,7 @@
 #include "comm/Support/OutputFile.h"
 #include "comm/Support/Version.h"
 #include "comm/Target/Cpp/CommToCpp.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -164,7 +165,13 @@ private:
   LogicalResult writeFile(StringRef path,
                           function_ref<LogicalResult(raw_ostream &)> body);
   LogicalResult execute(ArrayRef<std::string> command);
-  LogicalResult compileSource(StringRef source, StringRef object, bool cuda);
+  /// Compiles `source` at --opt, or at `level` where given.
+  LogicalResult compileSource(StringRef source, StringRef object, bool cuda,
+                              StringRef level = "");
+  /// The level the lowered `module` is compiled at: --opt, unless it was
+  /// left at its default and one generated function is longer than the
+  /// host compiler optimizes in reasonable time (then 0, said once).
+  std::string getLevelFor(ModuleOp module, StringRef what);
   std::string temp(StringRef name) {
     SmallString<256> path(tempDir);
     llvm::sys::path::append(path, name);
@@ -367,8 +374,39 @@ static void appendGeneratedCodeFlags(std::vector<std::string> &command) {
     command.push_back(flag.str());
 }
 
+/// Operations of one generated function above which the host compiler is
+/// not asked to optimize it by default: g++ -O2 took 140 s on a function of
+/// 1,000 collectives and computes (about 15,000 lines; -O1 64 s, -O0 6 s)
+/// and did not finish 10,000 in 5 minutes, while the function only calls
+/// the runtime.
+static constexpr int64_t kMaxOptimizedFunctionOps = 4000;
+
+std::string Driver::getLevelFor(ModuleOp module, StringRef what) {
+  if (optLevel.getNumOccurrences())
+    return optLevel;
+  int64_t most = 0;
+  StringRef longest;
+  for (auto function : module.getOps<emitc::FuncOp>()) {
+    int64_t ops = 0;
+    function.walk([&](Operation *) { ++ops; });
+    if (ops > most) {
+      most = ops;
+      longest = function.getSymName();
+    }
+  }
+  if (most <= kMaxOptimizedFunctionOps)
+    return optLevel;
+  llvm::errs() << "comm-compile: note: the generated " << what << " function "
+               << longest << " holds " << most
+               << " operations: compiling it at -O0 (optimizing one "
+                  "function this long takes the compiler minutes; --opt 2 "
+                  "forces it)\n";
+  return "0";
+}
+
 LogicalResult Driver::compileSource(StringRef source, StringRef object,
-                                    bool cuda) {
+                                    bool cuda, StringRef level) {
+  std::string optLevel = level.empty() ? ::optLevel : level.str();
   std::vector<std::string> command;
   if (cuda) {
     auto tool = findTool(nvcc);
@@ -629,7 +667,8 @@ int Driver::run() {
     return 1;
   std::vector<std::string> objects;
   objects.push_back(temp("program.o"));
-  if (failed(compileSource(programSource, objects.back(), cuda)))
+  if (failed(compileSource(programSource, objects.back(), cuda,
+                           getLevelFor(*module, "program's"))))
     return 1;
 
   if (kind == OutputKind::Object) {
@@ -729,7 +768,8 @@ int Driver::run() {
         })))
       return 1;
     objects.push_back(temp("reference.o"));
-    if (failed(compileSource(referenceSource, objects.back(), cuda)))
+    if (failed(compileSource(referenceSource, objects.back(), cuda,
+                             getLevelFor(*reference, "reference's"))))
       return 1;
   }
   std::string harnessSource = temp("harness.cpp");
