@@ -406,7 +406,7 @@ std::string Driver::getLevelFor(ModuleOp module, StringRef what) {
 
 LogicalResult Driver::compileSource(StringRef source, StringRef object,
                                     bool cuda, StringRef level) {
-  std::string optLevel = level.empty() ? ::optLevel : level.str();
+  std::string opt = level.empty() ? optLevel.getValue() : level.str();
   std::vector<std::string> command;
   if (cuda) {
     auto tool = findTool(nvcc);
@@ -418,11 +418,11 @@ LogicalResult Driver::compileSource(StringRef source, StringRef object,
     // nvcc takes -O0..-O3 only; the host compiler's other levels (-Og,
     // -Os, -Oz, -Ofast) reach it through -Xcompiler ("nvcc fatal: 'g':
     // expected a number").
-    bool numeric = StringRef(optLevel).size() == 1 && isdigit(optLevel[0]);
+    bool numeric = opt.size() == 1 && isdigit(opt[0]);
     command = {*tool, "-std=c++17"};
     if (!numeric)
       command.push_back("-Xcompiler");
-    command.push_back("-O" + optLevel);
+    command.push_back("-O" + opt);
     command.insert(command.end(), {"-Xcompiler", "-fPIC"});
     SmallVector<StringRef> archs;
     StringRef(cudaArch).split(archs, ',', -1, false);
@@ -447,7 +447,7 @@ LogicalResult Driver::compileSource(StringRef source, StringRef object,
       error("the C++ compiler '" + cxx + "' was not found (pass --cxx)");
       return failure();
     }
-    command = {*tool, "-std=c++17", "-O" + optLevel, "-fPIC"};
+    command = {*tool, "-std=c++17", "-O" + opt, "-fPIC"};
     appendGeneratedCodeFlags(command);
   }
   command.push_back("-I" + runtimeInclude);
