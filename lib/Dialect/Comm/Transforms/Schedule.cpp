@@ -369,8 +369,6 @@ void SchedulePass::scheduleBlock(Block &block) {
         land(byWait.top().second);
         byWait.pop();
       }
-      while (!inFlight.empty() && !flying[inFlight.front()])
-        inFlight.pop_front();
       // What the transfers started before held over this one's flight
       // (t.start and t.needed stay as they are while it is weighed here).
       int64_t heldByStarted =
