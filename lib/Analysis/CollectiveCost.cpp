@@ -186,10 +186,17 @@ std::optional<double> mlir::comm::getLocalTimeUs(Operation *op,
   return getPackTimeUs(bytes, topology);
 }
 
-double mlir::comm::getPackTimeUs(double bytes, const Topology &topology) {
+double mlir::comm::getPackMemoryGBps(const Topology &topology) {
+  return getMemoryGBps(topology.getDevice(topology.getGPU(0)));
+}
+
+double mlir::comm::getPackTimeUs(double bytes, double hbmGBps) {
   // A local kernel that reads and writes the buffer once.
-  double hbm = getMemoryGBps(topology.getDevice(topology.getGPU(0)));
-  return 3.0 + 2.0 * bytes / (hbm * 1e3);
+  return 3.0 + 2.0 * bytes / (hbmGBps * 1e3);
+}
+
+double mlir::comm::getPackTimeUs(double bytes, const Topology &topology) {
+  return getPackTimeUs(bytes, getPackMemoryGBps(topology));
 }
 
 FailureOr<ProgramRanks> mlir::comm::getProgramRanks(Operation *op,

@@ -84,7 +84,8 @@ void mlir::comm::buildStrategyPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     return;
   }
-  pm.addPass(createCommFuse(getStrategyFuseOptions(options)));
+  pm.addPass(createCommFuse(getStrategyFuseOptions(options),
+                            options.fuseJointChanged));
   // Only comm's planner narrows wire types (the frameworks leave the wire
   // to the backend). It judges the ops the program wrote, before any is
   // cut into pieces: a tolerance bounds what the whole op does to its

@@ -110,9 +110,11 @@ private:
   /// The pipeline of `strategy`; comm's ends with comm-verify-schedule
   /// (where the options say so), a baseline's only once it is kept.
   OpPassManager getPipeline(Strategy strategy, bool explain,
-                            bool fuseJoint = true) const {
+                            bool fuseJoint = true,
+                            bool *fuseJointChanged = nullptr) const {
     PlanningPipelineOptions planning;
     getPlanningOptions(planning, strategy, explain, fuseJoint);
+    planning.fuseJointChanged = fuseJointChanged;
     OpPassManager pm(ModuleOp::getOperationName());
     buildStrategyPipeline(pm, planning);
     return pm;
@@ -147,7 +149,11 @@ void PlanComparisonPass::runOnOperation() {
   // the module while each plans it (a pass runs pipelines only on what it
   // owns).
   OwningOpRef<ModuleOp> original = cast<ModuleOp>(module->clone());
-  OpPassManager own = getPipeline(Strategy::comm, options.explain);
+  // Whether comm-fuse cut runs that share the stream otherwise together
+  // than alone.
+  bool jointMatters = false;
+  OpPassManager own = getPipeline(Strategy::comm, options.explain,
+                                  /*fuseJoint=*/true, &jointMatters);
   if (failed(runPipeline(own, module)))
     return signalPassFailure();
 
@@ -230,18 +236,10 @@ void PlanComparisonPass::runOnOperation() {
   };
   // Runs of collectives that share the stream: comm-fuse cuts them
   // together by its one-queue model, which the simulator does not always
-  // agree with. Where that changes a cut, comm's passes plan the module
+  // agree with. Where that changed a cut, comm's passes plan the module
   // once more with the runs cut alone, and the faster plan competes with
   // the baselines.
-  PlanningPipelineOptions commOptions;
-  getPlanningOptions(commOptions, Strategy::comm, /*explain=*/false);
-  FailureOr<bool> jointMatters =
-      options.fuseJoint
-          ? fuseJointChangesCuts(*original, getStrategyFuseOptions(commOptions))
-          : FailureOr<bool>(false);
-  if (failed(jointMatters))
-    return signalPassFailure();
-  if (*jointMatters) {
+  if (jointMatters) {
     OpPassManager pm =
         getPipeline(Strategy::comm, /*explain=*/false, /*fuseJoint=*/false);
     consider(kAlone, pm, /*bounded=*/false);

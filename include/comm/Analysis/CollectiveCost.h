@@ -73,6 +73,11 @@ std::optional<double> getLocalTimeUs(Operation *op, const Topology &topology);
 /// How long packing or unpacking `bytes` takes: a kernel launch plus
 /// reading and writing them once in HBM.
 double getPackTimeUs(double bytes, const Topology &topology);
+/// The same with the HBM bandwidth, in GB/s, given (for callers that ask
+/// many times).
+double getPackTimeUs(double bytes, double hbmGBps);
+/// The HBM bandwidth getPackTimeUs assumes on `topology`, in GB/s.
+double getPackMemoryGBps(const Topology &topology);
 
 /// The ranks a program runs on, and what bounds them.
 struct ProgramRanks {

@@ -95,6 +95,10 @@ struct PlanningPipelineOptions
                      "meet their receives, collectives their groups, and "
                      "nothing can deadlock (default true)"),
       llvm::cl::init(true)};
+
+  /// Not an option: where comm-fuse reports that cutting runs jointly
+  /// changed its buckets (createCommFuse's `jointChanged`).
+  bool *fuseJointChanged = nullptr;
 };
 
 struct LoweringPipelineOptions

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 namespace mlir {
 namespace comm {
@@ -80,23 +79,25 @@ private:
   CollectiveRequest first;
   const CostModel &model;
   Backend backend;
-  /// Predictions on a grid of sizes 2^(1/32) apart: the buckets' sizes
-  /// vary, their costs change smoothly.
-  std::map<int64_t, double> cache;
+  /// The HBM bandwidth packing runs at.
+  double packGBps;
+  /// Predictions on a grid of sizes 2^(1/32) apart, by grid step (NaN:
+  /// not predicted yet): the buckets' sizes vary, their costs change
+  /// smoothly. partition asks for hundreds of millions of buckets in a
+  /// block of 10,000 collectives.
+  std::vector<double> cache;
 };
 
 struct FusePass : public comm::impl::CommFuseBase<FusePass> {
   using CommFuseBase::CommFuseBase;
   void runOnOperation() override;
-  /// fuseBlock(jointChanged) on every block of `module`.
-  FailureOr<bool> jointChangesCuts(ModuleOp module);
+  /// Set where cutting runs jointly gave other buckets than cutting each
+  /// alone (createCommFuse's `jointChanged`).
+  bool *jointChanged = nullptr;
 
 private:
-  /// Fuses the collectives of `block`. With `jointChanged` (cost mode),
-  /// changes nothing: sets it when cutting the runs jointly gives other
-  /// buckets than cutting each alone.
-  void fuseBlock(Block &block, const CostModel *model,
-                 bool *jointChanged = nullptr);
+  /// Fuses the collectives of `block`.
+  void fuseBlock(Block &block, const CostModel *model);
   /// The cost model of the module's topology and parameters (cost and
   /// cycle modes), after a located error if there is none.
   FailureOr<std::unique_ptr<CostModel>> getModel(ModuleOp module);
@@ -246,8 +247,7 @@ void FusePass::materialize(Bucket &bucket) {
         << bucket.bytes << " bytes, in one";
 }
 
-void FusePass::fuseBlock(Block &block, const CostModel *model,
-                         bool *jointChanged) {
+void FusePass::fuseBlock(Block &block, const CostModel *model) {
   using Key = std::pair<OperationName, std::pair<DictionaryAttr, Type>>;
   bool byCost = mode == FuseMode::cost;
   bool byCycle = mode == FuseMode::cycle;
@@ -356,12 +356,6 @@ void FusePass::fuseBlock(Block &block, const CostModel *model,
   closeAll();
   if (runs.empty())
     return;
-  // Asked only whether the joint cuts differ: one run, or runs of one
-  // collective each, have nothing to cut jointly.
-  if (jointChanged &&
-      (runs.size() < 2 ||
-       llvm::all_of(runs, [](const auto &run) { return run.size() < 2; })))
-    return;
   // Each run cut as if it had the stream alone first; then, since all runs
   // share the stream, each is cut again with the others' buckets in place
   // until no cut changes (a few rounds). Cut alone, runs of four element
@@ -411,25 +405,63 @@ void FusePass::fuseBlock(Block &block, const CostModel *model,
   // where it starts and on which run goes first (two element types ready
   // together: whichever is re-cut first ends in one late bucket, the other
   // keeps a small early one).
+  // Every run's jobs in issue order (ties: by run, then in the run's
+  // order), each with its run.
+  struct Tagged {
+    Job job;
+    size_t run;
+  };
+  auto byIssue = [](const Tagged &a, const Tagged &b) {
+    return a.job.issue < b.job.issue ||
+           (a.job.issue == b.job.issue && a.run < b.run);
+  };
   auto descend = [&](bool reversed, Cuts &cuts) {
+    std::vector<Tagged> all;
+    for (auto [r, list] : llvm::enumerate(cuts.jobs))
+      for (const Job &job : list)
+        all.push_back({job, r});
+    llvm::stable_sort(all, byIssue);
+    // A run re-cut against the same others gets the same cut: it is
+    // re-cut only where another changed since (`cutAt`, `changedAt`: the
+    // count of changes then; -1: never cut against the others).
+    int64_t changes = 0;
+    std::vector<int64_t> cutAt(runs.size(), -1), changedAt(runs.size(), 0);
+    SmallVector<Job> others;
+    std::vector<Tagged> kept;
     for (unsigned round = 0; round < 4; ++round) {
       bool changed = false;
       for (size_t i = 0; i < runs.size(); ++i) {
         size_t r = reversed ? runs.size() - 1 - i : i;
-        SmallVector<Job> others;
-        for (size_t o = 0; o < runs.size(); ++o)
-          if (o != r)
-            others.append(cuts.jobs[o].begin(), cuts.jobs[o].end());
-        llvm::stable_sort(others, [](const Job &a, const Job &b) {
-          return a.issue < b.issue;
-        });
+        if (cutAt[r] >= 0 &&
+            llvm::all_of(llvm::seq<size_t>(0, runs.size()), [&](size_t o) {
+              return o == r || changedAt[o] <= cutAt[r];
+            }))
+          continue;
+        others.clear();
+        for (const Tagged &tagged : all)
+          if (tagged.run != r)
+            others.push_back(tagged.job);
         SmallVector<Job> recut;
         SmallVector<Bucket> again = partition(timings[r], others, recut);
-        if (sameCut(again, cuts.buckets[r]))
+        if (sameCut(again, cuts.buckets[r])) {
+          cutAt[r] = changes;
           continue;
+        }
         changed = true;
+        changedAt[r] = cutAt[r] = ++changes;
         cuts.buckets[r] = std::move(again);
         cuts.jobs[r] = std::move(recut);
+        // The others' jobs and the new ones, merged in issue order.
+        kept.clear();
+        for (const Tagged &tagged : all)
+          if (tagged.run != r)
+            kept.push_back(tagged);
+        std::vector<Tagged> mine;
+        for (const Job &job : cuts.jobs[r])
+          mine.push_back({job, r});
+        all.clear();
+        std::merge(kept.begin(), kept.end(), mine.begin(), mine.end(),
+                   std::back_inserter(all), byIssue);
       }
       if (!changed)
         break;
@@ -471,8 +503,6 @@ void FusePass::fuseBlock(Block &block, const CostModel *model,
         if (!sameCut(cuts.buckets[r], alone.buckets[r]))
           *jointChanged = true;
   }
-  if (jointChanged)
-    return;
   for (SmallVector<Bucket> &cut : cuts.buckets)
     for (Bucket &bucket : cut)
       materialize(bucket);
@@ -481,7 +511,9 @@ void FusePass::fuseBlock(Block &block, const CostModel *model,
 RunTiming::RunTiming(ArrayRef<Operation *> run,
                      const llvm::DenseMap<Operation *, double> &ready,
                      const CostModel &model, Backend backend)
-    : order(run.begin(), run.end()), model(model), backend(backend) {
+    : order(run.begin(), run.end()), model(model), backend(backend),
+      packGBps(getPackMemoryGBps(model.getTopology())),
+      cache(32 * 65, std::numeric_limits<double>::quiet_NaN()) {
   // The communication stream takes the members in the order their operands
   // become ready, not in program order: comm-schedule starts each
   // collective right after its operand is computed. A gradient computed
@@ -505,12 +537,10 @@ RunTiming::RunTiming(ArrayRef<Operation *> run,
 
 double RunTiming::bucketUs(size_t count, uint64_t bytes) {
   // A bucket of several also packs and unpacks on the stream.
-  double packing =
-      count > 1 ? 2 * getPackTimeUs(bytes, model.getTopology()) : 0;
-  int64_t step = static_cast<int64_t>(std::ceil(32 * std::log2(bytes + 1.0)));
-  auto it = cache.find(step);
-  if (it != cache.end())
-    return it->second + packing;
+  double packing = count > 1 ? 2 * getPackTimeUs(bytes, packGBps) : 0;
+  auto step = static_cast<size_t>(std::ceil(32 * std::log2(bytes + 1.0)));
+  if (!std::isnan(cache[step]))
+    return cache[step] + packing;
   CollectiveRequest request = first;
   // Whole elements, and for gathers and scatters a whole number of them
   // per rank.
@@ -573,11 +603,6 @@ SmallVector<Bucket> FusePass::partition(RunTiming &run, ArrayRef<Job> others,
                                                 }) -
                                others.begin());
   };
-  auto serve = [&](double clock, size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i)
-      clock = std::max(clock, others[i].issue) + others[i].us;
-    return clock;
-  };
   // best[k]: the earliest the communication stream can finish the first k
   // members and the others issued before the last of them is ready;
   // served[k]: how many others that is; from[k]: where the last bucket of
@@ -586,22 +611,36 @@ SmallVector<Bucket> FusePass::partition(RunTiming &run, ArrayRef<Job> others,
   std::vector<double> best(m + 1, std::numeric_limits<double>::infinity());
   std::vector<size_t> from(m + 1, 0), served(m + 1, 0);
   served[0] = m ? servedBy(run.readyAt(0)) : 0;
-  best[0] = serve(0, 0, served[0]);
   for (size_t k = 1; k <= m; ++k)
     served[k] = servedBy(run.readyAt(k - 1));
+  // Serving others issued while the stream's clock is c ends at
+  // max(c + add, atLeast): serving one (issue, us) ends at
+  // max(c, issue) + us, and serving one after another composes to the
+  // same form. Before member k-1 is ready the stream serves others
+  // [served[k-1], served[k]) (`add[k]`, `atLeast[k]`), whichever bucket it
+  // is in: a block of 10,000 collectives of 35 kinds served each of them
+  // once per bucket it could end.
+  std::vector<double> add(m + 1, 0),
+      atLeast(m + 1, -std::numeric_limits<double>::infinity());
+  for (size_t k = 1; k <= m; ++k)
+    for (size_t i = served[k - 1]; i < served[k]; ++i) {
+      add[k] += others[i].us;
+      atLeast[k] = std::max(atLeast[k], others[i].issue) + others[i].us;
+    }
+  best[0] = 0;
+  for (size_t i = 0; i < served[0]; ++i)
+    best[0] = std::max(best[0], others[i].issue) + others[i].us;
   std::vector<double> busy(m + 1, 0);
   for (size_t j = 0; j < m; ++j) {
     if (!std::isfinite(best[j]))
       continue;
     double clock = best[j];
-    size_t next = served[j];
     uint64_t bytes = 0;
     for (size_t k = j + 1; k <= m && k - j <= maxMembers; ++k) {
       bytes += run.bytesOf(k - 1);
       if (k > j + 1 && bytes > static_cast<uint64_t>(thresholdBytes))
         break;
-      clock = serve(clock, next, served[k]);
-      next = served[k];
+      clock = std::max(clock + add[k], atLeast[k]);
       double us = run.bucketUs(k - j, bytes);
       double end = std::max(clock, run.readyAt(k - 1)) + us;
       // Ties go to the smaller last bucket (found last).
@@ -632,25 +671,6 @@ FailureOr<std::unique_ptr<CostModel>> FusePass::getModel(ModuleOp module) {
   if (failed(params))
     return failure();
   return std::make_unique<CostModel>(*topologyRef, *params);
-}
-
-FailureOr<bool> FusePass::jointChangesCuts(ModuleOp module) {
-  FailureOr<std::unique_ptr<CostModel>> model = getModel(module);
-  if (failed(model))
-    return failure();
-  bool changed = false;
-  module->walk([&](Block *block) {
-    if (!changed)
-      fuseBlock(*block, model->get(), &changed);
-  });
-  return changed;
-}
-
-FailureOr<bool>
-mlir::comm::fuseJointChangesCuts(ModuleOp module,
-                                 const CommFuseOptions &options) {
-  FusePass pass(options);
-  return pass.jointChangesCuts(module);
 }
 
 void FusePass::runOnOperation() {
@@ -686,4 +706,11 @@ void FusePass::runOnOperation() {
   getOperation()->walk([&](Block *block) { blocks.push_back(block); });
   for (Block *block : blocks)
     fuseBlock(*block, model.get());
+}
+
+std::unique_ptr<Pass> mlir::comm::createCommFuse(const CommFuseOptions &options,
+                                                 bool *jointChanged) {
+  auto pass = std::make_unique<FusePass>(options);
+  pass->jointChanged = jointChanged;
+  return pass;
 }

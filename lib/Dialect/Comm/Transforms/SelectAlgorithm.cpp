@@ -34,7 +34,27 @@ struct SelectAlgorithmPass
   void runOnOperation() override;
 
 private:
+  /// What the model chooses for an op, and why a forced field could not
+  /// apply.
+  struct Choice {
+    /// Best first; empty where a person's algorithm has no figure and
+    /// stays as written, or on `error`.
+    SmallVector<Prediction, 4> predictions;
+    std::string droppedAlgorithm, droppedProtocol, droppedBoth;
+    bool withinNoise = false;
+    /// Why the model has nothing for the op.
+    std::string error;
+  };
   LogicalResult plan(Operation *op, const CostModel &model);
+  /// The choice for `request`, an op `opName` whose plan wrote `written`
+  /// and `writtenProtocol`.
+  Choice choose(CollectiveRequest request, StringRef opName,
+                std::optional<Algorithm> written,
+                std::optional<Protocol> writtenProtocol,
+                const CostModel &model);
+
+  /// Choices by op name, attributes and operand and result types.
+  llvm::DenseMap<std::tuple<const void *, Attribute, Type>, Choice> choices;
 
   std::optional<Algorithm> forcedAlgorithm;
   std::optional<Protocol> forcedProtocol;
@@ -74,6 +94,82 @@ static std::string describe(const Prediction &p) {
   return llvm::formatv("{0} {1:F2} us", describeAlgorithm(p), p.timeUs).str();
 }
 
+SelectAlgorithmPass::Choice
+SelectAlgorithmPass::choose(CollectiveRequest request, StringRef opName,
+                            std::optional<Algorithm> written,
+                            std::optional<Protocol> writtenProtocol,
+                            const CostModel &model) {
+  CollectiveKind kind = request.kind;
+  CollectiveRequest free = request;
+  // Forced fields apply where they can; where the model finds nothing with
+  // them (a protocol the algorithm has no form for), it chooses freely.
+  // Why a forced field could not apply, said as a warning: the user asked
+  // for it. Each field's reason apart; `droppedBoth` where the model found
+  // nothing with the two together.
+  Choice choice;
+  std::string &droppedAlgorithm = choice.droppedAlgorithm,
+              &droppedProtocol = choice.droppedProtocol,
+              &droppedBoth = choice.droppedBoth;
+  bool takesAlgorithm = !getRealizedAlgorithms(kind, backend).empty();
+  if (!written && forcedAlgorithm && takesAlgorithm) {
+    if (isRealized(kind, *forcedAlgorithm, backend))
+      request.algorithm = forcedAlgorithm;
+    else
+      droppedAlgorithm =
+          ("the " + stringifyBackend(backend) + " backend does not run " +
+           stringifyAlgorithm(*forcedAlgorithm) + " for " + opName)
+              .str();
+  }
+  // MPI, verbs and the processes of a host have no LL or LL128: the model
+  // is not asked to time them there.
+  if (forcedProtocol && !writtenProtocol &&
+      *forcedProtocol != Protocol::simple &&
+      (backend != Backend::nccl || model.getTopology().hasProcessRanks()))
+    droppedProtocol =
+        model.getTopology().hasProcessRanks()
+            ? "the processes of a host send through MPI, which has no "
+              "protocols"
+            : "the " + stringifyBackend(backend).str() +
+                  " backend has no protocols; LL and LL128 are NCCL's";
+  else if (!writtenProtocol && forcedProtocol)
+    request.protocol = forcedProtocol;
+  llvm::Expected<SmallVector<Prediction, 4>> predictions =
+      model.predictAll(request);
+  if (!predictions) {
+    std::string why = llvm::toString(predictions.takeError());
+    if ((request.algorithm && !written) ||
+        (request.protocol && !writtenProtocol))
+      droppedBoth = why;
+    predictions = model.predictAll(free);
+  }
+  if (!predictions) {
+    // An algorithm a person wrote that the model has no figure for (a
+    // schedule the host was not measured with) stays as written.
+    if (written)
+      llvm::consumeError(predictions.takeError());
+    else
+      choice.error = llvm::toString(predictions.takeError());
+    return choice;
+  }
+  // Where the model predicts the backend's own collective apart from the
+  // schedules a plan can name (MPI among the processes of a host; NCCL's
+  // own ring, tree and NVLS in any protocol, where the runtime's schedules
+  // send in the protocol NCCL gives point-to-point transfers), it is one
+  // more candidate: the plan names a schedule only where one is predicted
+  // faster, by more than the measurements' noise where the times are
+  // measured.
+  if (!written && !request.algorithm) {
+    CollectiveRequest own = free;
+    own.protocol = request.protocol;
+    if (std::optional<Prediction> native = getOwnCollectiveChoice(
+            std::move(own), model, backend, predictions->front().timeUs,
+            &choice.withinNoise))
+      predictions->insert(predictions->begin(), *native);
+  }
+  choice.predictions = std::move(*predictions);
+  return choice;
+}
+
 LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   std::optional<CollectiveRequest> request = getCollectiveRequest(op);
   if (!request || request->kind == CollectiveKind::Copy)
@@ -108,73 +204,27 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   // schedule will run with.
   if (!(old && old.getChunkBytes()) && chunkBytes > 0 && takesChannels(kind))
     request->chunkBytes = static_cast<uint64_t>(chunkBytes);
-  CollectiveRequest free = *request;
-  // Forced fields apply where they can; where the model finds nothing with
-  // them (a protocol the algorithm has no form for), it chooses freely.
-  // Why a forced field could not apply, said as a warning: the user asked
-  // for it. Each field's reason apart; `droppedBoth` where the model found
-  // nothing with the two together.
-  std::string droppedAlgorithm, droppedProtocol, droppedBoth;
-  bool takesAlgorithm = !getRealizedAlgorithms(kind, backend).empty();
-  if (!written && forcedAlgorithm && takesAlgorithm) {
-    if (isRealized(kind, *forcedAlgorithm, backend))
-      request->algorithm = forcedAlgorithm;
-    else
-      droppedAlgorithm =
-          ("the " + stringifyBackend(backend) + " backend does not run " +
-           stringifyAlgorithm(*forcedAlgorithm) + " for " +
-           op->getName().getStringRef())
-              .str();
-  }
-  // MPI, verbs and the processes of a host have no LL or LL128: the model
-  // is not asked to time them there.
-  if (forcedProtocol && !writtenProtocol &&
-      *forcedProtocol != Protocol::simple &&
-      (backend != Backend::nccl || model.getTopology().hasProcessRanks()))
-    droppedProtocol =
-        model.getTopology().hasProcessRanks()
-            ? "the processes of a host send through MPI, which has no "
-              "protocols"
-            : "the " + stringifyBackend(backend).str() +
-                  " backend has no protocols; LL and LL128 are NCCL's";
-  else if (!writtenProtocol && forcedProtocol)
-    request->protocol = forcedProtocol;
-  llvm::Expected<SmallVector<Prediction, 4>> predictions =
-      model.predictAll(*request);
-  if (!predictions) {
-    std::string why = llvm::toString(predictions.takeError());
-    if ((request->algorithm && !written) ||
-        (request->protocol && !writtenProtocol))
-      droppedBoth = why;
-    predictions = model.predictAll(free);
-  }
-  if (!predictions) {
-    // An algorithm a person wrote that the model has no figure for (a
-    // schedule the host was not measured with) stays as written.
-    if (written) {
-      llvm::consumeError(predictions.takeError());
-      return success();
-    }
-    return op->emitError() << "comm-select-algorithm: "
-                           << llvm::toString(predictions.takeError());
-  }
-  // Where the model predicts the backend's own collective apart from the
-  // schedules a plan can name (MPI among the processes of a host; NCCL's
-  // own ring, tree and NVLS in any protocol, where the runtime's schedules
-  // send in the protocol NCCL gives point-to-point transfers), it is one
-  // more candidate: the plan names a schedule only where one is predicted
-  // faster, by more than the measurements' noise where the times are
-  // measured.
-  bool withinNoise = false;
-  if (!written && !request->algorithm) {
-    CollectiveRequest own = free;
-    own.protocol = request->protocol;
-    if (std::optional<Prediction> native =
-            getOwnCollectiveChoice(std::move(own), model, backend,
-                                   predictions->front().timeUs, &withinNoise))
-      predictions->insert(predictions->begin(), *native);
-  }
-  const Prediction &best = predictions->front();
+  // Ops of one name, attributes and types ask the model the same
+  // question: a block of 100,000 collectives holds few distinct ones.
+  auto signature = FunctionType::get(op->getContext(), op->getOperandTypes(),
+                                     op->getResultTypes());
+  auto [it, inserted] = choices.try_emplace(
+      std::make_tuple(op->getName().getAsOpaquePointer(),
+                      op->getAttrDictionary(), Type(signature)));
+  if (inserted)
+    it->second = choose(std::move(*request), op->getName().getStringRef(),
+                        written, writtenProtocol, model);
+  const Choice &choice = it->second;
+  if (!choice.error.empty())
+    return op->emitError() << "comm-select-algorithm: " << choice.error;
+  if (choice.predictions.empty())
+    return success();
+  ArrayRef<Prediction> predictions = choice.predictions;
+  const std::string &droppedAlgorithm = choice.droppedAlgorithm;
+  const std::string &droppedBoth = choice.droppedBoth;
+  std::string droppedProtocol = choice.droppedProtocol;
+  bool withinNoise = choice.withinNoise;
+  const Prediction &best = predictions.front();
   // A protocol forced on the runtime's own schedule cannot apply on NCCL:
   // its steps are ncclSend/ncclRecv, which take none.
   if (droppedProtocol.empty() && droppedBoth.empty() && forcedProtocol &&
@@ -275,7 +325,7 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
                     .str();
     else if (best.native)
       remark << "; the backend's own collective beats every schedule";
-    for (const Prediction &next : llvm::drop_begin(*predictions))
+    for (const Prediction &next : llvm::drop_begin(predictions))
       if (next.native != best.native || next.algorithm != best.algorithm ||
           next.protocol != best.protocol) {
         remark << "; next best " << describe(next);
@@ -313,6 +363,7 @@ void SelectAlgorithmPass::runOnOperation() {
   if (failed(loaded) || failed(params))
     return signalPassFailure();
   CostModel model(**loaded, *params);
+  choices.clear();
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
     return failed(plan(op, model)) ? WalkResult::interrupt()
                                    : WalkResult::advance();

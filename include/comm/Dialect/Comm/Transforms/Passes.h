@@ -38,12 +38,11 @@ namespace comm {
 #define GEN_PASS_REGISTRATION
 #include "comm/Dialect/Comm/CommPasses.h.inc"
 
-/// Whether comm-fuse in cost mode, with `options`, cuts some block's runs
-/// of collectives differently when it cuts them jointly (its `joint`
-/// option) than when it cuts each alone. Changes nothing; fails, after a
-/// located error, without a topology.
-FailureOr<bool> fuseJointChangesCuts(ModuleOp module,
-                                     const CommFuseOptions &options);
+/// comm-fuse with `options` that also sets `*jointChanged` where, in cost
+/// mode, cutting some block's runs of collectives jointly (its `joint`
+/// option) gave other buckets than cutting each alone would have.
+std::unique_ptr<Pass> createCommFuse(const CommFuseOptions &options,
+                                     bool *jointChanged);
 
 } // namespace comm
 } // namespace mlir
