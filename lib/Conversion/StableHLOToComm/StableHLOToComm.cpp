@@ -853,18 +853,30 @@ LogicalResult Importer::convert(Operation *op) {
 
 /// The name JAX's entry `main` takes, which the compiled program's C entry
 /// point cannot: the jitted function's (`jit_step` gives `step`), made a C
-/// identifier. Where comm-compile would reject that name for an entry point
+/// identifier: every other character becomes '_', a run of them one, and
+/// none is left at either end (`jit__lambda` gives `lambda`; "__" is
+/// reserved in C); "step" where nothing is left, and `step_` in front of a
+/// digit. Where comm-compile would reject that name for an entry point
 /// (`jit_main` gives `main`; a keyword, a C library function: whyNotCName)
-/// or another symbol has it, JAX's own `jit_` name, then that with `_1`,
-/// `_2`, ... appended, the first that neither holds for.
+/// or another symbol has it, `jit_` and the name, then that with `_1`,
+/// `_2`, ... appended, the first that neither holds for (one is: the
+/// `jit_` name has no "__", no reserved prefix, and a suffix ends it with
+/// a digit).
 static std::string getEntryName(ModuleOp module, func::FuncOp entry) {
   StringRef name = module.getSymName().value_or("");
   name.consume_front("jit_");
-  std::string base = name.empty() ? "step" : name.str();
-  for (char &c : base)
-    if (!llvm::isAlnum(c))
-      c = '_';
-  if (!llvm::isAlpha(base.front()))
+  std::string base;
+  for (char c : name) {
+    if (llvm::isAlnum(c))
+      base += c;
+    else if (!base.empty() && base.back() != '_')
+      base += '_';
+  }
+  if (!base.empty() && base.back() == '_')
+    base.pop_back();
+  if (base.empty())
+    base = "step";
+  if (llvm::isDigit(base.front()))
     base = "step_" + base;
   auto isFree = [&](StringRef candidate) {
     Operation *other = module.lookupSymbol(candidate);
