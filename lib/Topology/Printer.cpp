@@ -36,10 +36,11 @@ static std::string describeLink(const Link &link) {
   case LinkKind::NVLink:
     return llvm::formatv("nvlink{0} x{1}", link.generation, link.count).str();
   case LinkKind::PCIe:
-    return link.generation
-               ? llvm::formatv("pcie gen{0} x{1}", link.generation, link.width)
-                     .str()
-               : std::string("pcie");
+    return (link.generation
+                ? llvm::formatv("pcie gen{0} x{1}", link.generation, link.width)
+                      .str()
+                : std::string("pcie")) +
+           (link.peer ? " peer" : "");
   case LinkKind::CPUInterconnect:
     return "cpu interconnect";
   case LinkKind::C2C:

@@ -790,7 +790,7 @@ llvm::Error Topology::finalize() {
   {
     llvm::EquivalenceClasses<unsigned> connected;
     for (const Link &link : node.getLinks()) {
-      if (link.kind != LinkKind::PCIe)
+      if (link.kind != LinkKind::PCIe || link.peer)
         continue;
       if (connected.isEquivalent(link.a, link.b))
         return makeTopologyError(
@@ -1368,7 +1368,8 @@ bool Topology::isEquivalentTo(const Topology &other, std::string *why) const {
     bool same = a.a == b.a && a.b == b.b && a.kind == b.kind &&
                 sameNumber(a.bandwidthGBps, b.bandwidthGBps) &&
                 sameNumber(a.latencyUs, b.latencyUs) && a.count == b.count &&
-                a.generation == b.generation && a.width == b.width;
+                a.generation == b.generation && a.width == b.width &&
+                a.peer == b.peer;
     if (!same)
       return differ("link #" + Twine(i) + " (" + node.getDevice(a.a).name +
                     " - " + node.getDevice(a.b).name + ") differs");

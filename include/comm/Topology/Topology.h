@@ -256,6 +256,9 @@ struct Link {
   unsigned count = 1;      ///< bonded NVLink lanes
   unsigned generation = 0; ///< NVLink or PCIe generation
   unsigned width = 0;      ///< PCIe lanes
+  /// A PCIe link between two switches beside the PCIe tree (NCCL's
+  /// <pcilink>: the peer ports of Broadcom switches), not a way up to a CPU.
+  bool peer = false;
   unsigned sourceLine = 0;
 };
 

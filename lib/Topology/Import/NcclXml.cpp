@@ -24,6 +24,7 @@
 #include <libxml/tree.h>
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -76,6 +77,9 @@ struct PendingPciLink {
   std::string target;
   unsigned line;
 };
+
+/// NCCL's flags (gdr): 0 or 1.
+constexpr TopologyIntRange kFlagRange{0, 1, "a flag, 0 or 1"};
 
 class NcclXmlImporter {
 public:
@@ -185,8 +189,10 @@ private:
   llvm::Error importNic(xmlNode *nic, xmlNode *pci, unsigned parent, int numa);
   llvm::Error pcieLinkOf(xmlNode *pci, unsigned &generation, unsigned &width);
   llvm::Error claimBusId(xmlNode *pci, std::string &busId);
+  /// A PCIe link of `generation` and `width`, its bandwidth split
+  /// `sharedBy` ways.
   unsigned addPcieLink(unsigned a, unsigned b, unsigned generation,
-                       unsigned width, unsigned line);
+                       unsigned width, unsigned line, unsigned sharedBy = 1);
   llvm::Error resolve();
 
   StringRef fileName;
@@ -195,6 +201,8 @@ private:
 
   llvm::StringMap<std::pair<unsigned, unsigned>> busIds; ///< -> (device, line)
   std::map<int64_t, unsigned> cpuByNuma;
+  /// The numaid every <cpu> of the file states.
+  std::set<int64_t> numaIds;
   llvm::DenseMap<int64_t, unsigned> gpuLines, nicLines;
   std::vector<PendingNVLink> nvlinks;
   std::vector<PendingC2C> c2cs;
@@ -236,6 +244,12 @@ llvm::Error NcclXmlImporter::importDocument(xmlNode *root) {
   if (cpus.empty())
     return fail(root, "<system> lists no <cpu>; there is no hardware to "
                       "import");
+  for (xmlNode *cpu : cpus) {
+    int64_t numa;
+    if (std::optional<std::string> text = attr(cpu, "numaid"))
+      if (!StringRef(*text).trim().getAsInteger(0, numa))
+        numaIds.insert(numa);
+  }
   for (xmlNode *cpu : cpus)
     if (llvm::Error error = importCpu(cpu))
       return error;
@@ -341,9 +355,19 @@ llvm::Error NcclXmlImporter::importCpu(xmlNode *cpu) {
   if (llvm::Error error = checkChildren(cpu, {"pci", "nic"}))
     return error;
   int64_t numa, family, model;
-  if (llvm::Error e =
-          intAttr(cpu, "numaid", kNumaRange, numa, /*required=*/true))
+  if (llvm::Error e = intAttr(cpu, "numaid", numa, /*required=*/true))
     return e;
+  // NCCL writes -1 where sysfs knows no NUMA node (in many VMs): the CPU
+  // takes the lowest number no <cpu> of the file has.
+  if (numa == -1) {
+    numa = 0;
+    while (cpuByNuma.count(numa) || numaIds.count(numa))
+      ++numa;
+  } else if (!kNumaRange.contains(numa)) {
+    return fail(cpu, formatTopologyRangeError("attribute 'numaid' of <cpu>",
+                                              numa, kNumaRange) +
+                         " (or -1: unknown)");
+  }
   if (llvm::Error e = intAttr(cpu, "familyid", kCpuFamilyRange, family, false))
     return e;
   if (llvm::Error e = intAttr(cpu, "modelid", kCpuModelRange, model, false))
@@ -395,14 +419,17 @@ llvm::Error NcclXmlImporter::pcieLinkOf(xmlNode *pci, unsigned &generation,
     return e;
   std::string speedText =
       StringRef(attr(pci, "link_speed").value_or("")).trim().str();
-  bool noSpeed = speedText.empty() || speedText == "Unknown";
+  // sysfs says "Unknown" or, on older kernels, "Unknown speed"; NCCL falls
+  // back to 8 GT/s for any text it does not know.
+  bool noSpeed =
+      speedText.empty() || StringRef(speedText).starts_with("Unknown");
   if (w == 0 || noSpeed)
     ++numGuessedLinks;
   if (w == 0 && !noSpeed)
     ++numGuessedWidths;
   width = w ? w : 16; // NCCL's default for a width sysfs did not report
   generation = 3;     // NCCL's fallback speed (8 GT/s per lane)
-  if (speedText.empty() || speedText == "Unknown")
+  if (noSpeed)
     return llvm::Error::success();
   StringRef rate = StringRef(speedText).split(' ').first;
   double gts;
@@ -429,14 +456,14 @@ llvm::Error NcclXmlImporter::pcieLinkOf(xmlNode *pci, unsigned &generation,
 
 unsigned NcclXmlImporter::addPcieLink(unsigned a, unsigned b,
                                       unsigned generation, unsigned width,
-                                      unsigned line) {
+                                      unsigned line, unsigned sharedBy) {
   Link link;
   link.a = a;
   link.b = b;
   link.kind = LinkKind::PCIe;
   link.generation = generation;
   link.width = width;
-  link.bandwidthGBps = getPCIeBandwidth(generation, width);
+  link.bandwidthGBps = getPCIeBandwidth(generation, width) / sharedBy;
   link.latencyUs = kPCIeHopLatencyUs;
   link.sourceLine = line;
   return graph.addLink(link);
@@ -462,16 +489,30 @@ llvm::Error NcclXmlImporter::importPci(xmlNode *pci, unsigned parent, int numa,
     return error;
   unsigned line = xmlGetLineNo(pci);
 
-  xmlNode *gpuChild = nullptr, *nicChild = nullptr;
-  bool hasPciChildren = false;
+  // A PCI device is a GPU, a NIC (one <nic>, its ports the <net>s), or a
+  // bridge to the <pci>s below: NCCL keeps the first <gpu> or <nic> and
+  // drops the rest, which would leave devices of the file out.
+  xmlNode *gpuChild = nullptr, *nicChild = nullptr, *pciChild = nullptr;
   for (xmlNode *child : elements(pci)) {
-    if (nameOf(child) == "gpu")
+    StringRef kind = nameOf(child);
+    if (kind == "pcilink")
+      continue;
+    xmlNode *first = gpuChild ? gpuChild : nicChild ? nicChild : pciChild;
+    if (first && (kind != "pci" || !pciChild))
+      return fail(child, "<pci busid=\"" + busId + "\"> holds <" + kind +
+                             "> after <" + nameOf(first) + "> (line " +
+                             Twine(xmlGetLineNo(first)) +
+                             "); a PCI device holds one <gpu>, one <nic> "
+                             "(with a <net> per port) or the <pci> devices "
+                             "behind a bridge");
+    if (kind == "gpu")
       gpuChild = child;
-    else if (nameOf(child) == "nic")
+    else if (kind == "nic")
       nicChild = child;
-    else if (nameOf(child) == "pci")
-      hasPciChildren = true;
+    else if (kind == "pci" && !pciChild)
+      pciChild = child;
   }
+  bool hasPciChildren = pciChild != nullptr;
 
   unsigned baseClass = (classCode >> 16) & 0xff;
   unsigned subClass = (classCode >> 8) & 0xff;
@@ -492,10 +533,14 @@ llvm::Error NcclXmlImporter::importPci(xmlNode *pci, unsigned parent, int numa,
     unsigned before = graph.getNumDevices();
     if (llvm::Error error = importNic(nicChild, pci, parent, numa))
       return error;
+    // The ports of one card (NCCL merges them into one PCI device) share
+    // its PCIe link: each gets an equal part of it. comm has no device
+    // for the card, so one port alone is held to its part too.
+    unsigned ports = graph.getNumDevices() - before;
+    upstreamGBps = getPCIeBandwidth(generation, width);
     for (unsigned device = before; device < graph.getNumDevices(); ++device) {
       graph.getDevice(device).busId = busId;
-      unsigned link = addPcieLink(device, parent, generation, width, line);
-      upstreamGBps = graph.getLink(link).bandwidthGBps;
+      addPcieLink(device, parent, generation, width, line, ports);
     }
     busIds[busId] = {before, line};
     return llvm::Error::success();
@@ -581,7 +626,7 @@ llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
     return e;
   if (llvm::Error e = intAttr(gpu, "sm", kComputeCapabilityRange, sm, true))
     return e;
-  if (llvm::Error e = intAttr(gpu, "gdr", gdr, false))
+  if (llvm::Error e = intAttr(gpu, "gdr", kFlagRange, gdr, false))
     return e;
   auto [it, inserted] = gpuLines.try_emplace(dev, xmlGetLineNo(gpu));
   if (!inserted)
@@ -644,22 +689,37 @@ llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
   return llvm::Error::success();
 }
 
-/// What a port runs on. The PCI class of its device says InfiniBand
-/// (0x0207) or Ethernet (0x0200); an Ethernet port of an RDMA device (named
-/// by its verbs device, mlx5_0, as NCCL's IB transport names ports) runs
-/// RoCE. A port without a PCI device is InfiniBand unless it is named as a
-/// kernel interface (eth0, ens1, ...: NCCL's socket transport).
+/// Whether `port` is named like a kernel network interface (eth0, ens1f0,
+/// enp3s0, bond0, ib0): NCCL's socket transport names its ports so, its IB
+/// transport by their verbs device (mlx5_0, bnxt_re0, irdma0, rdmap16s27).
+static bool isInterfaceName(StringRef port) {
+  return port.starts_with("eth") || port.starts_with("en") ||
+         port.starts_with("bond") || port.starts_with("ib") ||
+         port.starts_with("em") || port.starts_with("wl") || port == "lo";
+}
+
+/// What a port runs on. A device of Amazon's PCI vendor (0x1d0f) is EFA.
+/// The PCI class of its device says InfiniBand (0x0207) or Ethernet
+/// (0x0200); an Ethernet port of an RDMA device (named by its verbs
+/// device, or with GPUDirect RDMA, which sockets have not) runs RoCE,
+/// whoever made it. A port without a PCI device is InfiniBand unless it is
+/// named as a kernel interface (NCCL's socket transport).
 static NetworkKind getNetworkKind(std::optional<std::string> classText,
-                                  StringRef portName) {
+                                  std::optional<std::string> vendorText,
+                                  StringRef portName, bool gpuDirect) {
+  int64_t vendor = 0;
+  if (vendorText && !StringRef(*vendorText).trim().getAsInteger(0, vendor) &&
+      vendor == 0x1d0f)
+    return NetworkKind::EFA;
   int64_t classCode = 0;
   if (classText && !StringRef(*classText).getAsInteger(0, classCode)) {
     if ((classCode >> 8) == 0x0207)
       return NetworkKind::InfiniBand;
     if ((classCode >> 8) == 0x0200)
-      return portName.starts_with("mlx") ? NetworkKind::RoCE
-                                         : NetworkKind::Ethernet;
+      return gpuDirect || !isInterfaceName(portName) ? NetworkKind::RoCE
+                                                     : NetworkKind::Ethernet;
   }
-  if (portName.starts_with("eth") || portName.starts_with("en"))
+  if (isInterfaceName(portName))
     return NetworkKind::Ethernet;
   return NetworkKind::InfiniBand;
 }
@@ -679,7 +739,7 @@ llvm::Error NcclXmlImporter::importNic(xmlNode *nic, xmlNode *pci,
       return e;
     if (llvm::Error e = intAttr(net, "speed", speed, true))
       return e;
-    if (llvm::Error e = intAttr(net, "gdr", gdr, false))
+    if (llvm::Error e = intAttr(net, "gdr", kFlagRange, gdr, false))
       return e;
     if (llvm::Error e = doubleAttr(net, "latency", latency, 0))
       return e;
@@ -700,8 +760,9 @@ llvm::Error NcclXmlImporter::importNic(xmlNode *nic, xmlNode *pci,
     device.latencyUs = latency;
     device.gpuDirect = gdr != 0;
     device.model = attr(net, "name").value_or("");
-    device.network =
-        getNetworkKind(pci ? attr(pci, "class") : std::nullopt, device.model);
+    device.network = getNetworkKind(pci ? attr(pci, "class") : std::nullopt,
+                                    pci ? attr(pci, "vendor") : std::nullopt,
+                                    device.model, gdr != 0);
     device.sourceLine = xmlGetLineNo(net);
     unsigned index = graph.addDevice(std::move(device));
     if (!pci) {
@@ -840,6 +901,8 @@ llvm::Error NcclXmlImporter::resolve() {
     graph.addLink(link);
   }
 
+  // NCCL lists a peer link at both switches: one link per pair.
+  std::set<std::pair<unsigned, unsigned>> peerPairs;
   for (const PendingPciLink &pciLink : pciLinks) {
     auto it = busIds.find(pciLink.target);
     if (it == busIds.end() || it->second.first == ~0u ||
@@ -848,7 +911,8 @@ llvm::Error NcclXmlImporter::resolve() {
                                "<pcilink> target " + pciLink.target +
                                    " is not a PCIe switch of this file");
     unsigned peer = it->second.first;
-    if (peer == pciLink.from)
+    if (peer == pciLink.from ||
+        !peerPairs.insert(std::minmax(pciLink.from, peer)).second)
       continue;
     // Peer-to-peer links between switches of one vendor: as fast as the
     // slower switch's upstream link.
@@ -867,6 +931,7 @@ llvm::Error NcclXmlImporter::resolve() {
       }
     unsigned link = addPcieLink(pciLink.from, peer, generation ? generation : 3,
                                 width ? width : 16, pciLink.line);
+    graph.getLink(link).peer = true;
     if (!std::isinf(bw))
       graph.getLink(link).bandwidthGBps = bw;
   }

@@ -90,6 +90,7 @@ struct YamlLink {
   std::optional<Bounded<kCountKey>> count;
   std::optional<Bounded<kLinkGenerationKey>> generation;
   std::optional<Bounded<kWidthKey>> width;
+  std::optional<bool> peer;
   unsigned line = 0;
 };
 
@@ -229,6 +230,7 @@ template <> struct MappingTraits<YamlLink> {
     io.mapOptional("count", l.count);
     io.mapOptional("generation", l.generation);
     io.mapOptional("width", l.width);
+    io.mapOptional("peer", l.peer);
   }
   static const bool flow = true;
 };
@@ -412,6 +414,16 @@ static llvm::Error convertLink(StringRef file, const YamlLink &y,
   l.count = valueOr(y.count, 1);
   l.width = valueOr(y.width, 0);
   l.generation = valueOr(y.generation, 0);
+  l.peer = y.peer.value_or(false);
+  if (l.peer && (l.kind != LinkKind::PCIe ||
+                 graph.getDevice(l.a).kind != DeviceKind::PCIeSwitch ||
+                 graph.getDevice(l.b).kind != DeviceKind::PCIeSwitch))
+    return makeTopologyError(file, y.line,
+                             "'peer' marks a pcie link between two PCIe "
+                             "switches beside the tree (NCCL's <pcilink>); "
+                             "this link is " +
+                                 stringifyLinkKind(l.kind) + " between '" +
+                                 y.a + "' and '" + y.b + "'");
   l.latencyUs = y.latency ? y.latency->value : getDefaultLinkLatency(l.kind);
   if (y.bandwidth) {
     l.bandwidthGBps = y.bandwidth->value;
@@ -436,8 +448,12 @@ static llvm::Error convertLink(StringRef file, const YamlLink &y,
                                  "'generation' or a GPU end with 'sm'");
       if (!l.generation)
         l.generation = getNVLinkGeneration(cc);
+      // A GPU of the link's generation gives its own lane rate, as NCCL's
+      // XML reader takes it (sm86's NVLink 3 lanes carry 12 GB/s, not 20).
       l.bandwidthGBps =
-          l.count * getNVLinkLaneBandwidthForGeneration(l.generation);
+          l.count * (cc && getNVLinkGeneration(cc) == l.generation
+                         ? getNVLinkLaneBandwidth(cc)
+                         : getNVLinkLaneBandwidthForGeneration(l.generation));
       break;
     }
     case LinkKind::CPUInterconnect: {
@@ -690,6 +706,8 @@ void mlir::comm::exportTopologyYaml(const Topology &topology,
       y.generation = l.generation;
     if (l.width)
       y.width = l.width;
+    if (l.peer)
+      y.peer = true;
     document.links.push_back(std::move(y));
   }
   for (const std::string &note : topology.getNotes())
