@@ -6,7 +6,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from ._api import DEFAULT_TOPOLOGY, import_stablehlo, plan, simulate
+from ._api import (DEFAULT_TOPOLOGY, _check_strategy, _module_topology,
+                   _option, _topology_arg, import_stablehlo, plan, simulate)
 
 __all__ = ["from_jax", "Result", "stablehlo_text"]
 
@@ -17,7 +18,9 @@ class Result:
     """What from_jax made and measured.
 
     name          the program's name (file stem in workdir)
-    topology      the topology it was planned and simulated for
+    topology      the topology it was planned and simulated for (with
+                  topology=None, the module's comm.topology, else
+                  DEFAULT_TOPOLOGY; a relative file made absolute)
     workdir       folder holding every file below
     stablehlo     <name>.stablehlo.mlir: jax's StableHLO, generic op form
     imported      <name>.comm.mlir: the comm module, unplanned
@@ -123,12 +126,24 @@ def from_jax(fn, *args, mesh=None, topology=DEFAULT_TOPOLOGY, workdir=None,
     while lowering), writes its StableHLO to <workdir>/<name>.stablehlo.mlir,
     imports it into comm, plans it with every strategy in `strategies`
     (None is comm's own planner, reported as "comm"), simulates the
-    unplanned import ("as-is") and every plan on `topology`, and returns a
+    unplanned import ("as-is") and every plan on `topology` (None: the
+    module's comm.topology, else DEFAULT_TOPOLOGY), and returns a
     Result. `strategies` is a sequence, or one strategy as a string.
     workdir defaults to a new temporary folder; name to fn's name
     (a name with '/' raises ValueError: it is the stem of the files).
-    Raises CommError, with the tools' located diagnostics, when a step
-    fails."""
+
+    It writes, into workdir, <name>.stablehlo.mlir, <name>.comm.mlir,
+    <name>.planned.mlir and <name>.trace.json (for comm's own plan) and
+    <name>.planned.<strategy>.mlir for each baseline, and overwrites files
+    of those names that are there already, as a compiler's -o does; give
+    another name or workdir to keep them. Nothing else in workdir is
+    touched.
+
+    The arguments are checked before anything is lowered or written: an
+    unknown strategy, a name that is not a file name or a topology file
+    that comm-opt cannot be given (see plan) raises ValueError, a topology
+    that is not a str or path TypeError. Raises CommError, with
+    the tools' located diagnostics, when a step fails."""
     if name and (not isinstance(name, str) or name in (".", "..") or
                  re.search(r"[/\\\x00]", name)):
         raise ValueError(
@@ -139,6 +154,13 @@ def from_jax(fn, *args, mesh=None, topology=DEFAULT_TOPOLOGY, workdir=None,
     # One strategy may be given alone ("ddp" was read as 'd', 'd', 'p').
     if isinstance(strategies, str):
         strategies = (strategies,)
+    strategies = tuple(strategies)  # a generator is read once
+    for strategy in strategies:
+        _check_strategy(strategy)
+    if topology is not None:
+        topology = _topology_arg(topology)
+        if strategies:  # a name that plan's options cannot pass
+            _option("topology", topology)
     if workdir is not None and Path(workdir).exists() and \
             not Path(workdir).is_dir():
         raise ValueError("workdir %r is a file, not a folder: it is where "
@@ -156,7 +178,11 @@ def from_jax(fn, *args, mesh=None, topology=DEFAULT_TOPOLOGY, workdir=None,
     shlo.write_text(text if text.endswith("\n") else text + "\n")
 
     imported = import_stablehlo(shlo, workdir / (name + ".comm.mlir"))
-    result = Result(name, topology, workdir, shlo, imported)
+    used = topology
+    if used is None:  # the tools read the module's, else the default
+        used = _module_topology(imported.read_text(errors="replace")) or \
+            DEFAULT_TOPOLOGY
+    result = Result(name, used, workdir, shlo, imported)
     result.reports[AS_IS] = simulate(imported, topology)
     result.step_time_us[AS_IS] = result.reports[AS_IS]["step_time_us"]
 

@@ -14,9 +14,25 @@ _DIAG_RE = re.compile(
     r"^(?P<file>.*?):(?P<line>\d+):(?P<col>\d+): "
     r"(?P<severity>error|warning|remark|note): (?P<message>.*)$")
 
+# Diagnostics without a line: "<tool>: error: ..." (comm-opt: error: cannot
+# open input file ...), "<file>: error: ..." and a bare "error: ...".
+_UNLOCATED_RE = re.compile(
+    r"^(?:(?P<prefix>[^\s:][^:]*): )?"
+    r"(?P<severity>error|warning|remark|note): (?P<message>.*)$")
+
+# LLVM's command-line parser reports a bad option as "<tool>: for the
+# --backend option: ..." (also of a pass option: comm-plan's backend=gloo).
+_CL_ERROR_RE = re.compile(
+    r"^(?P<prefix>[^\s:]+): (?P<message>for the \S+ option: .*|"
+    r"Unknown command line argument .*|"
+    r"(?:Not enough|Too many) positional command line arguments .*)$")
+
 
 class Diagnostic(tuple):
-    """One located diagnostic: (file, line, column, severity, message)."""
+    """One diagnostic: (file, line, column, severity, message). line and
+    column are None for one without a location ("comm-sim: error: cannot
+    open input file ..."), and file too unless it names one
+    ("topo.yaml: error: ...")."""
 
     __slots__ = ()
 
@@ -30,20 +46,45 @@ class Diagnostic(tuple):
     message = property(lambda self: self[4])
 
     def __repr__(self):
-        return "Diagnostic(%r, %d, %d, %r, %r)" % tuple(self)
+        return "Diagnostic(%r, %r, %r, %r, %r)" % tuple(self)
 
     def __str__(self):
-        return "%s:%d:%d: %s: %s" % tuple(self)
+        if self.line is not None:
+            return "%s:%d:%d: %s: %s" % tuple(self)
+        where = "%s: " % self.file if self.file is not None else ""
+        return "%s%s: %s" % (where, self.severity, self.message)
 
 
-def parse_diagnostics(text):
-    """The located diagnostics in a tool's stderr, in order."""
+def _is_tool_name(prefix, tool):
+    """Whether the prefix of "<prefix>: error: ..." names the program that
+    printed it rather than a file."""
+    if tool is not None:
+        return prefix == Path(str(tool)).name
+    return re.match(r"comm-[\w-]+$", prefix) is not None
+
+
+def parse_diagnostics(text, tool=None):
+    """The diagnostics in a tool's stderr, in order: the located ones
+    (file:line:col: error: ...) and those without a line ("<tool>: error:
+    ...", "<file>: error: ...", "error: ...", and LLVM's "<tool>: for the
+    --X option: ..." for a bad option, an error). tool: the name of the
+    program that printed them (default: any comm-* name), whose prefix
+    gives file None."""
     out = []
     for line in (text or "").splitlines():
         m = _DIAG_RE.match(line)
         if m:
             out.append(Diagnostic(m["file"], int(m["line"]), int(m["col"]),
                                   m["severity"], m["message"]))
+            continue
+        m = _UNLOCATED_RE.match(line) or _CL_ERROR_RE.match(line)
+        if m:
+            prefix = m["prefix"]
+            if prefix is not None and _is_tool_name(prefix, tool):
+                prefix = None
+            out.append(Diagnostic(prefix, None, None,
+                                  m.groupdict().get("severity") or "error",
+                                  m["message"]))
     return out
 
 
@@ -53,7 +94,10 @@ class CommError(RuntimeError):
     str(err) holds the command and the tool's stderr, which contains its
     located diagnostics (file:line:col: error: ...). Attributes: tool (name),
     cmd (argv list, or None when the tool was not found), returncode,
-    stderr, stdout, and diagnostics (the located ones, parsed)."""
+    stderr, stdout, diagnostics (stderr's diagnostics, parsed: the located
+    ones, and those without a location, such as "comm-sim: error: cannot
+    open input file ...", with file, line and column None) and errors (the
+    diagnostics that are errors)."""
 
     def __init__(self, message, tool=None, cmd=None, returncode=None,
                  stderr="", stdout=""):
@@ -66,7 +110,7 @@ class CommError(RuntimeError):
 
     @property
     def diagnostics(self):
-        return parse_diagnostics(self.stderr)
+        return parse_diagnostics(self.stderr, self.tool)
 
     @property
     def errors(self):

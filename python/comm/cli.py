@@ -57,6 +57,8 @@ def main(argv=None):
     topo_help = ("preset (dgx-h100), cluster (dgx-h100x4), NCCL XML or comm "
                  "YAML file (default: the module's comm.topology, else "
                  + DEFAULT_TOPOLOGY + ")")
+    cost_help = ("cost model parameter file (comm-sim calibrate ... --fit "
+                 "--write-params FILE fits one to your nccl-tests runs)")
 
     p = sub.add_parser("plan", help="plan a comm program (comm-opt --comm-plan)")
     p.add_argument("file")
@@ -66,6 +68,7 @@ def main(argv=None):
     p.add_argument("--backend", choices=("mpi", "nccl", "verbs"))
     p.add_argument("--explain", action="store_true",
                    help="every planning pass says what it decided (stderr)")
+    p.add_argument("--cost-params", metavar="FILE", help=cost_help)
     p.add_argument("-o", "--out", help="output file (default: stdout)")
 
     s = sub.add_parser("simulate", help="simulate a comm program (comm-sim run)")
@@ -75,6 +78,7 @@ def main(argv=None):
     s.add_argument("--entry", help="function to run (default: the only or "
                                     "first public one)")
     s.add_argument("--backend", choices=("mpi", "nccl", "verbs"))
+    s.add_argument("--cost-params", metavar="FILE", help=cost_help)
     s.add_argument("--json", action="store_true",
                    help="print comm-sim's whole JSON report")
 
@@ -90,13 +94,15 @@ def main(argv=None):
         if a.command == "plan":
             _emit(lambda out: plan(a.file, topology=_topology(a.topology),
                                    strategy=a.strategy, out=out,
-                                   explain=a.explain, backend=a.backend),
+                                   explain=a.explain, backend=a.backend,
+                                   cost_params=a.cost_params),
                   a.out)
         elif a.command == "simulate":
             report = simulate(a.file, topology=_topology(a.topology),
-                              trace=a.trace, entry=a.entry, backend=a.backend)
-            if a.json:
-                print(json.dumps(report, indent=2, sort_keys=True))
+                              trace=a.trace, entry=a.entry, backend=a.backend,
+                              cost_params=a.cost_params)
+            if a.json:  # default=str: the trace's path
+                print(json.dumps(report, indent=2, sort_keys=True, default=str))
             else:
                 print(_summary(report))
         elif a.command == "import":
@@ -111,7 +117,7 @@ def main(argv=None):
                     missing += 1
             if missing:  # a script checking the set-up must see it fail
                 return 1
-    except CommError as e:
+    except (CommError, ValueError) as e:
         sys.stderr.write("error: %s\n" % e)
         return 1
     return 0

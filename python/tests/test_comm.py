@@ -45,6 +45,34 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 """
 
+# jax's lowered.as_text(): StableHLO in the pretty form, which the importer
+# (it reads the generic op form) does not parse.
+PRETTY_STABLEHLO = """\
+module @jit_step attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["d"=8]>
+  func.func public @main(%arg0: tensor<64x128xf32>) -> tensor<64x128xf32> {
+    %0 = stablehlo.add %arg0, %arg0 : tensor<64x128xf32>
+    return %0 : tensor<64x128xf32>
+  }
+}
+"""
+
+
+@contextlib.contextmanager
+def cwd(path):
+    old = os.getcwd()
+    os.chdir(str(path))
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def export_topology(path, preset="dgx-h100"):
+    path.write_text(comm.run_tool(
+        "comm-topo", ["export", "--topology", preset]).stdout)
+    return path
+
 
 
 class TempDirTest(unittest.TestCase):
@@ -122,7 +150,8 @@ class PlanSimulateTest(TempDirTest):
         as_is = comm.simulate(GRAD_STEP, topology="dgx-h100")
         self.assertLess(planned["step_time_us"], as_is["step_time_us"])
         self.assertLess(planned["collectives"], as_is["collectives"])
-        self.assertEqual(planned["trace"], str(trace))
+        self.assertEqual(planned["trace"], trace)
+        self.assertIsInstance(planned["trace"], Path)  # as docs/Python.md says
         events = json.loads(trace.read_text())
         self.assertTrue(events)
 
@@ -183,6 +212,84 @@ class PlanSimulateTest(TempDirTest):
         by_preset = comm.simulate(self.tmp / "q.mlir")["step_time_us"]
         self.assertAlmostEqual(by_file, by_preset, delta=1e-6 * by_preset)
 
+    def test_relative_topology_file_is_made_absolute(self):
+        # The planned module names the file it was planned for by its
+        # absolute path: one named 'my topo.yaml' could not be found when
+        # the planned module was simulated from another folder.
+        export_topology(self.tmp / "my topo.yaml")
+        (self.tmp / "out").mkdir()
+        with cwd(self.tmp):
+            planned = comm.plan(GRAD_STEP, topology="my topo.yaml",
+                                out="out/p.mlir")
+            cluster = comm.plan(GRAD_STEP, topology="my topo.yaml:2",
+                                out="out/c.mlir")
+            preset = comm.plan(GRAD_STEP, topology="dgx-h100x4",
+                               out="out/x4.mlir")
+            here = comm.simulate("out/p.mlir", topology="my topo.yaml")
+        self.assertIn('comm.topology = "%s"' % (self.tmp / "my topo.yaml"),
+                      (self.tmp / planned).read_text())
+        self.assertIn('comm.topology = "%s:2"' % (self.tmp / "my topo.yaml"),
+                      (self.tmp / cluster).read_text())
+        self.assertIn('comm.topology = "dgx-h100x4"',
+                      (self.tmp / preset).read_text())
+        with cwd(REPO):  # another folder
+            there = comm.simulate(self.tmp / planned)
+            self.assertEqual(comm.simulate(self.tmp / cluster)["ranks"], 4)
+        self.assertEqual(there["step_time_us"], here["step_time_us"])
+
+    def test_topology_in_a_comment_is_no_attribute(self):
+        # A comment that mentions comm.topology left the module without a
+        # topology: the default was not passed and comm-opt found none.
+        src = self.tmp / "commented.mlir"
+        src.write_text('// TODO: set comm.topology = "pcie-4gpu" later\n' +
+                       GRAD_STEP.read_text().replace(
+                           'comm.topology = "dgx-h100", ', ""))
+        self.assertNotIn("comm.topology =", src.read_text().split("\n", 1)[1])
+        planned = comm.plan(src, out=self.tmp / "p.mlir")
+        self.assertIn('comm.topology = "%s"' % comm.DEFAULT_TOPOLOGY,
+                      planned.read_text())
+        self.assertEqual(comm.simulate(src)["ranks"], 4)
+
+    def test_module_topology_forms(self):
+        from comm._api import _module_topology
+        generic = comm.run_tool("comm-opt", ["--mlir-print-op-generic",
+                                             GRAD_STEP]).stdout
+        self.assertIn('"builtin.module"()', generic)
+        cases = [
+            (GRAD_STEP.read_text(), "dgx-h100"),
+            (generic, "dgx-h100"),
+            (generic.replace('comm.topology = "dgx-h100", ', ""), None),
+            ('module @m attributes {comm.world_size = 4 : i64,\n'
+             '    comm.topology = "a\\22b c.yaml"} {\n}', 'a"b c.yaml'),
+            ('module attributes {x = "// comm.topology = \\22y\\22", '
+             'comm.topology = "pcie-4gpu"} {\n}', "pcie-4gpu"),
+            ('// module attributes {comm.topology = "pcie-4gpu"} {\n'
+             'module attributes {comm.world_size = 4 : i64} {\n}', None),
+            ('module {\n  func.func @f() attributes {comm.topology = "x"} '
+             '{\n    return\n  }\n}', None),
+            ('module attributes {x = {comm.topology = "x"}} {\n}', None),
+            ('gpu.module @g attributes {comm.topology = "x"} {\n}', None),
+            ('"builtin.module"() <{sym_name = "m"}> ({\n'
+             '  "func.func"() ({\n  }) {comm.topology = "x"} : () -> ()\n'
+             '}) {comm.topology = "pcie-4gpu"} : () -> ()\n', "pcie-4gpu"),
+        ]
+        for text, want in cases:
+            self.assertEqual(_module_topology(text), want, text)
+
+    def test_topology_file_with_both_quotes(self):
+        # MLIR's pass options cannot quote it: {...} put the braces into
+        # the name. plan says so; simulate passes it as an argument.
+        yaml = export_topology(self.tmp / "it's \"h100\".yaml")
+        with self.assertRaisesRegex(ValueError, "holds both ' and \""):
+            comm.plan(GRAD_STEP, topology=yaml, out=self.tmp / "p.mlir")
+        self.assertFalse((self.tmp / "p.mlir").exists())
+        self.assertEqual(comm.simulate(GRAD_STEP, topology=yaml)["ranks"], 4)
+        for name in ("it's.yaml", 'a "b".yaml', "a{b}.yaml", "a=b,c.yaml"):
+            yaml = export_topology(self.tmp / name)
+            planned = comm.plan(GRAD_STEP, topology=yaml,
+                                out=self.tmp / "p.mlir")
+            self.assertEqual(comm.simulate(planned)["ranks"], 4, name)
+
 
 class ErrorTest(TempDirTest):
     def test_syntax_error_is_located(self):
@@ -223,6 +330,62 @@ class ErrorTest(TempDirTest):
         self.assertIn("%s:1:1: error: holds no function to import" % empty,
                       str(cm.exception))
 
+    def test_errors_without_a_location(self):
+        # "comm-sim: error: ..." and LLVM's "comm-opt: for the --backend
+        # option: ..." are errors too (e.errors was empty).
+        missing = self.tmp / "nope.mlir"
+        with self.assertRaises(comm.CommError) as cm:
+            comm.simulate(missing)
+        error = cm.exception.errors[0]
+        self.assertEqual((error.file, error.line, error.column),
+                         (None, None, None))
+        self.assertEqual(error.message, "cannot open input file '%s': "
+                         "No such file or directory" % missing)
+        self.assertEqual(str(error), "error: " + error.message)
+        with self.assertRaises(comm.CommError) as cm:
+            comm.plan(GRAD_STEP, backend="gloo", out=self.tmp / "p.mlir")
+        self.assertIn("'gloo' is not a value of --backend",
+                      cm.exception.errors[0].message)
+        self.assertEqual(comm._tools.parse_diagnostics(
+            "error: bare\ntopo.yaml: warning: w\nf.mlir:3:4: note: n\n"),
+            [comm.Diagnostic(None, None, None, "error", "bare"),
+             comm.Diagnostic("topo.yaml", None, None, "warning", "w"),
+             comm.Diagnostic("f.mlir", 3, 4, "note", "n")])
+
+    def test_pretty_stablehlo_says_generic_form(self):
+        pretty = self.tmp / "step.stablehlo.mlir"
+        pretty.write_text(PRETTY_STABLEHLO)
+        with self.assertRaises(comm.CommError) as cm:
+            comm.import_stablehlo(pretty, self.tmp / "out.mlir")
+        text = str(cm.exception)
+        self.assertIn("%s:2:3: error: Dialect `sdy' not found for custom op"
+                      % pretty, text)  # the tool's stderr is kept
+        self.assertIn("generic op form", text)
+        self.assertIn("comm.stablehlo_text(lowered)", text)
+        self.assertEqual(cm.exception.errors[0].line, 2)
+
+    def test_plan_of_stablehlo_says_import_first(self):
+        shlo = FIXTURES / "dp_step.shardy.mlir"
+        for call in (lambda: comm.plan(shlo, out=self.tmp / "p.mlir"),
+                     lambda: comm.simulate(shlo)):
+            with self.assertRaises(comm.CommError) as cm:
+                call()
+            text = str(cm.exception)
+            self.assertIn("-allow-unregistered-dialect", text)  # MLIR's
+            self.assertIn("import it first (comm.import_stablehlo(path)", text)
+        pretty = self.tmp / "pretty.mlir"
+        pretty.write_text(PRETTY_STABLEHLO)
+        with self.assertRaises(comm.CommError) as cm:
+            comm.plan(pretty, out=self.tmp / "p.mlir")
+        self.assertIn("import it first", str(cm.exception))
+        self.assertIn("generic op form", str(cm.exception))
+        # Other programs' errors get no hint.
+        bad = self.tmp / "bad.mlir"
+        bad.write_text(BAD)
+        with self.assertRaises(comm.CommError) as cm:
+            comm.plan(bad, out=self.tmp / "p.mlir")
+        self.assertNotIn("import it first", str(cm.exception))
+
 
 class CliTest(TempDirTest):
     def run_cli(self, *args):
@@ -253,6 +416,39 @@ class CliTest(TempDirTest):
         r = self.run_cli("plan", str(bad))
         self.assertEqual(r.returncode, 1)
         self.assertIn("%s:2:44: error: expected ':'" % bad, r.stderr)
+
+    def test_cost_params(self):
+        params = REPO / "test" / "Pipelines" / "Inputs" / "slow-nvls.yaml"
+        prog = REPO / "test" / "Pipelines" / "cost-params.mlir"
+        out = self.tmp / "slow.mlir"
+        r = self.run_cli("plan", str(prog), "--cost-params", str(params),
+                         "-o", str(out))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("algorithm = nvls", out.read_text())
+        trace = self.tmp / "t.json"
+        r = self.run_cli("simulate", str(out), "--cost-params", str(params),
+                         "--json", "--trace", str(trace))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = json.loads(r.stdout)
+        self.assertEqual(report["step_time_us"], comm.simulate(
+            out, cost_params=params)["step_time_us"])
+        self.assertEqual(report["trace"], str(trace))
+
+    def test_import_of_pretty_stablehlo(self):
+        pretty = self.tmp / "pretty.mlir"
+        pretty.write_text(PRETTY_STABLEHLO)
+        r = self.run_cli("import", str(pretty))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("Dialect `sdy' not found", r.stderr)
+        self.assertIn("generic op form", r.stderr)
+
+    def test_topology_with_both_quotes(self):
+        yaml = export_topology(self.tmp / "it's \"h100\".yaml")
+        r = self.run_cli("plan", str(GRAD_STEP), "--topology", str(yaml))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("error: topology", r.stderr)
+        self.assertIn("holds both ' and \"", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
 
 
 class ImportTest(TempDirTest):
@@ -296,6 +492,33 @@ class FromJaxNameTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "is a file, not a folder"):
                 comm.from_jax(lambda x: x, 1.0, workdir=f.name)
 
+    def test_arguments_are_checked_first(self):
+        # An unknown strategy raised only after lowering, importing and
+        # simulating, leaving the files behind; nothing is done now.
+        with tempfile.TemporaryDirectory() as tmp:
+            workdir = Path(tmp) / "work"
+            with self.assertRaisesRegex(ValueError, "unknown strategy 'DDP'"):
+                comm.from_jax(lambda x: x, 1.0, workdir=workdir,
+                              strategies=("ddp", "DDP"))
+            with self.assertRaisesRegex(ValueError, "unknown strategy"):
+                comm.from_jax(lambda x: x, 1.0, workdir=workdir,
+                              strategies=(s for s in ["fsdp"]))
+            with self.assertRaisesRegex(TypeError, "topology must be a str"):
+                comm.from_jax(lambda x: x, 1.0, workdir=workdir, topology=8)
+            yaml = Path(tmp) / "it's \"h100\".yaml"
+            yaml.write_text("")
+            with self.assertRaisesRegex(ValueError, "holds both ' and"):
+                comm.from_jax(lambda x: x, 1.0, workdir=workdir,
+                              topology=yaml)
+            self.assertFalse(workdir.exists())
+
+    def test_docstring_names_the_files_it_overwrites(self):
+        doc = " ".join(comm.from_jax.__doc__.split())
+        for name in ("<name>.stablehlo.mlir", "<name>.comm.mlir",
+                     "<name>.planned.mlir", "<name>.trace.json",
+                     "<name>.planned.<strategy>.mlir", "overwrites"):
+            self.assertIn(name, doc)
+
 
 @unittest.skipUnless(importlib.util.find_spec("jax") is not None, "jax is not installed")
 class FromJaxTest(TempDirTest):
@@ -336,6 +559,48 @@ class FromJaxTest(TempDirTest):
         self.assertIn("dp on dgx-h100 (8 ranks)", text)
         for key in res.step_time_us:
             self.assertIn(key, text)
+
+    def psum_step(self):
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+        from jax.sharding import Mesh, PartitionSpec as P
+
+        if len(jax.devices()) < 8:
+            self.skipTest("needs 8 devices (XLA_FLAGS=%s)" % _FLAG)
+        mesh = Mesh(np.array(jax.devices()[:8]), ("d",))
+        shard_map = getattr(jax, "shard_map", None)
+        if shard_map is None:
+            from jax.experimental.shard_map import shard_map
+
+        def step(x):
+            return jax.lax.psum(x, "d")
+
+        return (shard_map(step, mesh=mesh, in_specs=P("d"), out_specs=P("d")),
+                jnp.ones((64, 128), jnp.float32), mesh)
+
+    def test_topology_none_names_the_one_used(self):
+        # topology=None: the module's comm.topology, else the default, which
+        # the result names (it said "step on None").
+        step, x, mesh = self.psum_step()
+        res = comm.from_jax(step, x, mesh=mesh, topology=None, strategies=(),
+                            workdir=self.tmp)
+        self.assertEqual(res.topology, comm.DEFAULT_TOPOLOGY)
+        self.assertIn("step on %s (8 ranks)" % comm.DEFAULT_TOPOLOGY, str(res))
+        self.assertIn("on %s:" % comm.DEFAULT_TOPOLOGY, repr(res))
+
+    def test_workdir_files_are_overwritten(self):
+        # As documented: its own files are replaced, others left alone.
+        step, x, mesh = self.psum_step()
+        (self.tmp / "step.comm.mlir").write_text("hand-edited\n")
+        (self.tmp / "notes.txt").write_text("mine\n")
+        res = comm.from_jax(step, x, mesh=mesh, strategies=("ddp",),
+                            workdir=self.tmp)
+        self.assertIn("comm.world_size = 8", res.imported.read_text())
+        self.assertEqual((self.tmp / "notes.txt").read_text(), "mine\n")
+        self.assertEqual(sorted(p.name for p in self.tmp.iterdir()),
+                         ["notes.txt", "step.comm.mlir",
+                          "step.planned.ddp.mlir", "step.stablehlo.mlir"])
 
     def test_jit_shardings_raise(self):
         # Partitioned by jit shardings, not shard_map: XLA's partitioner
