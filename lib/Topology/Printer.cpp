@@ -243,12 +243,14 @@ static SmallVector<unsigned> getDevicesInOrder(const NodeGraph &graph,
   return devices;
 }
 
-/// nvidia-smi's name of a device: GPU0, NIC3 (CPU-process ranks: RANK0).
+/// nvidia-smi's name of a device: GPU0, NIC3 (CPU-process ranks: RANK0),
+/// numbered as comm names it (a file's GPUs 4 to 7 are GPU4 to GPU7, as
+/// `show` and `path` call them gpu4 to gpu7), else by `ordinal`.
 static std::string smiName(const Device &device, unsigned ordinal) {
   StringRef prefix = device.kind == DeviceKind::GPU   ? "GPU"
                      : device.kind == DeviceKind::NIC ? "NIC"
                                                       : "RANK";
-  return (prefix + Twine(ordinal)).str();
+  return (prefix + Twine(device.index >= 0 ? device.index : ordinal)).str();
 }
 
 void mlir::comm::printTopologyMatrix(const Topology &topology, uint64_t node,
