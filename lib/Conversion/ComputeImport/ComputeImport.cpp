@@ -337,8 +337,15 @@ LogicalResult mlir::comm::importCompute(func::FuncOp func,
   WalkResult result = func.walk([&](Operation *op) {
     if (!options.isForeign(op))
       return WalkResult::advance();
-    InFlightDiagnostic diag = op->emitError() << "'" << op->getName()
-                                              << "' has no comm equivalent";
+    InFlightDiagnostic diag = op->emitError() << "'" << op->getName() << "'";
+    // A custom call by its target, as the cost rules name it.
+    if (auto target = op->getAttrOfType<StringAttr>("call_target_name"))
+      diag << " @" << target.getValue();
+    diag << " has no comm equivalent";
+    if (op->getNumResults() == 0)
+      diag << "; it returns nothing, so it runs for a side effect (a host "
+              "callback such as jax.debug.print or io_callback), which "
+              "comm's programs do not have: take it out of the step";
     for (Operation *user : op->getUsers()) {
       diag << ", and its result is used by '" << user->getName()
            << "', which comm cannot express without it";

@@ -29,6 +29,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <functional>
+
 namespace mlir {
 namespace comm {
 #define GEN_PASS_DEF_CONVERTSTABLEHLOTOCOMM
@@ -90,6 +92,49 @@ static std::string getCollectiveCustomCall(Operation *op) {
 /// GSPMD's shmap_body), then erases the private functions.
 static LogicalResult inlineCalls(ModuleOp module) {
   SymbolTable symbols(module);
+  // A function that calls itself, directly or through others, cannot be
+  // inlined: found on the call graph first (inlining round by round, a
+  // function calling itself twice doubled the calls each round and ran
+  // out of memory long before the depth check below).
+  llvm::DenseMap<Operation *, unsigned> state; // 1: on the path, 2: done
+  SmallVector<func::CallOp> path;
+  std::function<LogicalResult(func::FuncOp)> visit =
+      [&](func::FuncOp function) -> LogicalResult {
+    state[function] = 1;
+    WalkResult result = function.walk([&](func::CallOp call) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee)
+        return WalkResult::advance(); // reported when inlined
+      path.push_back(call);
+      unsigned seen = state.lookup(callee);
+      if (seen == 1) {
+        std::string cycle;
+        for (func::CallOp step : path)
+          if (!cycle.empty() || step->getParentOfType<func::FuncOp>() == callee)
+            cycle += "@" +
+                     step->getParentOfType<func::FuncOp>().getSymName().str() +
+                     " -> ";
+        call.emitError() << "calls @" << call.getCallee() << " back (" << cycle
+                         << "@" << call.getCallee()
+                         << "): recursion; comm imports programs whose "
+                            "calls can be inlined";
+        return WalkResult::interrupt();
+      }
+      if (seen == 0 && failed(visit(callee)))
+        return WalkResult::interrupt();
+      path.pop_back();
+      return WalkResult::advance();
+    });
+    state[function] = 2;
+    return failure(result.wasInterrupted());
+  };
+  for (auto function : module.getOps<func::FuncOp>())
+    if (!state.count(function) && failed(visit(function)))
+      return failure();
+  // Inlined, each call copies its callee's operations: a chain of
+  // functions each calling the next twice grows them exponentially.
+  constexpr uint64_t kMaxInlinedOps = 10'000'000;
+  uint64_t inlinedOps = 0;
   for (int round = 0;; ++round) {
     SmallVector<func::CallOp> calls;
     module.walk([&](func::CallOp call) { calls.push_back(call); });
@@ -119,6 +164,15 @@ static LogicalResult inlineCalls(ModuleOp module) {
         return call.emitError() << "passes " << call.getNumOperands()
                                 << " operands to @" << call.getCallee()
                                 << ", which takes " << body.getNumArguments();
+      uint64_t ops = 0;
+      callee.walk([&](Operation *) { ++ops; });
+      inlinedOps += ops;
+      if (inlinedOps > kMaxInlinedOps)
+        return call.emitError()
+               << "calls @" << call.getCallee() << ": inlining the program's "
+               << "calls would make more than " << kMaxInlinedOps
+               << " operations; comm imports programs whose calls can be "
+                  "inlined";
       IRMapping mapping;
       mapping.map(body.getArguments(), call.getOperands());
       OpBuilder builder(call);
@@ -140,6 +194,49 @@ static LogicalResult inlineCalls(ModuleOp module) {
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
     if (func.isPrivate())
       func.erase();
+  return success();
+}
+
+/// What an argument (or a `result`) of type `type` cannot be imported as,
+/// or "" for a tensor.
+static std::string whyNotImported(Type type, bool result) {
+  if (isa<TensorType>(type))
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  if (StringRef(text).contains("token"))
+    return "a token, which orders side effects (host callbacks such as "
+           "jax.debug.print or an ordered io_callback, infeed, outfeed) that "
+           "comm's programs do not have; take them out of the step";
+  if (isa<TupleType>(type))
+    return result ? "a tuple; comm imports tensors: return its elements as "
+                    "results of their own"
+                  : "a tuple; comm imports tensors: pass its elements as "
+                    "arguments of their own";
+  return "not a tensor; comm imports tensor arguments and results";
+}
+
+/// Fails, with an error at the function, where a public function takes or
+/// returns what comm cannot carry: a token or a tuple was kept in the
+/// entry's signature (a tuple argument's elements then read nothing), and
+/// comm-sim and comm-compile could not parse the result.
+static LogicalResult checkSignatures(ModuleOp module) {
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (!function.isPublic())
+      continue;
+    for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+      if (std::string why = whyNotImported(type, /*result=*/false);
+          !why.empty())
+        return function.emitError()
+               << "argument " << index << " of @" << function.getSymName()
+               << " is " << type << ": " << why;
+    for (auto [index, type] : llvm::enumerate(function.getResultTypes()))
+      if (std::string why = whyNotImported(type, /*result=*/true); !why.empty())
+        return function.emitError()
+               << "result " << index << " of @" << function.getSymName()
+               << " is " << type << ": " << why;
+  }
   return success();
 }
 
@@ -930,6 +1027,8 @@ void ConvertStableHLOToCommPass::runOnOperation() {
   if (failed(verifyEachOpAlone(module)))
     return signalPassFailure();
   if (failed(inlineCalls(module)))
+    return signalPassFailure();
+  if (failed(checkSignatures(module)))
     return signalPassFailure();
   // A program XLA's partitioner would still split (jit shardings instead of
   // shard_map) has no collectives to import yet.

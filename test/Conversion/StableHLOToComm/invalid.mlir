@@ -112,6 +112,47 @@
 
 // -----
 
+// A function that calls itself twice: inlined round by round, its calls
+// doubled each round and ran out of memory before the depth check.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    %0 = "func.call"(%arg0) <{callee = @g}> : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "g", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-error @+1 {{calls @g back (@g -> @g): recursion; comm imports programs whose calls can be inlined}}
+    %0 = "func.call"(%arg0) <{callee = @g}> : (tensor<8xf32>) -> tensor<8xf32>
+    %1 = "func.call"(%0) <{callee = @g}> : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%1) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 4 : i32} : () -> ()
+
+// -----
+
+// Through another function.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    %0 = "func.call"(%arg0) <{callee = @g}> : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "g", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    %0 = "func.call"(%arg0) <{callee = @h}> : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "h", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-error @+1 {{calls @g back (@g -> @h -> @g): recursion}}
+    %0 = "func.call"(%arg0) <{callee = @g}> : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 4 : i32} : () -> ()
+
+// -----
+
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<8xf32>):
@@ -124,11 +165,10 @@
 // -----
 
 "builtin.module"() ({
+  // expected-error @+1 {{result 1 of @main is '!stablehlo.token': a token}}
   "func.func"() <{function_type = (tensor<8xf32>) -> (tensor<8xf32>, !stablehlo.token), sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<8xf32>):
-    // expected-error @+1 {{'stablehlo.after_all' has no comm equivalent}}
     %t = "stablehlo.after_all"() : () -> !stablehlo.token
-    // expected-note @+1 {{used here}}
     "func.return"(%arg0, %t) : (tensor<8xf32>, !stablehlo.token) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 4 : i32} : () -> ()
@@ -473,3 +513,50 @@
 // expected-error @+1 {{holds no function to import (JAX writes its program as @main)}}
 module {
 }
+
+// -----
+
+// A token in the entry's signature was kept, and comm-sim and comm-compile
+// could not parse the result.
+"builtin.module"() ({
+  // expected-error @+1 {{argument 0 of @main is '!stablehlo.token': a token, which orders side effects (host callbacks such as jax.debug.print or an ordered io_callback, infeed, outfeed) that comm's programs do not have; take them out of the step}}
+  "func.func"() <{function_type = (!stablehlo.token, tensor<8xf32>) -> (!stablehlo.token, tensor<8xf32>), sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%t: !stablehlo.token, %arg0: tensor<8xf32>):
+    "func.return"(%t, %arg0) : (!stablehlo.token, tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 4 : i32} : () -> ()
+
+// -----
+
+// A tuple argument: its elements became compute that read nothing.
+"builtin.module"() ({
+  // expected-error @+1 {{argument 0 of @main is 'tuple<tensor<8xf32>, tensor<8xf32>>': a tuple; comm imports tensors: pass its elements as arguments of their own}}
+  "func.func"() <{function_type = (tuple<tensor<8xf32>, tensor<8xf32>>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tuple<tensor<8xf32>, tensor<8xf32>>):
+    %0 = "stablehlo.get_tuple_element"(%arg0) <{index = 0 : i32}> : (tuple<tensor<8xf32>, tensor<8xf32>>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 4 : i32} : () -> ()
+
+// -----
+
+"builtin.module"() ({
+  // expected-error @+1 {{result 0 of @main is 'tuple<tensor<8xf32>, tensor<8xf32>>': a tuple; comm imports tensors: return its elements as results of their own}}
+  "func.func"() <{function_type = (tensor<8xf32>) -> tuple<tensor<8xf32>, tensor<8xf32>>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    %0 = "stablehlo.tuple"(%arg0, %arg0) : (tensor<8xf32>, tensor<8xf32>) -> tuple<tensor<8xf32>, tensor<8xf32>>
+    "func.return"(%0) : (tuple<tensor<8xf32>, tensor<8xf32>>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 4 : i32} : () -> ()
+
+// -----
+
+// jax.debug.print: a custom call with no result, named by its target.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-error @+1 {{'stablehlo.custom_call' @xla_ffi_python_cpu_callback has no comm equivalent; it returns nothing, so it runs for a side effect (a host callback such as jax.debug.print or io_callback), which comm's programs do not have: take it out of the step}}
+    "stablehlo.custom_call"(%arg0) <{api_version = 1 : i32, backend_config = "", call_target_name = "xla_ffi_python_cpu_callback", has_side_effect = true}> : (tensor<8xf32>) -> ()
+    "func.return"(%arg0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 4 : i32} : () -> ()
