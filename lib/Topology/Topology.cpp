@@ -644,6 +644,12 @@ static llvm::Expected<unsigned> completeGpuMemory(NodeGraph &node,
           "GPU '" + d.name + "' has HBM at " +
               formatTopologyNumber(d.memoryGBps) + " GB/s; no GPU's is above " +
               formatTopologyNumber(kMaxMemoryGBps) + " GB/s (B200: 8000)");
+    if (d.memoryGB > kMaxMemoryGB)
+      return makeTopologyError(
+          source, d.sourceLine,
+          "GPU '" + d.name + "' has " + formatTopologyNumber(d.memoryGB) +
+              " GB of HBM; no GPU has more than " +
+              formatTopologyNumber(kMaxMemoryGB) + " GB (B200: 192)");
     GpuEstimate guess = estimateGpu(d.computeCapability);
     bool guessed = false;
     if (!(d.memoryGBps > 0)) {

@@ -45,7 +45,8 @@ static cl::SubCommand roundtripCommand(
 static cl::opt<std::string> topologySpec(
     "topology",
     cl::desc("A preset (dgx-h100), a cluster of a preset (dgx-h100x4), an "
-             "NCCL topology XML file or a comm YAML file"),
+             "NCCL topology XML file or a comm YAML file, or a cluster of a "
+             "file's machine (topo.xml:4)"),
     cl::value_desc("preset|file"), cl::sub(showCommand), cl::sub(matrixCommand),
     cl::sub(pathCommand), cl::sub(exportCommand), cl::sub(dotCommand),
     cl::sub(roundtripCommand), cl::cat(category));

@@ -130,6 +130,8 @@ constexpr double kMinNICGbit = 0.1;
 constexpr double kMaxNICLatencyUs = 1000;
 /// HBM faster than this is no GPU's (B200: 8000 GB/s).
 constexpr double kMaxMemoryGBps = 100000;
+/// No GPU has more HBM than this, in GB (B200: 192).
+constexpr double kMaxMemoryGB = 100000;
 /// Default latency of a link of `kind`.
 double getDefaultLinkLatency(LinkKind kind);
 

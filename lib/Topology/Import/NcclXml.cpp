@@ -18,6 +18,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <libxml/parser.h>
@@ -250,6 +251,25 @@ llvm::Error NcclXmlImporter::importDocument(xmlNode *root) {
       if (!StringRef(*text).trim().getAsInteger(0, numa))
         numaIds.insert(numa);
   }
+  // A PCI slot without <gpu> or <nic> is numbered after every described
+  // one of its kind, wherever it lies in the file (numbered as it was
+  // read, a slot before a described GPU took that GPU's number).
+  std::function<void(xmlNode *)> scanDevs = [&](xmlNode *node) {
+    for (xmlNode *child : elements(node)) {
+      StringRef kind = nameOf(child);
+      int64_t dev;
+      if (kind == "gpu" || kind == "net") {
+        if (std::optional<std::string> text = attr(child, "dev"))
+          if (!StringRef(*text).trim().getAsInteger(0, dev) &&
+              kDeviceIndexRange.contains(dev))
+            (kind == "gpu" ? maxGpuDev : maxNicDev) =
+                std::max<int>(kind == "gpu" ? maxGpuDev : maxNicDev, dev);
+        continue;
+      }
+      scanDevs(child);
+    }
+  };
+  scanDevs(root);
   for (xmlNode *cpu : cpus)
     if (llvm::Error error = importCpu(cpu))
       return error;
@@ -404,7 +424,7 @@ llvm::Error NcclXmlImporter::claimBusId(xmlNode *pci, std::string &busId) {
   std::optional<std::string> text = attr(pci, "busid");
   if (!text || text->empty())
     return fail(pci, "<pci> needs attribute 'busid'");
-  busId = StringRef(*text).lower();
+  busId = StringRef(*text).trim().lower();
   auto it = busIds.find(busId);
   if (it != busIds.end())
     return fail(pci, "duplicate PCI bus id " + busId + " (also at line " +
@@ -570,10 +590,10 @@ llvm::Error NcclXmlImporter::importPci(xmlNode *pci, unsigned parent, int numa,
         widestChild = std::max(widestChild, childGBps);
       } else if (nameOf(child) == "pcilink") {
         std::optional<std::string> target = attr(child, "target");
-        if (!target || target->empty())
+        if (!target || StringRef(*target).trim().empty())
           return fail(child, "<pcilink> needs attribute 'target'");
-        pciLinks.push_back(
-            {index, StringRef(*target).lower(), (unsigned)xmlGetLineNo(child)});
+        pciLinks.push_back({index, StringRef(*target).trim().lower(),
+                            (unsigned)xmlGetLineNo(child)});
       }
     }
     unsigned link = addPcieLink(index, parent, generation, width, line);
@@ -667,12 +687,12 @@ llvm::Error NcclXmlImporter::importGpu(xmlNode *gpu, xmlNode *pci,
     if (nameOf(child) == "nvlink") {
       std::optional<std::string> target = attr(child, "target");
       int64_t tclass;
-      if (!target || target->empty())
+      if (!target || StringRef(*target).trim().empty())
         return fail(child, "<nvlink> needs attribute 'target'");
       if (llvm::Error e =
               intAttr(child, "tclass", kPciClassRange, tclass, true))
         return e;
-      nvlinks.push_back({deviceIndex, StringRef(*target).lower(),
+      nvlinks.push_back({deviceIndex, StringRef(*target).trim().lower(),
                          static_cast<unsigned>(count),
                          static_cast<unsigned>(tclass), line});
       continue;

@@ -18,6 +18,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLTraits.h"
 
+#include <set>
+
 #include <cmath>
 
 using namespace mlir;
@@ -411,6 +413,49 @@ static llvm::Error convertLink(StringRef file, const YamlLink &y,
   l.a = *a;
   l.b = *b;
   l.sourceLine = y.line;
+  // What each kind of link joins: the importers and the presets make no
+  // other, and paths forward only over these (canForward).
+  DeviceKind ka = graph.getDevice(l.a).kind, kb = graph.getDevice(l.b).kind;
+  auto joins = [&](DeviceKind x, DeviceKind y) {
+    return (ka == x && kb == y) || (ka == y && kb == x);
+  };
+  auto isAny = [](DeviceKind k, std::initializer_list<DeviceKind> kinds) {
+    return llvm::is_contained(kinds, k);
+  };
+  const char *expected = nullptr;
+  switch (l.kind) {
+  case LinkKind::CPUInterconnect:
+    if (!joins(DeviceKind::CPU, DeviceKind::CPU))
+      expected = "two CPUs";
+    break;
+  case LinkKind::SharedMemory:
+    if (!joins(DeviceKind::Process, DeviceKind::CPU))
+      expected = "a process and its CPU";
+    break;
+  case LinkKind::C2C:
+    if (!joins(DeviceKind::GPU, DeviceKind::CPU))
+      expected = "a GPU and its CPU";
+    break;
+  case LinkKind::NVLink:
+    if (!isAny(ka, {DeviceKind::GPU, DeviceKind::NVSwitch, DeviceKind::CPU}) ||
+        !isAny(kb, {DeviceKind::GPU, DeviceKind::NVSwitch, DeviceKind::CPU}) ||
+        (ka != DeviceKind::GPU && kb != DeviceKind::GPU))
+      expected = "a GPU and a GPU, an NVSwitch or a CPU (POWER9)";
+    break;
+  case LinkKind::PCIe:
+    if (isAny(ka, {DeviceKind::Process, DeviceKind::NVSwitch}) ||
+        isAny(kb, {DeviceKind::Process, DeviceKind::NVSwitch}))
+      expected = "GPUs, NICs, PCIe switches and CPUs";
+    break;
+  case LinkKind::Network:
+    break;
+  }
+  if (expected)
+    return makeTopologyError(
+        file, y.line,
+        "a " + stringifyLinkKind(l.kind) + " link joins " + expected +
+            "; this one joins " + stringifyDeviceKind(ka) + " '" + y.a +
+            "' and " + stringifyDeviceKind(kb) + " '" + y.b + "'");
   l.count = valueOr(y.count, 1);
   l.width = valueOr(y.width, 0);
   l.generation = valueOr(y.generation, 0);
@@ -480,6 +525,21 @@ static llvm::Error convertLink(StringRef file, const YamlLink &y,
   return checkNonNegative(file, y.line, "latency_us", l.latencyUs);
 }
 
+/// The line of the first line of `buffer` after line `after` that starts
+/// with `key` (a top-level key, or '---'), or 0.
+static unsigned getKeyLine(StringRef buffer, StringRef key,
+                           unsigned after = 0) {
+  unsigned number = 0;
+  for (StringRef rest = buffer; !rest.empty();) {
+    auto [line, tail] = rest.split('\n');
+    ++number;
+    if (number > after && line.starts_with(key))
+      return number;
+    rest = tail;
+  }
+  return 0;
+}
+
 llvm::Expected<std::unique_ptr<Topology>>
 mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
   std::string firstError;
@@ -515,11 +575,29 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      firstError);
     }
+    // A second document ('---') was read past without a word.
+    if (input.nextDocument())
+      return makeTopologyError(
+          fileName, getKeyLine(buffer, "---", /*after=*/1),
+          "a second YAML document; a topology file holds one (its machine, "
+          "and 'nodes' copies of it for a cluster)");
   }
   if (document.format != "comm-topology")
     return makeTopologyError(fileName, 1,
                              "'format' must be 'comm-topology', got '" +
                                  document.format + "'");
+  if (document.devices.empty())
+    return makeTopologyError(fileName, getKeyLine(buffer, "devices:"),
+                             "'devices' lists none; a topology needs its "
+                             "GPUs (or processes) and what joins them");
+  if (document.nodes && document.nodes->value > 1 &&
+      (!document.fabric || document.fabric->kind == "none"))
+    return makeTopologyError(
+        fileName,
+        document.fabric ? document.fabric->line : getKeyLine(buffer, "nodes:"),
+        "a cluster of " + Twine(document.nodes->value) +
+            " nodes needs a 'fabric' joining them (kind rail_optimized or "
+            "fat_tree)");
 
   auto topology = std::make_unique<Topology>();
   topology->setSource(fileName);
@@ -552,6 +630,23 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
     }
     graph.addDevice(std::move(device));
   }
+  // A device's numa names its CPU, where the file has CPUs (matrix showed
+  // N/A for the affinity of a GPU whose CPU was missing).
+  std::set<int> cpuNumas;
+  for (unsigned cpu : graph.getDevicesOfKind(DeviceKind::CPU))
+    cpuNumas.insert(graph.getDevice(cpu).numa);
+  for (const Device &device : graph.getDevices())
+    if (!cpuNumas.empty() && device.kind != DeviceKind::CPU &&
+        device.numa >= 0 && !cpuNumas.count(device.numa)) {
+      std::string list;
+      for (int numa : cpuNumas)
+        list += (list.empty() ? "" : ", ") + std::to_string(numa);
+      return makeTopologyError(
+          fileName, device.sourceLine,
+          stringifyDeviceKind(device.kind) + " '" + device.name +
+              "' has numa " + Twine(device.numa) +
+              ", which no CPU has (the CPUs' numa: " + list + ")");
+    }
   for (const YamlLink &y : document.links) {
     Link link;
     if (llvm::Error e = convertLink(fileName, y, graph, link))
@@ -599,6 +694,15 @@ mlir::comm::importTopologyYaml(StringRef buffer, StringRef fileName) {
   }
   for (const std::string &note : document.notes)
     topology->addNote(note);
+  // After the fabric's own figures, which are checked first.
+  if (document.nodes && document.nodes->value > 1 &&
+      llvm::none_of(document.devices,
+                    [](const YamlDevice &d) { return d.kind == "nic"; }))
+    return makeTopologyError(
+        fileName, getKeyLine(buffer, "nodes:"),
+        "a cluster of " + Twine(document.nodes->value) +
+            " nodes needs NICs, but the node type has none (a device of "
+            "kind nic)");
   if (llvm::Error error = topology->finalize())
     return std::move(error);
   return topology;
