@@ -53,6 +53,22 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
       "time", "sleep", "usleep", "close", "read", "write", "open", "fork",
       "pipe", "dup", "dup2", "getpid", "kill", "signal", "raise", "select",
       "poll", "wait", "send", "recv",
+      // More of what glibc's headers declare by default (strings.h,
+      // math.h's Bessel and other functions, unistd.h, sys/socket.h):
+      // `index` or `y1` as an entry point conflicts with their
+      // declarations in a program that includes them.
+      "index", "rindex", "bcmp", "bcopy", "bzero", "ffs", "strcasecmp",
+      "strncasecmp", "j0", "j1", "jn", "y0", "y1", "yn", "gamma", "lgamma",
+      "tgamma", "drem", "finite", "scalb", "significand", "log1p", "expm1",
+      "cbrt", "remainder", "logb", "ilogb", "rint", "nearbyint", "lrint",
+      "lround", "fdim", "fma", "copysign", "nextafter", "isnan", "isinf",
+      "signbit", "access", "alarm", "chdir", "chown", "link", "unlink", "rmdir",
+      "sync", "pause", "stat", "fstat", "lseek", "mmap", "munmap", "socket",
+      "connect", "bind", "listen", "accept", "shutdown", "environ", "getopt",
+      "optarg", "optind", "random", "srandom",
+      // What GCC predefines as macros in its default GNU modes (`linux`
+      // is 1 there: an entry point named so breaks the header).
+      "linux", "unix", "i386",
       // What CUDA's headers declare with C++ linkage for the cuda targets
       // (an extern "C" max collides with their overloads: nvcc says "more
       // than one instance of overloaded function "max" has "C" linkage").
@@ -65,7 +81,8 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
       "INT_MIN", "SIZE_MAX", "RAND_MAX", "EXIT_SUCCESS", "EXIT_FAILURE",
       "blockIdx", "threadIdx", "blockDim", "gridDim", "warpSize", "dim3"};
   if (reserved.contains(name))
-    return "is a C or C++ keyword, `main`, or a C library or CUDA function, "
+    return "is a C or C++ keyword, `main`, or a C library or CUDA function "
+           "or macro, "
            "which its C entry point would collide with";
   // The names of the C++ standard library's namespace and of the types
   // the generated code declares its buffers with.
@@ -111,5 +128,11 @@ std::string mlir::comm::whyNotCName(StringRef name, bool entryPoint) {
       (name.size() > 1 && name[0] == '_' && llvm::isUpper(name[1])))
     return "is reserved in C and C++ (a '__' anywhere, or a leading '_' and "
            "a capital)";
+  // C reserves every name with a leading '_' at file scope, where entry
+  // points are (`_start` is the program's own entry, `_init` and `_fini`
+  // its constructors' hooks).
+  if (entryPoint && name.starts_with("_"))
+    return "starts with '_', which C reserves for names at file scope "
+           "(_start is where a program starts)";
   return "";
 }

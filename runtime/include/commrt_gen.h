@@ -93,8 +93,8 @@ namespace commgen {
 /// A failed operation of a generated program.
 class Error : public std::runtime_error {
 public:
-  Error(commrt_status status, const std::string &message)
-      : std::runtime_error(message), status(status) {}
+  Error(commrt_status code, const std::string &message)
+      : std::runtime_error(message), status(code) {}
   commrt_status status;
 };
 
@@ -371,10 +371,10 @@ struct Temp {
   int64_t bytes = 0;
   commrt_memory_space space = COMMRT_HOST;
   Temp() = default;
-  Temp(commrt_context *ctx, int64_t bytes, commrt_memory_space space,
+  Temp(commrt_context *context, int64_t size, commrt_memory_space where,
        const char *loc)
-      : ctx(ctx), ptr(allocBytes(ctx, bytes, space, loc)), bytes(bytes),
-        space(space) {}
+      : ctx(context), ptr(allocBytes(context, size, where, loc)), bytes(size),
+        space(where) {}
   Temp(Temp &&other) noexcept { *this = std::move(other); }
   Temp &operator=(Temp &&other) noexcept {
     std::swap(ctx, other.ctx);
@@ -605,12 +605,12 @@ inline bool issueFirst(commrt_context *ctx, bool blocking, const char *loc) {
     bool wasIssuing;
     Async *wasAsync;
     size_t wasIndex;
-    Issuing(State &st, commrt_context *ctx, Async *async, size_t index)
-        : st(st), scope(ctx), wasIssuing(st.issuing), wasAsync(st.fillAsync),
-          wasIndex(st.fillIndex) {
-      st.issuing = true;
-      st.fillAsync = async;
-      st.fillIndex = index;
+    Issuing(State &state, commrt_context *ctx, Async *async, size_t index)
+        : st(state), scope(ctx), wasIssuing(state.issuing),
+          wasAsync(state.fillAsync), wasIndex(state.fillIndex) {
+      state.issuing = true;
+      state.fillAsync = async;
+      state.fillIndex = index;
     }
     ~Issuing() {
       st.issuing = wasIssuing;

@@ -112,10 +112,10 @@ struct Options {
 
 class Harness {
 public:
-  Harness(int *argc, char ***argv, const char *program, const char *target,
-          commrt_backend backend, commrt_memory_space space,
-          int64_t worldSize = 0)
-      : program(program), target(target), space(space) {
+  Harness(int *argc, char ***argv, const char *programName,
+          const char *targetName, commrt_backend backend,
+          commrt_memory_space where, int64_t worldSize = 0)
+      : program(programName), target(targetName), space(where) {
     commrt_options opts;
     commrt_options_default(&opts);
     opts.backend = backend;

@@ -159,6 +159,27 @@ static LogicalResult checkInput(ModuleOp module, Target target) {
   });
   if (moved.wasInterrupted())
     return failure();
+  // Each compute's kernel is comm_compute_<name> with every character
+  // but letters and digits made '_': two names that become one symbol
+  // would run one kernel (a program's own for both).
+  llvm::StringMap<BufferComputeOp> bySymbol;
+  WalkResult symbols = module.walk([&](BufferComputeOp op) -> WalkResult {
+    auto [it, inserted] =
+        bySymbol.try_emplace(getComputeSymbol(op.getName()), op);
+    if (inserted || it->second.getName() == op.getName())
+      return WalkResult::advance();
+    InFlightDiagnostic diag =
+        op.emitError() << "compute \"" << op.getName() << "\" calls "
+                       << it->first() << ", as \"" << it->second.getName()
+                       << "\" does: a program's kernels are named "
+                          "comm_compute_<name> with every character but "
+                          "letters and digits made '_', so the two would run "
+                          "one kernel; rename one";
+    diag.attachNote(it->second.getLoc()) << "the other compute";
+    return WalkResult::interrupt();
+  });
+  if (symbols.wasInterrupted())
+    return failure();
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
     if (failed(checkBackend(op, target)) || failed(checkPlan(op, target)) ||
         failed(checkConversions(op)))

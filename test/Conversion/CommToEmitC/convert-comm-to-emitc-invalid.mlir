@@ -112,7 +112,7 @@ func.func private @"2nd"(%x: memref<4xf32>) {
 
 // -----
 
-// expected-error @+1 {{function @main cannot be compiled: its name is a C or C++ keyword, `main`, or a C library or CUDA function, which its C entry point would collide with; rename it}}
+// expected-error @+1 {{function @main cannot be compiled: its name is a C or C++ keyword, `main`, or a C library or CUDA function or macro, which its C entry point would collide with; rename it}}
 func.func @main(%x: memref<4xf32>) {
   return
 }
@@ -227,5 +227,58 @@ func.func private @main(%x: memref<4xf32>) {
 }
 func.func @step(%x: memref<4xf32>) {
   func.call @main(%x) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Two computes whose kernels would be one symbol, comm_compute_bwd_x: the
+// program's kernel for one ran for both.
+func.func @two_kernels(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-note @+1 {{the other compute}}
+  comm.buffer.compute "bwd.x"(%x) outs(%y) : (memref<4xf32>) outs(memref<4xf32>)
+  // expected-error @+1 {{compute "bwd_x" calls comm_compute_bwd_x, as "bwd.x" does: a program's kernels are named comm_compute_<name> with every character but letters and digits made '_', so the two would run one kernel; rename one}}
+  comm.buffer.compute "bwd_x"(%y) outs(%x) : (memref<4xf32>) outs(memref<4xf32>)
+  return
+}
+
+// -----
+
+// negative: one name twice is one kernel, as meant.
+func.func @one_kernel(%x: memref<4xf32>, %y: memref<4xf32>) {
+  comm.buffer.compute "bwd.x"(%x) outs(%y) : (memref<4xf32>) outs(memref<4xf32>)
+  comm.buffer.compute "bwd.x"(%y) outs(%x) : (memref<4xf32>) outs(memref<4xf32>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @_start cannot be compiled: its name starts with '_', which C reserves for names at file scope (_start is where a program starts)}}
+func.func @_start(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @linux cannot be compiled: its name is a C or C++ keyword, `main`, or a C library or CUDA function}}
+func.func @linux(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{function @y1 cannot be compiled: its name is a C or C++ keyword}}
+func.func @y1(%x: memref<4xf32>) {
+  return
+}
+
+// -----
+
+// negative: a private function's leading '_' is its comm_impl_ name's.
+func.func private @_helper(%x: memref<4xf32>) {
+  return
+}
+func.func @uses_helper(%x: memref<4xf32>) {
+  func.call @_helper(%x) : (memref<4xf32>) -> ()
   return
 }
