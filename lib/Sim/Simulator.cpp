@@ -27,6 +27,7 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <unordered_map>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -346,6 +347,50 @@ static std::vector<double> getLinkEfficiencies(const CostModel &model) {
   return efficiency;
 }
 
+/// Every field of `request` as bytes: equal keys, equal requests.
+static std::string getRequestKey(const CollectiveRequest &request) {
+  // A field added to CollectiveFields must be added here too.
+  static_assert(sizeof(CollectiveFields) == 120,
+                "getRequestKey: CollectiveFields changed");
+  std::string key;
+  auto add = [&](const auto &value) {
+    key.append(reinterpret_cast<const char *>(&value), sizeof(value));
+  };
+  auto addOptional = [&](const auto &value) {
+    add(value.has_value());
+    if (value)
+      add(*value);
+  };
+  add(request.kind);
+  add(request.bytes);
+  add(request.elementBytes);
+  addOptional(request.reduction);
+  add(request.floatElements);
+  add(request.root);
+  add(request.copySource);
+  add(request.copyTarget);
+  add(request.copyRank);
+  addOptional(request.algorithm);
+  addOptional(request.protocol);
+  addOptional(request.route);
+  addOptional(request.backend);
+  add(request.native);
+  addOptional(request.chunkBytes);
+  add(request.channels);
+  add(request.groups.size());
+  for (const auto &group : request.groups) {
+    add(group.size());
+    for (int64_t rank : group)
+      add(rank);
+  }
+  add(request.pairs.size());
+  for (auto [source, target] : request.pairs) {
+    add(source);
+    add(target);
+  }
+  return key;
+}
+
 class Simulation {
 public:
   Simulation(const Flattener &program, ArrayRef<unsigned> mainList,
@@ -405,6 +450,15 @@ private:
   /// Instances by key; keys are (instr << 24 | group) for collectives and a
   /// hash of (src, dst, tag, sequence) for point-to-point transfers.
   std::map<uint64_t, Instance> instances;
+  /// What the model made of each request an instance ran (by
+  /// getRequestKey): a step of 100,000 collectives asks few distinct
+  /// questions, and predicting each anew took most of comm-plan's
+  /// comparison of plans.
+  struct Predicted {
+    std::vector<PhaseSpec> phases;
+    std::string algorithm;
+  };
+  std::unordered_map<std::string, Predicted> predicted;
   /// Timed events: (time, sequence, instance key).
   std::priority_queue<std::tuple<double, uint64_t, uint64_t>,
                       std::vector<std::tuple<double, uint64_t, uint64_t>>,
@@ -553,24 +607,33 @@ LogicalResult Simulation::launch(uint64_t key, Instance &instance) {
   // choice when the plan names none.
   request.backend = backend;
   request.native = !request.algorithm;
-  llvm::Expected<Prediction> prediction = model.predict(request);
-  if (!prediction) {
-    instance.instr->op->emitError()
-        << "cannot simulate: " << llvm::toString(prediction.takeError());
-    return status = failure();
+  std::string requestKey = getRequestKey(request);
+  auto it = predicted.find(requestKey);
+  if (it == predicted.end()) {
+    llvm::Expected<Prediction> prediction = model.predict(request);
+    if (!prediction) {
+      instance.instr->op->emitError()
+          << "cannot simulate: " << llvm::toString(prediction.takeError());
+      return status = failure();
+    }
+    llvm::Expected<std::vector<PhaseSpec>> phases =
+        getCollectivePhases(model, request, *prediction);
+    if (!phases) {
+      instance.instr->op->emitError() << llvm::toString(phases.takeError());
+      return status = failure();
+    }
+    it = predicted
+             .emplace(
+                 std::move(requestKey),
+                 Predicted{std::move(*phases), describeAlgorithm(*prediction)})
+             .first;
   }
-  llvm::Expected<std::vector<PhaseSpec>> phases =
-      getCollectivePhases(model, request, *prediction);
-  if (!phases) {
-    instance.instr->op->emitError() << llvm::toString(phases.takeError());
-    return status = failure();
-  }
-  instance.phases = std::move(*phases);
-  instance.algorithm = describeAlgorithm(*prediction);
+  instance.phases = it->second.phases;
+  instance.algorithm = it->second.algorithm;
   instance.startUs = instance.arrivalUs;
   if (request.kind != CollectiveKind::Copy)
     ++result.collectives;
-  instance.label += " (" + describeAlgorithm(*prediction) + ")";
+  instance.label += " (" + it->second.algorithm + ")";
   startPhase(key, instance, instance.arrivalUs);
   return success();
 }

@@ -284,8 +284,9 @@ static std::optional<Sharding> getSharding(DictionaryAttr attrs,
 /// What the message of every error here ends with.
 static constexpr llvm::StringLiteral kNotPartitioned =
     ": this program is not partitioned yet. XLA's SPMD partitioner (GSPMD "
-    "or Shardy) would split it over the devices and insert the collectives "
-    "it needs; comm does not run the partitioner, so every process would "
+    "or Shardy) would split it over the devices (or place a value on one "
+    "device, {maximal device=N}) and insert the collectives it needs; comm "
+    "does not run the partitioner, so every process would "
     "compute the whole program without them. Write the step with "
     "jax.shard_map, whose collectives are explicit (see docs/Frontends.md)";
 

@@ -16,7 +16,7 @@
     // expected-note @+1 {{the 'sdy.sharding_constraint' splitting it}}
     %xs = "sdy.sharding_constraint"(%x) <{sharding = #sdy.sharding<@mesh, [{"d"}, {}]>}> : (tensor<64x16xf32>) -> tensor<64x16xf32>
     %ws = "sdy.sharding_constraint"(%w) <{sharding = #sdy.sharding<@mesh, [{}, {}]>}> : (tensor<16x16xf32>) -> tensor<16x16xf32>
-    // expected-error @+1 {{'stablehlo.dot_general' reads the value a 'sdy.sharding_constraint' splits, which has sharding #sdy.sharding<@mesh, [{"d"}, {}]>: this program is not partitioned yet. XLA's SPMD partitioner (GSPMD or Shardy) would split it over the devices and insert the collectives it needs; comm does not run the partitioner, so every process would compute the whole program without them. Write the step with jax.shard_map, whose collectives are explicit (see docs/Frontends.md)}}
+    // expected-error @+1 {{'stablehlo.dot_general' reads the value a 'sdy.sharding_constraint' splits, which has sharding #sdy.sharding<@mesh, [{"d"}, {}]>: this program is not partitioned yet. XLA's SPMD partitioner (GSPMD or Shardy) would split it over the devices (or place a value on one device, {maximal device=N}) and insert the collectives it needs; comm does not run the partitioner, so every process would compute the whole program without them. Write the step with jax.shard_map, whose collectives are explicit (see docs/Frontends.md)}}
     %y = "stablehlo.dot_general"(%xs, %ws) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
     "func.return"(%y) : (tensor<64x16xf32>) -> ()
   }) : () -> ()
@@ -259,5 +259,18 @@
     %1 = "stablehlo.custom_call"(%0) <{api_version = 1 : i32, backend_config = "", call_target_name = "Sharding", called_computations = [], has_side_effect = false}> {mhlo.sharding = "{devices=[8,1]<=[8]}"} : (tensor<16x8xf32>) -> tensor<16x8xf32>
     // expected-error @+1 {{result 0 of @main is the value a 'stablehlo.custom_call' @Sharding splits ("{devices=[8,1]<=[8]}"), which each process returns only its slice of: this program is not partitioned yet}}
     "func.return"(%1) : (tensor<16x8xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
+
+// -----
+
+// A value placed on one device ({maximal device=3}) is the partitioner's
+// to move too; the message says so.
+"builtin.module"() <{sym_name = "jit_f"}> ({
+  "func.func"() <{arg_attrs = [{mhlo.sharding = "{maximal device=3}"}], function_type = (tensor<8x8xf32>) -> tensor<8x8xf32>, sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%x: tensor<8x8xf32>):
+    // expected-error @+1 {{reads argument 0 of @main, which has sharding "{maximal device=3}": this program is not partitioned yet. XLA's SPMD partitioner (GSPMD or Shardy) would split it over the devices (or place a value on one device, {maximal device=N})}}
+    %0 = "stablehlo.multiply"(%x, %x) : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    "func.return"(%0) : (tensor<8x8xf32>) -> ()
   }) : () -> ()
 }) {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} : () -> ()
