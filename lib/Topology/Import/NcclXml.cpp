@@ -259,11 +259,11 @@ llvm::Error NcclXmlImporter::importDocument(xmlNode *root) {
       StringRef kind = nameOf(child);
       int64_t dev;
       if (kind == "gpu" || kind == "net") {
+        int &highest = kind == "gpu" ? maxGpuDev : maxNicDev;
         if (std::optional<std::string> text = attr(child, "dev"))
           if (!StringRef(*text).trim().getAsInteger(0, dev) &&
               kDeviceIndexRange.contains(dev))
-            (kind == "gpu" ? maxGpuDev : maxNicDev) =
-                std::max<int>(kind == "gpu" ? maxGpuDev : maxNicDev, dev);
+            highest = std::max<int>(highest, dev);
         continue;
       }
       scanDevs(child);
