@@ -183,7 +183,7 @@ std::optional<double> mlir::comm::getLocalTimeUs(Operation *op,
   double bytes = 0;
   for (Type type : op->getResultTypes())
     bytes += getTotalBytes(type);
-  return getPackTimeUs(bytes, topology);
+  return getPackTimeUs(bytes, hbm);
 }
 
 double mlir::comm::getPackMemoryGBps(const Topology &topology) {

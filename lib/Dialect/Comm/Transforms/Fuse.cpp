@@ -439,10 +439,13 @@ void FusePass::fuseBlock(Block &block, const CostModel *model) {
               return o == r || changedAt[o] <= cutAt[r];
             }))
           continue;
+        kept.clear();
         others.clear();
         for (const Tagged &tagged : all)
-          if (tagged.run != r)
+          if (tagged.run != r) {
+            kept.push_back(tagged);
             others.push_back(tagged.job);
+          }
         SmallVector<Job> recut;
         SmallVector<Bucket> again = partition(timings[r], others, recut);
         if (sameCut(again, cuts.buckets[r])) {
@@ -454,10 +457,6 @@ void FusePass::fuseBlock(Block &block, const CostModel *model) {
         cuts.buckets[r] = std::move(again);
         cuts.jobs[r] = std::move(recut);
         // The others' jobs and the new ones, merged in issue order.
-        kept.clear();
-        for (const Tagged &tagged : all)
-          if (tagged.run != r)
-            kept.push_back(tagged);
         std::vector<Tagged> mine;
         for (const Job &job : cuts.jobs[r])
           mine.push_back({job, r});
