@@ -14,6 +14,7 @@
 
 #include "SimulatedStep.h"
 #include "comm/Analysis/TopologyAnalysis.h"
+#include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "comm/Pipelines/Pipelines.h"
 #include "comm/Sim/Simulator.h"
@@ -37,8 +38,9 @@ getStepsUs(ModuleOp module, const Topology &topology, const CostModel &model,
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal() || !function.isPublic())
       continue;
-    FailureOr<sim::SimResult> result = sim::simulateFunction(
-        function, topology, model, backend, /*traceRanks=*/0);
+    FailureOr<sim::SimResult> result =
+        sim::simulateFunction(function, topology, model, backend,
+                              /*traceRanks=*/0, /*withBounds=*/false);
     if (succeeded(result))
       steps[function.getSymName().str()] = result->stepTimeUs;
     else
@@ -70,6 +72,12 @@ getBlockingBoundUs(ModuleOp module, const std::map<std::string, double> &names,
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal() || !names.count(function.getSymName().str()))
       continue;
+    // A comm.start lets transfers overlap: no blocking bound (found before
+    // flattening the function, which costs as much as a third of
+    // simulating it).
+    if (function.walk([](StartOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      return std::nullopt;
     FailureOr<sim::SimResult> result =
         sim::boundFunction(function, topology, model);
     if (failed(result) || result->blockingBoundUs <= 0)

@@ -75,7 +75,10 @@ public:
   LogicalResult flattenFunction(func::FuncOp function, unsigned depth,
                                 std::vector<unsigned> &out);
 
-  std::vector<Instr> instrs;
+  /// A deque: growing it moves no instruction (a vector copied them all
+  /// at each growth, since a request's SmallVectors may throw on move; half
+  /// of flattening 300,000 instructions).
+  std::deque<Instr> instrs;
   unsigned numTokens = 0;
 
 private:
@@ -1128,18 +1131,47 @@ LogicalResult Simulation::run() {
 static void boundStep(func::FuncOp function, const Flattener &program,
                       uint64_t worldSize, const CostModel &model,
                       SimResult &result) {
-  // Groups are interned once (a group of 16,384 ranks is not copied per
-  // rank), and a class's bound is computed once for all its ranks.
+  // A transfer's class is named by a key (its kind, element size and group,
+  // pairs or memory spaces). Keys are interned once (a group of 16,384
+  // ranks is not copied per rank, and a key of a grouped collective is
+  // written once, not once per rank), a rank's classes are visited in the
+  // keys' order, and a class's bound is computed once for all its ranks.
+  std::map<std::string, unsigned> keyIds;
+  std::vector<const std::string *> keyNames;
+  auto intern = [&](std::string key) {
+    auto [it, inserted] = keyIds.try_emplace(std::move(key), keyNames.size());
+    if (inserted)
+      keyNames.push_back(&it->first);
+    return it->second;
+  };
+  auto keyPrefix = [](const CollectiveRequest &request) {
+    return std::to_string(static_cast<int>(request.kind)) + ":" +
+           std::to_string(request.elementBytes) + ":";
+  };
   std::map<std::vector<int64_t>, unsigned> groupIds;
-  std::vector<std::vector<unsigned>> groupIdsOf(program.instrs.size());
-  for (auto [index, instr] : llvm::enumerate(program.instrs))
-    if (instr.kind == InstrKind::Collective)
-      for (const auto &group : instr.request.groups)
-        groupIdsOf[index].push_back(
+  // Per instruction: the key of each of its groups (a collective), or of
+  // its copy.
+  std::vector<SmallVector<unsigned, 1>> keysOf(program.instrs.size());
+  for (auto [index, instr] : llvm::enumerate(program.instrs)) {
+    const CollectiveRequest &request = instr.request;
+    if (instr.kind == InstrKind::Collective &&
+        request.kind == CollectiveKind::Copy) {
+      keysOf[index].push_back(
+          intern(keyPrefix(request) + "copy" +
+                 std::to_string(static_cast<int>(request.copySource)) + "->" +
+                 std::to_string(static_cast<int>(request.copyTarget))));
+    } else if (instr.kind == InstrKind::Collective && request.pairs.empty()) {
+      for (const auto &group : request.groups) {
+        unsigned groupId =
             groupIds
                 .try_emplace(std::vector<int64_t>(group.begin(), group.end()),
                              groupIds.size())
-                .first->second);
+                .first->second;
+        keysOf[index].push_back(
+            intern(keyPrefix(request) + "g" + std::to_string(groupId)));
+      }
+    }
+  }
   struct Class {
     const CollectiveRequest *request = nullptr;
     /// The rank's group, in the request (not copied per rank: a group of
@@ -1156,7 +1188,7 @@ static void boundStep(func::FuncOp function, const Flattener &program,
     std::string why;
     SmallVector<BoundTerm, 4> terms;
   };
-  std::map<std::pair<std::string, uint64_t>, Bound> bounds;
+  std::map<std::pair<unsigned, uint64_t>, Bound> bounds;
   // Every rank runs the same compute ops, back to back on its compute
   // stream: their total, and the ops that run once with when each ends on
   // a stream that never waits, from which follow when each transfer can
@@ -1194,23 +1226,21 @@ static void boundStep(func::FuncOp function, const Flattener &program,
                : it->second;
   };
   for (uint64_t rank = 0; rank < worldSize; ++rank) {
-    std::map<std::string, Class> classes;
+    // The rank's classes, and where each key's class is in them.
+    std::vector<std::pair<unsigned, Class>> classes;
+    llvm::DenseMap<unsigned, unsigned> classOfKey;
     for (auto [index, instr] : llvm::enumerate(program.instrs)) {
       if (instr.kind != InstrKind::Collective &&
           instr.kind != InstrKind::Send && instr.kind != InstrKind::Recv)
         continue;
       const CollectiveRequest &request = instr.request;
-      std::string key;
-      llvm::raw_string_ostream os(key);
-      os << static_cast<int>(request.kind) << ":" << request.elementBytes
-         << ":";
       SmallVector<std::pair<int64_t, int64_t>> pairs;
       int32_t groupIndex = -1;
+      unsigned key;
       if (request.kind == CollectiveKind::Copy) {
         if (request.copyRank != static_cast<int64_t>(rank))
           continue;
-        os << "copy" << static_cast<int>(request.copySource) << "->"
-           << static_cast<int>(request.copyTarget);
+        key = keysOf[index].front();
       } else if (!request.pairs.empty()) {
         // A rank's own pairs: a send from it, a receive into it.
         for (auto pair : request.pairs)
@@ -1221,17 +1251,21 @@ static void boundStep(func::FuncOp function, const Flattener &program,
             pairs.push_back(pair);
         if (pairs.empty())
           continue;
+        std::string text = keyPrefix(request);
+        llvm::raw_string_ostream os(text);
         for (auto [src, dst] : pairs)
           os << src << ">" << dst << ",";
+        key = intern(std::move(text));
       } else {
         groupIndex = instr.groupOfRank[rank];
         if (groupIndex < 0)
           continue;
-        os << "g" << groupIdsOf[index][groupIndex];
+        key = keysOf[index][groupIndex];
       }
-      os.flush();
-      auto [it, inserted] = classes.try_emplace(key);
-      Class &entry = it->second;
+      auto [slot, inserted] = classOfKey.try_emplace(key, classes.size());
+      if (inserted)
+        classes.emplace_back(key, Class());
+      Class &entry = classes[slot->second].second;
       if (inserted) {
         entry.request = &request;
         entry.pairs = pairs;
@@ -1255,6 +1289,9 @@ static void boundStep(func::FuncOp function, const Flattener &program,
       double releaseUs, us, tailUs;
     };
     std::map<std::string, std::vector<Crossing>> crossings;
+    llvm::sort(classes, [&](const auto &a, const auto &b) {
+      return *keyNames[a.first] < *keyNames[b.first];
+    });
     for (auto &[key, entry] : classes) {
       if (entry.group.size() < 2 &&
           entry.request->kind != CollectiveKind::Copy && entry.pairs.empty())
@@ -1399,11 +1436,9 @@ FailureOr<SimResult> mlir::comm::sim::boundFunction(func::FuncOp function,
   return result;
 }
 
-FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,
-                                                       const Topology &topology,
-                                                       const CostModel &model,
-                                                       Backend backend,
-                                                       unsigned traceRanks) {
+FailureOr<SimResult> mlir::comm::sim::simulateFunction(
+    func::FuncOp function, const Topology &topology, const CostModel &model,
+    Backend backend, unsigned traceRanks, bool withBounds) {
   FailureOr<Flattened> flat = flatten(function, topology);
   if (failed(flat))
     return failure();
@@ -1411,6 +1446,7 @@ FailureOr<SimResult> mlir::comm::sim::simulateFunction(func::FuncOp function,
                         backend, flat->ranks, traceRanks);
   if (failed(simulation.run()))
     return failure();
-  boundStep(function, *flat->program, flat->ranks, model, simulation.result);
+  if (withBounds)
+    boundStep(function, *flat->program, flat->ranks, model, simulation.result);
   return std::move(simulation.result);
 }

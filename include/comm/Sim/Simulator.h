@@ -87,11 +87,15 @@ struct SimResult {
 /// Simulates `function` on `topology` as compiled for `backend`: each
 /// collective runs its plan's algorithm, or the backend's own choice when
 /// its plan names none; a plan the backend cannot run is an error. Errors
-/// are emitted at the offending op.
+/// are emitted at the offending op. Without `withBounds` the result's
+/// bounds (lowerBoundUs and the rest, which cost about a third of a
+/// simulation of many collectives) are left at 0: for a caller that only
+/// compares step times.
 FailureOr<SimResult> simulateFunction(func::FuncOp function,
                                       const Topology &topology,
                                       const CostModel &model, Backend backend,
-                                      unsigned traceRanks);
+                                      unsigned traceRanks,
+                                      bool withBounds = true);
 
 /// The bounds of `function` (lowerBoundUs, transferBoundUs, cutBoundUs,
 /// blockingBoundUs and what sets them) without simulating it: what
