@@ -122,7 +122,7 @@ void HierarchicalSearchPass::runOnOperation() {
   if (failed(parseHierarchicalOption(options.hierarchical, fixed)))
     return signalPassFailure();
   if (fixed == HierarchicalMode::never)
-    return;
+    return markAllAnalysesPreserved();
   FailureOr<std::shared_ptr<const Topology>> topology =
       getTopologyFor(module, options.topology);
   if (failed(topology))
@@ -132,9 +132,13 @@ void HierarchicalSearchPass::runOnOperation() {
     return signalPassFailure();
   CostModel model(**topology, *params);
   if (fixed) {
-    numSplit += splitHierarchically(module, **topology, model, options.backend,
-                                    *fixed, options.explain, "comm-plan",
-                                    /*kept=*/nullptr, isPlanned());
+    unsigned split =
+        splitHierarchically(module, **topology, model, options.backend, *fixed,
+                            options.explain, "comm-plan",
+                            /*kept=*/nullptr, isPlanned());
+    numSplit += split;
+    if (split == 0)
+      markAllAnalysesPreserved();
     return;
   }
 
@@ -148,8 +152,11 @@ void HierarchicalSearchPass::runOnOperation() {
       ++candidates;
   });
   numCandidates += candidates;
+  // (Where the variants were planned, copies of the module were made and
+  // erased: the pass manager forgets what it held of them only if the
+  // pass does not say it preserved everything.)
   if (candidates == 0)
-    return;
+    return markAllAnalysesPreserved();
 
   std::optional<double> times[3];
   const HierarchicalMode variants[] = {HierarchicalMode::never,

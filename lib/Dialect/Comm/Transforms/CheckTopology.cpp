@@ -68,4 +68,6 @@ void CheckTopologyPass::runOnOperation() {
   });
   if (failedAny)
     signalPassFailure();
+  // It only reads the module: the pass manager need not verify it again.
+  markAllAnalysesPreserved();
 }

@@ -801,6 +801,9 @@ void DecomposePass::runOnOperation() {
     return signalPassFailure();
   }
 
+  // Whether anything was split or rewritten (what is left alone need not
+  // be verified again).
+  bool changed = false;
   if (hierarchical) {
     FailureOr<std::shared_ptr<const Topology>> loaded =
         getTopologyFor(module, topology);
@@ -809,12 +812,14 @@ void DecomposePass::runOnOperation() {
       return signalPassFailure();
     CostModel model(**loaded, *params);
     unsigned kept = 0;
-    numHierarchical +=
+    unsigned split =
         splitHierarchically(module, **loaded, model, backend,
                             hierarchicalIfFaster ? HierarchicalMode::faster
                                                  : HierarchicalMode::always,
                             explain, "comm-decompose", &kept);
+    numHierarchical += split;
     numKept += kept;
+    changed |= split > 0;
   }
   if (splitAllReduce) {
     SmallVector<AllReduceOp> allReduces;
@@ -829,10 +834,14 @@ void DecomposePass::runOnOperation() {
       }
       split(op);
       ++numSplit;
+      changed = true;
     }
   }
-  if (mode == P2PMode::none)
+  if (mode == P2PMode::none) {
+    if (!changed)
+      markAllAnalysesPreserved();
     return;
+  }
 
   // One tag per decomposed op, above every tag the module uses.
   int64_t tag = 0;
@@ -864,6 +873,7 @@ void DecomposePass::runOnOperation() {
         op->getResult(0).replaceAllUsesWith(cast<Value>(folded.front()));
       op->erase();
       ++numToP2P;
+      changed = true;
       continue;
     }
     std::optional<CollectiveKind> kind = getCollectiveKind(op);
@@ -874,6 +884,7 @@ void DecomposePass::runOnOperation() {
     if (why.empty() && succeeded(writeP2P(op, tag))) {
       ++tag;
       ++numToP2P;
+      changed = true;
       continue;
     }
     if (why.empty())
@@ -891,5 +902,7 @@ void DecomposePass::runOnOperation() {
     }
   }
   if (failedAny)
-    signalPassFailure();
+    return signalPassFailure();
+  if (!changed)
+    markAllAnalysesPreserved();
 }

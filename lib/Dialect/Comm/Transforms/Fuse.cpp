@@ -105,6 +105,9 @@ private:
   std::shared_ptr<const Topology> topologyRef;
   /// Replaces the members of `bucket` by pack + collective + unpack.
   void materialize(Bucket &bucket);
+  /// Whether this run fused anything (what it leaves alone need not be
+  /// verified again).
+  bool fusedAny = false;
   /// Cuts a run of compatible collectives into the buckets that finish the
   /// last of them first, by `model`, on a stream that also serves `others`
   /// (sorted by issue time); `ready` gives when each member's operand is
@@ -241,6 +244,7 @@ void FusePass::materialize(Bucket &bucket) {
   }
   numOpsFused += bucket.members.size();
   ++numBuckets;
+  fusedAny = true;
   if (explain)
     mlir::emitRemark(fused->getLoc())
         << "comm-fuse: " << bucket.members.size() << " collectives, "
@@ -717,8 +721,11 @@ void FusePass::runOnOperation() {
   }
   SmallVector<Block *> blocks;
   getOperation()->walk([&](Block *block) { blocks.push_back(block); });
+  fusedAny = false;
   for (Block *block : blocks)
     fuseBlock(*block, model.get());
+  if (!fusedAny)
+    markAllAnalysesPreserved();
 }
 
 std::unique_ptr<Pass> mlir::comm::createCommFuse(const CommFuseOptions &options,

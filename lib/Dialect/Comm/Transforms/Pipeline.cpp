@@ -92,6 +92,9 @@ private:
   llvm::DenseSet<Operation *> consumed;
   /// A tag no transfer of the module uses yet (for the ring steps).
   int64_t nextTag = 0;
+  /// Whether this run cut anything (what it leaves alone need not be
+  /// verified again).
+  bool changed = false;
 };
 } // namespace
 
@@ -503,6 +506,7 @@ void PipelinePass::extend(PackOp join, int64_t k, const CostModel *model,
       reader.erase();
       join.erase();
       ++numPipelined;
+      changed = true;
       join = nextJoin;
       continue;
     }
@@ -544,8 +548,9 @@ void PipelinePass::runOnOperation() {
         scatter && scatterProducerOf(scatter))
       perShard.push_back(op);
   });
+  changed = false;
   if (candidates.empty() && perShard.empty())
-    return;
+    return markAllAnalysesPreserved();
   module.walk([&](PointToPointOpInterface p2p) {
     if (std::optional<int64_t> used = p2p.getTransferTag())
       nextTag = std::max(nextTag, *used + 1);
@@ -594,6 +599,7 @@ void PipelinePass::runOnOperation() {
       }
       extend(split(compute, op, chunks), chunks, nullptr, nullptr);
       ++numPipelined;
+      changed = true;
       continue;
     }
     FailureOr<double> whole = predict(compute, op, 1, *model, *topologyRef);
@@ -637,8 +643,11 @@ void PipelinePass::runOnOperation() {
           bestUs, *whole, tried);
     extend(split(compute, op, best), best, &*model, topologyRef.get());
     ++numPipelined;
+    changed = true;
   }
   runPerShard(perShard, model ? &*model : nullptr, topologyRef.get());
+  if (!changed)
+    markAllAnalysesPreserved();
 }
 
 void PipelinePass::runPerShard(ArrayRef<Operation *> ops,
@@ -683,5 +692,6 @@ void PipelinePass::runPerShard(ArrayRef<Operation *> ops,
     else
       splitScatter(compute, scatter);
     ++numPipelined;
+    changed = true;
   }
 }

@@ -310,6 +310,7 @@ void ReducePrecisionPass::runOnOperation() {
   CostModel model(**loaded, *params);
   Transfers transfers(module);
   DenseSet<Operation *> decided;
+  bool changed = false;
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
     if (!isCandidate(op) && hasWrittenPrecision(op))
       warnOnWrittenPrecision(op, getTolerance(op, maxRelError));
@@ -368,6 +369,7 @@ void ReducePrecisionPass::runOnOperation() {
         decide(op, tolerance, model, **loaded);
     if (failed(narrowing))
       return WalkResult::interrupt();
+    changed |= *narrowing || tolerance > 0;
     if (*narrowing) {
       for (Operation *end : ends)
         apply(end, **narrowing);
@@ -381,5 +383,7 @@ void ReducePrecisionPass::runOnOperation() {
     return WalkResult::advance();
   });
   if (result.wasInterrupted())
-    signalPassFailure();
+    return signalPassFailure();
+  if (!changed)
+    markAllAnalysesPreserved();
 }

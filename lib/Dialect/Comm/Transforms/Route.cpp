@@ -41,6 +41,9 @@ struct RoutePass : public comm::impl::CommRouteBase<RoutePass> {
 private:
   LogicalResult route(Operation *op, const Topology *topology);
   void stage(Operation *op);
+  /// Whether this run routed or staged anything (what it leaves alone
+  /// need not be verified again).
+  bool changed = false;
 };
 } // namespace
 
@@ -177,6 +180,7 @@ LogicalResult RoutePass::route(Operation *op, const Topology *topology) {
                   fields.route = farthest->route;
                 }));
     ++numRouted;
+    changed = true;
   }
   Route chosen = hasWritten ? written : farthest->route;
   if (explain)
@@ -239,8 +243,10 @@ void RoutePass::stage(Operation *op) {
     stageInput(permute.getInputMutable());
     stageResult(permute.getResult());
   }
-  if (staged)
+  if (staged) {
     ++numStaged;
+    changed = true;
+  }
 }
 
 void RoutePass::runOnOperation() {
@@ -265,7 +271,10 @@ void RoutePass::runOnOperation() {
     if (isa<SendOp, RecvOp, PermuteOp>(op))
       transfers.push_back(op);
   });
+  changed = false;
   for (Operation *op : transfers)
     if (failed(route(op, loaded.get())))
       return signalPassFailure();
+  if (!changed)
+    markAllAnalysesPreserved();
 }

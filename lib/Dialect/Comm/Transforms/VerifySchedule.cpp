@@ -695,4 +695,6 @@ void VerifySchedulePass::runOnOperation() {
   }
   if (failedAny)
     signalPassFailure();
+  // It only reads the module: the pass manager need not verify it again.
+  markAllAnalysesPreserved();
 }
