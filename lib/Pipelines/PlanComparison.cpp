@@ -20,6 +20,7 @@
 #include "comm/Sim/Simulator.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -118,10 +119,9 @@ private:
   /// The pipeline of `strategy`; comm's ends with comm-verify-schedule
   /// (where the options say so), a baseline's only once it is kept.
   OpPassManager getPipeline(Strategy strategy, bool explain,
-                            bool fuseJoint = true,
                             bool *fuseJointChanged = nullptr) const {
     PlanningPipelineOptions planning;
-    getPlanningOptions(planning, strategy, explain, fuseJoint);
+    getPlanningOptions(planning, strategy, explain);
     planning.fuseJointChanged = fuseJointChanged;
     OpPassManager pm(ModuleOp::getOperationName());
     buildStrategyPipeline(pm, planning);
@@ -153,15 +153,13 @@ private:
 
 void PlanComparisonPass::runOnOperation() {
   ModuleOp module = getOperation();
-  // The module as written, for the baselines: detached, and copied into
-  // the module while each plans it (a pass runs pipelines only on what it
-  // owns).
+  // The module as written, for the candidates below.
   OwningOpRef<ModuleOp> original = cast<ModuleOp>(module->clone());
   // Whether comm-fuse cut runs that share the stream otherwise together
   // than alone.
   bool jointMatters = false;
-  OpPassManager own = getPipeline(Strategy::comm, options.explain,
-                                  /*fuseJoint=*/true, &jointMatters);
+  OpPassManager own =
+      getPipeline(Strategy::comm, options.explain, &jointMatters);
   if (failed(runPipeline(own, module)))
     return signalPassFailure();
 
@@ -197,6 +195,73 @@ void PlanComparisonPass::runOnOperation() {
   };
   std::optional<double> ownUs = total(ownSteps);
 
+  // The candidates: comm's plan with the runs cut alone (where comm-fuse's
+  // joint cuts changed a cut: it cuts runs that share a stream together by
+  // its one-queue model, which the simulator does not always agree with),
+  // then every baseline. Each plans its own copy of the module as written
+  // with a pass manager of its own, so that they run at once on the
+  // context's threads (each a pipeline and a simulation: on a module of
+  // 100,000 ops, seconds), and are judged in this order afterwards.
+  struct Candidate {
+    std::string name;
+    /// A plan that never overlaps (naive's, where the source has no
+    /// comm.start) whose compute plus its transfers' bounds already reaches
+    /// the fastest step is not simulated (all its collectives one by one:
+    /// the dearest plan to simulate), since it cannot be chosen.
+    bool bounded = false;
+    std::unique_ptr<PassManager> pm;
+    OwningOpRef<ModuleOp> copy;
+    bool planned = false;
+    std::optional<double> floor, us;
+  };
+  const std::string kAlone = "comm with runs cut alone";
+  std::vector<Candidate> candidates;
+  MLIRContext *context = &getContext();
+  auto add = [&](std::string name, Strategy strategy, bool fuseJoint,
+                 bool bounded) {
+    Candidate candidate;
+    candidate.name = std::move(name);
+    candidate.bounded = bounded;
+    candidate.pm =
+        std::make_unique<PassManager>(context, ModuleOp::getOperationName());
+    PlanningPipelineOptions planning;
+    getPlanningOptions(planning, strategy, /*explain=*/false, fuseJoint);
+    buildStrategyPipeline(*candidate.pm, planning);
+    // Cloned here, not on the threads: a clone reads what it copies.
+    candidate.copy = cast<ModuleOp>(original->clone());
+    candidates.push_back(std::move(candidate));
+  };
+  if (jointMatters)
+    add(kAlone, Strategy::comm, /*fuseJoint=*/false, /*bounded=*/false);
+  for (const StrategyInfo &info : kStrategies)
+    if (info.strategy != Strategy::comm)
+      add(stringifyStrategy(info.strategy).str(), info.strategy,
+          /*fuseJoint=*/true, /*bounded=*/true);
+  // The dialects every pipeline needs, loaded before the threads start.
+  {
+    DialectRegistry registry;
+    for (const Candidate &candidate : candidates)
+      candidate.pm->getDependentDialects(registry);
+    context->appendDialectRegistry(registry);
+    for (StringRef name : registry.getDialectNames())
+      context->getOrLoadDialect(name);
+  }
+  // A candidate that fails to plan or simulate is left out. Bounded ones
+  // are not simulated where their floor reaches comm's own step (so at
+  // least the fastest before them, whichever that is).
+  parallelForEach(context, candidates, [&](Candidate &candidate) {
+    if (failed(candidate.pm->run(*candidate.copy)))
+      return;
+    candidate.planned = true;
+    if (candidate.bounded)
+      candidate.floor =
+          getBlockingBoundUs(*candidate.copy, ownSteps, **topology, model);
+    if (!candidate.floor || *candidate.floor < *ownUs)
+      candidate.us =
+          total(getStepsUs(*candidate.copy, **topology, model, options.backend)
+                    .first);
+  });
+
   struct Result {
     std::string name;
     std::optional<double> us;
@@ -207,57 +272,24 @@ void PlanComparisonPass::runOnOperation() {
   OwningOpRef<ModuleOp> best;
   std::optional<std::string> bestName;
   double bestUs = *ownUs;
-  const std::string kAlone = "comm with runs cut alone";
-  // Plans a copy of the module as written with `pm`, simulates it and keeps
-  // it if it beats the fastest so far (ties keep the earlier). With
-  // `bounded`, a plan that never overlaps (naive's, where the source has
-  // no comm.start) whose compute plus its transfers' bounds already
-  // reaches the fastest step is not simulated (all its collectives one by
-  // one: the dearest plan to simulate), since it cannot be chosen.
-  auto consider = [&](const std::string &name, OpPassManager &pm,
-                      bool bounded) {
-    OpBuilder builder(module.getBody(), module.getBody()->end());
-    auto copy = cast<ModuleOp>(builder.clone(*original.get()));
-    // Erased from the module unless it is kept.
-    OwningOpRef<ModuleOp> owned(copy);
-    if (failed(runPipeline(pm, copy))) {
-      results.push_back({name, std::nullopt});
-      return;
-    }
-    if (bounded)
-      if (std::optional<double> floor =
-              getBlockingBoundUs(copy, ownSteps, **topology, model);
-          floor && *floor >= bestUs) {
-        results.push_back({name, *floor, /*bounded=*/true});
-        return;
-      }
-    std::optional<double> us =
-        total(getStepsUs(copy, **topology, model, options.backend).first);
-    ++numPlans;
-    results.push_back({name, us});
-    if (us && *us < bestUs * (1 - 1e-9)) {
-      bestUs = *us;
-      bestName = name;
-      copy->remove();
-      best = std::move(owned);
-    }
-  };
-  // Runs of collectives that share the stream: comm-fuse cuts them
-  // together by its one-queue model, which the simulator does not always
-  // agree with. Where that changed a cut, comm's passes plan the module
-  // once more with the runs cut alone, and the faster plan competes with
-  // the baselines.
-  if (jointMatters) {
-    OpPassManager pm =
-        getPipeline(Strategy::comm, /*explain=*/false, /*fuseJoint=*/false);
-    consider(kAlone, pm, /*bounded=*/false);
-  }
-  // A baseline that fails to plan or simulate is left out.
-  for (const StrategyInfo &info : kStrategies) {
-    if (info.strategy == Strategy::comm)
+  // In order, each is kept if it beats the fastest so far (ties keep the
+  // earlier).
+  for (Candidate &candidate : candidates) {
+    if (!candidate.planned) {
+      results.push_back({candidate.name, std::nullopt});
       continue;
-    OpPassManager pm = getPipeline(info.strategy, /*explain=*/false);
-    consider(stringifyStrategy(info.strategy).str(), pm, /*bounded=*/true);
+    }
+    if (candidate.floor && *candidate.floor >= bestUs) {
+      results.push_back({candidate.name, *candidate.floor, /*bounded=*/true});
+      continue;
+    }
+    ++numPlans;
+    results.push_back({candidate.name, candidate.us});
+    if (candidate.us && *candidate.us < bestUs * (1 - 1e-9)) {
+      bestUs = *candidate.us;
+      bestName = candidate.name;
+      best = std::move(candidate.copy);
+    }
   }
 
   quiet.reset();
