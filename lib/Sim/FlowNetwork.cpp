@@ -65,56 +65,104 @@ void FlowNetwork::recomputeRates() {
     double frozenRate = 0;
     unsigned unfrozen = 0;
     unsigned version = 0;
-    std::vector<FlowId> flows;
+    /// Its level changed since it was last pushed.
+    bool touched = false;
+    /// Its flows: flowsOfLoads[begin, begin + flows).
+    unsigned begin = 0, flows = 0;
   };
-  llvm::DenseMap<uint64_t, unsigned> indexOf;
+  // The loads in the order the flows first cross their links, each flow's
+  // loads (flowLoads[loadsBegin[id], loadsBegin[id + 1])) and each load's
+  // flows in flow order, in flat arrays: this runs at every event, and a
+  // map and a vector per link cost more than the filling itself.
+  if (loadOfLink.empty()) {
+    loadOfLink.assign(2 * topology.getNumLinks(), kNoLoad);
+    usableBytesPerUs.assign(2 * topology.getNumLinks(), -1);
+  }
   std::vector<LinkLoad> loads;
+  std::vector<uint64_t> linksSeen;
+  std::vector<unsigned> flowLoads;
+  std::vector<unsigned> loadsBegin(flows.size() + 1, 0);
   std::vector<FlowId> unfrozen;
   unfrozen.reserve(numActive);
   for (FlowId id = 0; id < flows.size(); ++id) {
     Flow &flow = flows[id];
-    if (!flow.active)
-      continue;
-    flow.rate = 0;
-    unfrozen.push_back(id);
-    for (uint64_t link : flow.links) {
-      auto [it, inserted] = indexOf.try_emplace(link, loads.size());
-      if (inserted)
-        loads.push_back({getUsableCapacity(link) * 1e3});
-      LinkLoad &load = loads[it->second];
-      ++load.unfrozen;
-      load.flows.push_back(id);
+    if (flow.active) {
+      flow.rate = 0;
+      unfrozen.push_back(id);
+      for (uint64_t link : flow.links) {
+        unsigned &index = loadOfLink[link];
+        if (index == kNoLoad) {
+          index = loads.size();
+          linksSeen.push_back(link);
+          double &usable = usableBytesPerUs[link];
+          if (usable < 0)
+            usable = getUsableCapacity(link) * 1e3;
+          loads.push_back({usable});
+        }
+        ++loads[index].unfrozen;
+        flowLoads.push_back(index);
+      }
     }
+    loadsBegin[id + 1] = flowLoads.size();
+  }
+  for (uint64_t link : linksSeen)
+    loadOfLink[link] = kNoLoad;
+  std::vector<FlowId> flowsOfLoads(flowLoads.size());
+  {
+    unsigned next = 0;
+    for (LinkLoad &load : loads) {
+      load.begin = next;
+      next += load.unfrozen;
+    }
+    for (FlowId id : unfrozen)
+      for (unsigned k = loadsBegin[id]; k < loadsBegin[id + 1]; ++k) {
+        LinkLoad &load = loads[flowLoads[k]];
+        flowsOfLoads[load.begin + load.flows++] = id;
+      }
   }
   // (level, link index or flow id, whether a link, the link's version).
+  // The first events are made into a heap at once (pushing them one by one
+  // cost a third of the filling); no two are equal, so the order they
+  // leave it in does not depend on how it was built.
   using Event = std::tuple<double, unsigned, bool, unsigned>;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  std::vector<Event> first;
+  first.reserve(loads.size() + unfrozen.size());
+  for (unsigned index = 0; index < loads.size(); ++index)
+    first.push_back({loads[index].capacity / loads[index].unfrozen, index, true,
+                     loads[index].version});
+  for (FlowId id : unfrozen)
+    if (std::isfinite(flows[id].capBytesPerUs))
+      first.push_back({flows[id].capBytesPerUs, id, false, 0});
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events(
+      std::greater<Event>(), std::move(first));
   auto pushLink = [&](unsigned index) {
     LinkLoad &load = loads[index];
     if (load.unfrozen)
       events.push({(load.capacity - load.frozenRate) / load.unfrozen, index,
                    true, ++load.version});
   };
-  for (unsigned index = 0; index < loads.size(); ++index)
-    pushLink(index);
-  for (FlowId id : unfrozen)
-    if (std::isfinite(flows[id].capBytesPerUs))
-      events.push({flows[id].capBytesPerUs, id, false, 0});
   std::vector<bool> frozen(flows.size(), false);
   size_t left = unfrozen.size();
   double level = 0;
+  // The links whose level the freezes of one event changed: each is pushed
+  // once after them (a link shared by many of the flows that freeze
+  // together was pushed once per flow, the heap's work most of the time).
+  std::vector<unsigned> touched;
   auto freeze = [&](FlowId id) {
     if (frozen[id])
       return;
     frozen[id] = true;
     --left;
-    Flow &flow = flows[id];
-    flow.rate = level;
-    for (uint64_t link : flow.links) {
-      unsigned index = indexOf[link];
-      loads[index].frozenRate += level;
-      --loads[index].unfrozen;
-      pushLink(index);
+    flows[id].rate = level;
+    for (unsigned k = loadsBegin[id]; k < loadsBegin[id + 1]; ++k) {
+      unsigned index = flowLoads[k];
+      LinkLoad &load = loads[index];
+      load.frozenRate += level;
+      --load.unfrozen;
+      if (!load.touched) {
+        load.touched = true;
+        touched.push_back(index);
+      }
     }
   };
   while (left && !events.empty()) {
@@ -125,10 +173,16 @@ void FlowNetwork::recomputeRates() {
     level = std::max(level, at);
     if (!isLink) {
       freeze(index);
-      continue;
+    } else {
+      const LinkLoad &load = loads[index];
+      for (unsigned k = load.begin; k < load.begin + load.flows; ++k)
+        freeze(flowsOfLoads[k]);
     }
-    for (FlowId id : loads[index].flows)
-      freeze(id);
+    for (unsigned link : touched) {
+      loads[link].touched = false;
+      pushLink(link);
+    }
+    touched.clear();
   }
   // Flows over no link (same device) complete at their cap.
   for (FlowId id : unfrozen)

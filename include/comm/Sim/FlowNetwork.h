@@ -76,6 +76,12 @@ private:
   bool dirty = false;
   llvm::DenseMap<uint64_t, double> linkBytes;
   double totalBytes = 0;
+  /// recomputeRates' scratch, by directed link: the link's load in the
+  /// call (kNoLoad between calls), and what its flows can use of it in
+  /// bytes/us (-1 until asked).
+  static constexpr unsigned kNoLoad = ~0u;
+  std::vector<unsigned> loadOfLink;
+  std::vector<double> usableBytesPerUs;
 };
 
 } // namespace sim
