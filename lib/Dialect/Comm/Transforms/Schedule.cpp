@@ -230,7 +230,7 @@ void SchedulePass::scheduleBlock(Block &block) {
   for (size_t p = 0; p < order.size(); ++p)
     fenceBefore[p + 1] =
         isFence(order[p]) ? static_cast<int64_t>(p) : fenceBefore[p];
-  for (Transfer &t : transfers) {
+  for (auto [index, t] : llvm::enumerate(transfers)) {
     int64_t first = position.lookup(t.ops.front());
     t.earliest = fenceBefore[first];
     // After the last transfer issued on another stream before it, and
@@ -245,13 +245,16 @@ void SchedulePass::scheduleBlock(Block &block) {
       }
       t.earliest = std::max(t.earliest, p);
     }
+    // (Its own ops are looked up by transferOf: a chain of 100,000
+    // collectives is one transfer, and searching its ops for each operand
+    // took a second.)
     for (Operation *op : t.ops)
       for (Value operand : op->getOperands()) {
         Operation *def = operand.getDefiningOp();
-        if (!def || llvm::is_contained(t.ops, def))
+        auto producer = def ? transferOf.find(def) : transferOf.end();
+        if (!def || (producer != transferOf.end() && producer->second == index))
           continue;
         int64_t p = positionInBlock(def);
-        auto producer = transferOf.find(def);
         if (producer != transferOf.end())
           p = std::max(p, transfers[producer->second].needed - 1);
         t.earliest = std::max(t.earliest, p);
