@@ -237,15 +237,8 @@ void PlanComparisonPass::runOnOperation() {
     if (info.strategy != Strategy::comm)
       add(stringifyStrategy(info.strategy).str(), info.strategy,
           /*fuseJoint=*/true, /*bounded=*/true);
-  // The dialects every pipeline needs, loaded before the threads start.
-  {
-    DialectRegistry registry;
-    for (const Candidate &candidate : candidates)
-      candidate.pm->getDependentDialects(registry);
-    context->appendDialectRegistry(registry);
-    for (StringRef name : registry.getDialectNames())
-      context->getOrLoadDialect(name);
-  }
+  // (The dialects they need were loaded before the threads start: this
+  // pass's getDependentDialects names every strategy's pipeline.)
   // A candidate that fails to plan or simulate is left out. Bounded ones
   // are not simulated where their floor reaches comm's own step (so at
   // least the fastest before them, whichever that is).

@@ -506,7 +506,6 @@ void PipelinePass::extend(PackOp join, int64_t k, const CostModel *model,
       reader.erase();
       join.erase();
       ++numPipelined;
-      changed = true;
       join = nextJoin;
       continue;
     }
