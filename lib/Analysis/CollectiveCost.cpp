@@ -190,11 +190,6 @@ double mlir::comm::getPackMemoryGBps(const Topology &topology) {
   return getMemoryGBps(topology.getDevice(topology.getGPU(0)));
 }
 
-double mlir::comm::getPackTimeUs(double bytes, double hbmGBps) {
-  // A local kernel that reads and writes the buffer once.
-  return 3.0 + 2.0 * bytes / (hbmGBps * 1e3);
-}
-
 double mlir::comm::getPackTimeUs(double bytes, const Topology &topology) {
   return getPackTimeUs(bytes, getPackMemoryGBps(topology));
 }

@@ -65,15 +65,40 @@ public:
   /// What a bucket of `count` members and `bytes` bytes keeps the stream
   /// busy for: the collective comm-select-algorithm will make of it, and
   /// for two or more members their pack and unpack.
-  double bucketUs(size_t count, uint64_t bytes);
+  double bucketUs(size_t count, uint64_t bytes) {
+    return bucketUs(count, bytes, getStep(bytes));
+  }
+  /// The same for a bucket whose grid step (getStep) the caller knows.
+  double bucketUs(size_t count, uint64_t bytes, size_t step) {
+    // A bucket of several also packs and unpacks on the stream.
+    double packing = count > 1 ? 2 * getPackTimeUs(bytes, packGBps) : 0;
+    double &us = cache[step];
+    if (std::isnan(us))
+      us = predictUs(step);
+    return us + packing;
+  }
   /// The members [from, to) as a bucket.
   Bucket makeBucket(size_t from, size_t to) const;
 
+  /// The step of the grid of sizes a bucket of `bytes` is predicted at:
+  /// ceil(32 log2(bytes + 1)), which never falls as the bytes grow.
+  static size_t getStep(uint64_t bytes) {
+    return static_cast<size_t>(std::ceil(32 * std::log2(bytes + 1.0)));
+  }
+  /// The most bytes each step of the grid holds, by step: a bucket that
+  /// grows member by member finds its step by walking up this table
+  /// rather than by a logarithm per member.
+  static ArrayRef<uint64_t> getStepEnds();
+
 private:
+  /// The prediction at grid step `step`.
+  double predictUs(size_t step) const;
+
   SmallVector<Operation *> order;
   std::vector<double> at;
-  /// What each member moves, as the cost model counts it.
-  SmallVector<uint64_t> memberBytes;
+  /// What each member moves, as the cost model counts it, and as its
+  /// tensors hold (getBytes).
+  SmallVector<uint64_t> memberBytes, memberTensorBytes;
   /// The first member's request: a bucket's is the same with its bytes
   /// (one copy of the groups, not one per member).
   CollectiveRequest first;
@@ -544,6 +569,7 @@ RunTiming::RunTiming(ArrayRef<Operation *> run,
     at.push_back(ready.lookup(op));
     std::optional<CollectiveRequest> request = getCollectiveRequest(op);
     memberBytes.push_back(request->bytes);
+    memberTensorBytes.push_back(getBytes(op));
     if (i == 0) {
       first = std::move(*request);
       first.backend = backend;
@@ -552,12 +578,30 @@ RunTiming::RunTiming(ArrayRef<Operation *> run,
   }
 }
 
-double RunTiming::bucketUs(size_t count, uint64_t bytes) {
-  // A bucket of several also packs and unpacks on the stream.
-  double packing = count > 1 ? 2 * getPackTimeUs(bytes, packGBps) : 0;
-  auto step = static_cast<size_t>(std::ceil(32 * std::log2(bytes + 1.0)));
-  if (!std::isnan(cache[step]))
-    return cache[step] + packing;
+ArrayRef<uint64_t> RunTiming::getStepEnds() {
+  // Step 2048 holds every 64-bit size. Each end is the last size whose
+  // step is at most its own, found by bisection on getStep itself, so
+  // that walking the table gives getStep's step exactly.
+  static const std::vector<uint64_t> ends = [] {
+    std::vector<uint64_t> table(getStep(UINT64_MAX) + 1);
+    for (size_t step = 0; step < table.size(); ++step) {
+      uint64_t low = 0, high = UINT64_MAX; // getStep(low) <= step
+      if (getStep(high) <= step) {
+        table[step] = high;
+        continue;
+      }
+      while (high - low > 1) {
+        uint64_t mid = low + (high - low) / 2;
+        (getStep(mid) <= step ? low : high) = mid;
+      }
+      table[step] = low;
+    }
+    return table;
+  }();
+  return ends;
+}
+
+double RunTiming::predictUs(size_t step) const {
   CollectiveRequest request = first;
   // Whole elements, and for gathers and scatters a whole number of them
   // per rank.
@@ -571,17 +615,15 @@ double RunTiming::bucketUs(size_t count, uint64_t bytes) {
   // collective where no schedule is faster). A size the model rejects
   // (it should not happen: the members were predicted) costs as if it
   // took forever, so it is never chosen.
-  double us = predictPlannedTimeUs(request, model, backend)
-                  .value_or(std::numeric_limits<double>::infinity());
-  cache[step] = us;
-  return us + packing;
+  return predictPlannedTimeUs(request, model, backend)
+      .value_or(std::numeric_limits<double>::infinity());
 }
 
 Bucket RunTiming::makeBucket(size_t from, size_t to) const {
   Bucket bucket;
   for (size_t i = from; i < to; ++i) {
     bucket.members.push_back(order[i]);
-    bucket.bytes += getBytes(order[i]);
+    bucket.bytes += memberTensorBytes[i];
   }
   return bucket;
 }
@@ -648,17 +690,23 @@ SmallVector<Bucket> FusePass::partition(RunTiming &run, ArrayRef<Job> others,
   for (size_t i = 0; i < served[0]; ++i)
     best[0] = std::max(best[0], others[i].issue) + others[i].us;
   std::vector<double> busy(m + 1, 0);
+  ArrayRef<uint64_t> stepEnds = RunTiming::getStepEnds();
   for (size_t j = 0; j < m; ++j) {
     if (!std::isfinite(best[j]))
       continue;
     double clock = best[j];
-    uint64_t bytes = 0;
+    uint64_t bytes = run.bytesOf(j);
+    size_t step = RunTiming::getStep(bytes);
     for (size_t k = j + 1; k <= m && k - j <= maxMembers; ++k) {
-      bytes += run.bytesOf(k - 1);
-      if (k > j + 1 && bytes > static_cast<uint64_t>(thresholdBytes))
-        break;
+      if (k > j + 1) {
+        bytes += run.bytesOf(k - 1);
+        if (bytes > static_cast<uint64_t>(thresholdBytes))
+          break;
+        while (bytes > stepEnds[step])
+          ++step;
+      }
       clock = std::max(clock + add[k], atLeast[k]);
-      double us = run.bucketUs(k - j, bytes);
+      double us = run.bucketUs(k - j, bytes, step);
       double end = std::max(clock, run.readyAt(k - 1)) + us;
       // Ties go to the smaller last bucket (found last).
       if (end <= best[k] * (1 + 1e-9)) {
