@@ -10,6 +10,7 @@
 
 #include "comm/Analysis/TopologyAnalysis.h"
 #include "comm/Dialect/Comm/IR/CommDialect.h"
+#include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "comm/Pipelines/Pipelines.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -124,6 +125,9 @@ public:
     module->setAttr(
         CommDialect::getBackendAttrName(),
         StringAttr::get(context, stringifyBackend(options.backend)));
+    if (failed(verifyOpsWithNewAttributes(module.getOperation())))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
   }
 
 private:

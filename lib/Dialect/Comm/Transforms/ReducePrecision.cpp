@@ -310,7 +310,8 @@ void ReducePrecisionPass::runOnOperation() {
   CostModel model(**loaded, *params);
   Transfers transfers(module);
   DenseSet<Operation *> decided;
-  bool changed = false;
+  // The ops given a precision or a bound (the pass changes nothing else).
+  SmallVector<Operation *> changed;
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
     if (!isCandidate(op) && hasWrittenPrecision(op))
       warnOnWrittenPrecision(op, getTolerance(op, maxRelError));
@@ -369,7 +370,8 @@ void ReducePrecisionPass::runOnOperation() {
         decide(op, tolerance, model, **loaded);
     if (failed(narrowing))
       return WalkResult::interrupt();
-    changed |= *narrowing || tolerance > 0;
+    if (*narrowing || tolerance > 0)
+      changed.append(ends.begin(), ends.end());
     if (*narrowing) {
       for (Operation *end : ends)
         apply(end, **narrowing);
@@ -382,8 +384,7 @@ void ReducePrecisionPass::runOnOperation() {
     }
     return WalkResult::advance();
   });
-  if (result.wasInterrupted())
+  if (result.wasInterrupted() || failed(verifyOpsWithNewAttributes(changed)))
     return signalPassFailure();
-  if (!changed)
-    markAllAnalysesPreserved();
+  markAllAnalysesPreserved();
 }

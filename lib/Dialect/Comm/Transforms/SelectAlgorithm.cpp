@@ -14,7 +14,6 @@
 #include "comm/Dialect/Comm/IR/CommOps.h"
 #include "comm/Dialect/Comm/IR/EnumNames.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir {
@@ -55,6 +54,8 @@ private:
 
   /// Choices by op name, attributes and operand and result types.
   llvm::DenseMap<std::tuple<const void *, Attribute, Type>, Choice> choices;
+  /// The ops whose plan this run wrote or removed (it changes nothing else).
+  SmallVector<Operation *> changed;
 
   std::optional<Algorithm> forcedAlgorithm;
   std::optional<Protocol> forcedProtocol;
@@ -294,17 +295,16 @@ LogicalResult SelectAlgorithmPass::plan(Operation *op, const CostModel &model) {
   if (empty) {
     if (old) {
       op->removeAttr("plan");
+      changed.push_back(op);
       ++numOpsPlanned;
     }
   } else if (updated != old) {
     op->setAttr("plan", updated);
-    ++numOpsPlanned;
     // The channels and chunk-bytes options may cut this buffer past what
-    // the runtime runs: the verifier says so at the op. (The model's own
-    // chunks stay far below the limit.)
-    if ((channels > 0 || chunkBytes > 0) &&
-        failed(verify(op, /*verifyRecursively=*/false)))
-      return failure();
+    // the runtime runs: the verifier says so at the op, once the walk is
+    // done. (The model's own chunks stay far below the limit.)
+    changed.push_back(op);
+    ++numOpsPlanned;
   }
 
   if (explain) {
@@ -364,10 +364,12 @@ void SelectAlgorithmPass::runOnOperation() {
     return signalPassFailure();
   CostModel model(**loaded, *params);
   choices.clear();
+  changed.clear();
   WalkResult result = module.walk([&](Operation *op) -> WalkResult {
     return failed(plan(op, model)) ? WalkResult::interrupt()
                                    : WalkResult::advance();
   });
-  if (result.wasInterrupted())
-    signalPassFailure();
+  if (result.wasInterrupted() || failed(verifyOpsWithNewAttributes(changed)))
+    return signalPassFailure();
+  markAllAnalysesPreserved();
 }
