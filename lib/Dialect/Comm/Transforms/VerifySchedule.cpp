@@ -21,7 +21,6 @@
 
 #include <deque>
 #include <map>
-#include <set>
 
 namespace mlir {
 namespace comm {
@@ -82,6 +81,7 @@ struct RankState {
   llvm::DenseMap<unsigned, unsigned> pending; ///< token -> transfers left
   llvm::DenseSet<unsigned> started;           ///< tokens
   llvm::DenseSet<unsigned> posted;            ///< permute steps sent
+  llvm::DenseSet<unsigned> joined;            ///< collective steps it waits in
 };
 
 /// The abstract machine of one function on every rank.
@@ -133,9 +133,10 @@ private:
   const Flattener &program;
   ArrayRef<unsigned> main;
   std::vector<RankState> ranks;
-  /// (step, group) -> ranks that reached it; and those completed.
-  std::map<std::pair<unsigned, int64_t>, std::set<int64_t>> arrived;
-  std::set<std::pair<unsigned, int64_t>> completed;
+  /// (step, group) -> ranks that reached it, while it is not complete;
+  /// and those completed.
+  llvm::DenseMap<std::pair<unsigned, int64_t>, SmallVector<int64_t, 8>> arrived;
+  llvm::DenseSet<std::pair<unsigned, int64_t>> completed;
   /// (source, target, tag) -> posted sends (their steps), in order.
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::deque<unsigned>>
       messages;
@@ -309,12 +310,17 @@ bool Machine::tryStep(int64_t rank, unsigned index) {
     if (group < 0)
       return true;
     auto key = std::make_pair(index, group);
-    if (completed.count(key))
+    if (completed.count(key)) {
+      state.joined.erase(index);
       return true;
-    std::set<int64_t> &here = arrived[key];
-    here.insert(rank);
+    }
+    SmallVector<int64_t, 8> &here = arrived[key];
+    if (state.joined.insert(index).second)
+      here.push_back(rank);
     if (static_cast<int64_t>(here.size()) < step.groups.getGroupSize())
       return false;
+    state.joined.erase(index);
+    arrived.erase(key);
     completed.insert(key);
     return true;
   }
@@ -474,9 +480,12 @@ LogicalResult Machine::check() {
         }
     } else if (step.kind == StepKind::Collective) {
       int64_t group = groupIndexOf(step, node.first);
-      const std::set<int64_t> &here = arrived[{index, group}];
+      auto found = arrived.find({index, group});
+      ArrayRef<int64_t> here;
+      if (found != arrived.end())
+        here = found->second;
       for (int64_t member : step.groups.getGroup(group))
-        if (!here.count(member)) {
+        if (!llvm::is_contained(here, member)) {
           link.waitsFor = member;
           break;
         }
