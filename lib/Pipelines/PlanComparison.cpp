@@ -24,6 +24,10 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ThreadPool.h"
+
+#include <atomic>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -63,29 +67,30 @@ std::optional<double> mlir::comm::getSimulatedStepUs(ModuleOp module,
   return total;
 }
 
-/// The summed blocking bound (SimResult::blockingBoundUs) of the functions
-/// of `module` named in `names`, or std::nullopt where one may overlap
+/// Each public function of `module`, in order, with its blocking bound
+/// (SimResult::blockingBoundUs), or std::nullopt where it may overlap
 /// transfers with compute or cannot be bounded.
-static std::optional<double>
-getBlockingBoundUs(ModuleOp module, const std::map<std::string, double> &names,
-                   const Topology &topology, const CostModel &model) {
-  double total = 0;
+using Bounds = std::vector<std::pair<std::string, std::optional<double>>>;
+static Bounds getBlockingBounds(ModuleOp module, const Topology &topology,
+                                const CostModel &model) {
+  Bounds bounds;
   for (auto function : module.getOps<func::FuncOp>()) {
-    if (function.isExternal() || !names.count(function.getSymName().str()))
+    if (function.isExternal() || !function.isPublic())
       continue;
+    std::optional<double> bound;
     // A comm.start lets transfers overlap: no blocking bound (found before
     // flattening the function, which costs as much as a third of
     // simulating it).
-    if (function.walk([](StartOp) { return WalkResult::interrupt(); })
-            .wasInterrupted())
-      return std::nullopt;
-    FailureOr<sim::SimResult> result =
-        sim::boundFunction(function, topology, model);
-    if (failed(result) || result->blockingBoundUs <= 0)
-      return std::nullopt;
-    total += result->blockingBoundUs;
+    if (!function.walk([](StartOp) { return WalkResult::interrupt(); })
+             .wasInterrupted()) {
+      FailureOr<sim::SimResult> result =
+          sim::boundFunction(function, topology, model);
+      if (succeeded(result) && result->blockingBoundUs > 0)
+        bound = result->blockingBoundUs;
+    }
+    bounds.emplace_back(function.getSymName().str(), bound);
   }
-  return total;
+  return bounds;
 }
 
 namespace {
@@ -153,16 +158,7 @@ private:
 
 void PlanComparisonPass::runOnOperation() {
   ModuleOp module = getOperation();
-  // The module as written, for the candidates below.
-  OwningOpRef<ModuleOp> original = cast<ModuleOp>(module->clone());
-  // Whether comm-fuse cut runs that share the stream otherwise together
-  // than alone.
-  bool jointMatters = false;
-  OpPassManager own =
-      getPipeline(Strategy::comm, options.explain, &jointMatters);
-  if (failed(runPipeline(own, module)))
-    return signalPassFailure();
-
+  MLIRContext *context = &getContext();
   FailureOr<std::shared_ptr<const Topology>> topology =
       getTopologyFor(module, options.topology);
   if (failed(topology))
@@ -171,17 +167,133 @@ void PlanComparisonPass::runOnOperation() {
   if (failed(params))
     return signalPassFailure();
   CostModel model(**topology, *params);
+  // The module as written, for the candidates below.
+  OwningOpRef<ModuleOp> original = cast<ModuleOp>(module->clone());
+
+  // The candidates: comm's plan with the runs cut alone (where comm-fuse's
+  // joint cuts changed a cut: it cuts runs that share a stream together by
+  // its one-queue model, which the simulator does not always agree with),
+  // then every baseline. Each plans its own copy of the module as written
+  // with a pass manager of its own, so that they run at once on the
+  // context's threads (each a pipeline and a simulation: on a module of
+  // 100,000 ops, seconds), and are judged in order afterwards.
+  struct Candidate {
+    std::string name;
+    /// A plan that never overlaps (naive's, where the source has no
+    /// comm.start) whose compute plus its transfers' bounds already reaches
+    /// the fastest step is not simulated (all its collectives one by one:
+    /// the dearest plan to simulate), since it cannot be chosen.
+    bool bounded = false;
+    std::unique_ptr<PassManager> pm;
+    OwningOpRef<ModuleOp> copy;
+    bool planned = false;
+    /// A bounded candidate's functions' bounds.
+    Bounds bounds;
+    /// Each public function's simulated step, once simulated.
+    std::optional<std::map<std::string, double>> steps;
+    std::optional<double> floor, us;
+  };
+  const std::string kAlone = "comm with runs cut alone";
+  std::vector<Candidate> candidates;
+  auto make = [&](std::string name, Strategy strategy, bool fuseJoint,
+                  bool bounded) {
+    Candidate candidate;
+    candidate.name = std::move(name);
+    candidate.bounded = bounded;
+    candidate.pm =
+        std::make_unique<PassManager>(context, ModuleOp::getOperationName());
+    PlanningPipelineOptions planning;
+    getPlanningOptions(planning, strategy, /*explain=*/false, fuseJoint);
+    buildStrategyPipeline(*candidate.pm, planning);
+    // A candidate's passes are those comm-plan runs, each verified after it
+    // runs where comm-plan plans without comparing; here the module is
+    // verified once, after the comparison, with the plan it keeps (each
+    // verification of a module of 100,000 ops costs a few tenths of a
+    // second).
+    candidate.pm->enableVerifier(false);
+    return candidate;
+  };
+  // A candidate copies the module as written (several threads may read
+  // `original` at once; nothing writes it) and plans it; one that fails to
+  // plan is left out. A bounded one is bounded, and simulated where a
+  // function has no bound (whether the others need simulating waits for
+  // comm's own step).
+  auto plan = [&](Candidate &candidate) {
+    candidate.copy = cast<ModuleOp>(original->clone());
+    candidate.planned = succeeded(candidate.pm->run(*candidate.copy));
+    if (!candidate.planned)
+      return;
+    if (candidate.bounded)
+      candidate.bounds = getBlockingBounds(*candidate.copy, **topology, model);
+    if (!candidate.bounded ||
+        llvm::any_of(candidate.bounds,
+                     [](const auto &entry) { return !entry.second; }))
+      candidate.steps =
+          getStepsUs(*candidate.copy, **topology, model, options.backend).first;
+  };
+  for (const StrategyInfo &info : kStrategies)
+    if (info.strategy != Strategy::comm)
+      candidates.push_back(make(stringifyStrategy(info.strategy).str(),
+                                info.strategy, /*fuseJoint=*/true,
+                                /*bounded=*/true));
+
+  // The baselines plan on the context's threads while comm's own pipeline
+  // runs here, on the module itself (its statistics, timing and
+  // diagnostics are the user's; the baselines' are not). They leave this
+  // thread a core, and this thread takes the baselines left once comm's
+  // plan is simulated. The dialects they need were loaded before any pass
+  // ran: this pass's getDependentDialects names every strategy's pipeline.
+  std::thread::id here = std::this_thread::get_id();
+  std::optional<ScopedDiagnosticHandler> quietOthers, quiet;
+  quietOthers.emplace(context, [here](Diagnostic &) {
+    return success(std::this_thread::get_id() != here);
+  });
+  std::atomic<size_t> nextBaseline = 0;
+  auto planBaselines = [&] {
+    for (size_t next; (next = nextBaseline++) < candidates.size();)
+      plan(candidates[next]);
+  };
+  std::optional<llvm::ThreadPoolTaskGroup> baselines;
+  if (context->isMultithreadingEnabled()) {
+    llvm::ThreadPoolInterface &pool = context->getThreadPool();
+    baselines.emplace(pool);
+    unsigned workers =
+        std::max(1u, std::min<unsigned>(candidates.size(),
+                                        pool.getMaxConcurrency() - 1));
+    for (unsigned i = 0; i < workers; ++i)
+      baselines->async(planBaselines);
+  }
+  // Whether comm-fuse cut runs that share the stream otherwise together
+  // than alone.
+  bool jointMatters = false;
+  OpPassManager own =
+      getPipeline(Strategy::comm, options.explain, &jointMatters);
+  LogicalResult ownPlanned = runPipeline(own, module);
   // What the simulator rejects (a loop whose trip count only the run
   // knows) is the plan's to keep; the plans are compared on the public
   // functions it simulates, and a baseline whose plan of one of them does
-  // not simulate is left out. Its diagnostics are not the user's.
-  std::optional<ScopedDiagnosticHandler> quiet;
-  quiet.emplace(&getContext(), [](Diagnostic &) { return success(); });
-  std::map<std::string, double> ownSteps =
-      getStepsUs(module, **topology, model, options.backend).first;
-  ++numPlans;
+  // not simulate is left out. No diagnostic from here on is the user's
+  // (the second handler is in place before the first goes).
+  quiet.emplace(context, [](Diagnostic &) { return success(); });
+  quietOthers.reset();
+  std::map<std::string, double> ownSteps;
+  if (succeeded(ownPlanned)) {
+    ownSteps = getStepsUs(module, **topology, model, options.backend).first;
+    ++numPlans;
+  }
   if (ownSteps.empty())
-    return;
+    nextBaseline = candidates.size();
+  planBaselines();
+  if (baselines)
+    baselines->wait();
+  if (failed(ownPlanned))
+    return signalPassFailure();
+  // Where comm's plan is kept, the module is as its pipeline left it, and
+  // that pipeline verified it after each pass that changed it (where the
+  // pass manager verifies at all): the pass manager need not verify it
+  // again after this pass (no analysis outlives the pipeline's passes).
+  if (ownSteps.empty())
+    return markAllAnalysesPreserved();
   auto total =
       [&](const std::map<std::string, double> &steps) -> std::optional<double> {
     double sum = 0;
@@ -194,66 +306,45 @@ void PlanComparisonPass::runOnOperation() {
     return sum;
   };
   std::optional<double> ownUs = total(ownSteps);
+  // A bounded candidate's floor: its bounds of the functions comm's plan
+  // simulated.
+  auto floorOf = [&](const Bounds &bounds) -> std::optional<double> {
+    double sum = 0;
+    for (const auto &[name, bound] : bounds) {
+      if (!ownSteps.count(name))
+        continue;
+      if (!bound)
+        return std::nullopt;
+      sum += *bound;
+    }
+    return sum;
+  };
 
-  // The candidates: comm's plan with the runs cut alone (where comm-fuse's
-  // joint cuts changed a cut: it cuts runs that share a stream together by
-  // its one-queue model, which the simulator does not always agree with),
-  // then every baseline. Each plans its own copy of the module as written
-  // with a pass manager of its own, so that they run at once on the
-  // context's threads (each a pipeline and a simulation: on a module of
-  // 100,000 ops, seconds), and are judged in this order afterwards.
-  struct Candidate {
-    std::string name;
-    /// A plan that never overlaps (naive's, where the source has no
-    /// comm.start) whose compute plus its transfers' bounds already reaches
-    /// the fastest step is not simulated (all its collectives one by one:
-    /// the dearest plan to simulate), since it cannot be chosen.
-    bool bounded = false;
-    std::unique_ptr<PassManager> pm;
-    OwningOpRef<ModuleOp> copy;
-    bool planned = false;
-    std::optional<double> floor, us;
-  };
-  const std::string kAlone = "comm with runs cut alone";
-  std::vector<Candidate> candidates;
-  MLIRContext *context = &getContext();
-  auto add = [&](std::string name, Strategy strategy, bool fuseJoint,
-                 bool bounded) {
-    Candidate candidate;
-    candidate.name = std::move(name);
-    candidate.bounded = bounded;
-    candidate.pm =
-        std::make_unique<PassManager>(context, ModuleOp::getOperationName());
-    PlanningPipelineOptions planning;
-    getPlanningOptions(planning, strategy, /*explain=*/false, fuseJoint);
-    buildStrategyPipeline(*candidate.pm, planning);
-    // Cloned here, not on the threads: a clone reads what it copies.
-    candidate.copy = cast<ModuleOp>(original->clone());
-    candidates.push_back(std::move(candidate));
-  };
   if (jointMatters)
-    add(kAlone, Strategy::comm, /*fuseJoint=*/false, /*bounded=*/false);
-  for (const StrategyInfo &info : kStrategies)
-    if (info.strategy != Strategy::comm)
-      add(stringifyStrategy(info.strategy).str(), info.strategy,
-          /*fuseJoint=*/true, /*bounded=*/true);
-  // (The dialects they need were loaded before the threads start: this
-  // pass's getDependentDialects names every strategy's pipeline.)
-  // A candidate that fails to plan or simulate is left out. Bounded ones
-  // are not simulated where their floor reaches comm's own step (so at
-  // least the fastest before them, whichever that is).
+    candidates.insert(candidates.begin(), make(kAlone, Strategy::comm,
+                                               /*fuseJoint=*/false,
+                                               /*bounded=*/false));
+  // Bounded ones are not simulated where their floor reaches comm's own
+  // step (so at least the fastest before them, whichever that is). A copy
+  // that cannot be kept (no faster than comm's plan, which is kept on a
+  // tie) is freed on its thread.
   parallelForEach(context, candidates, [&](Candidate &candidate) {
-    if (failed(candidate.pm->run(*candidate.copy)))
-      return;
-    candidate.planned = true;
-    if (candidate.bounded)
-      candidate.floor =
-          getBlockingBoundUs(*candidate.copy, ownSteps, **topology, model);
-    if (!candidate.floor || *candidate.floor < *ownUs)
-      candidate.us =
-          total(getStepsUs(*candidate.copy, **topology, model, options.backend)
-                    .first);
+    if (!candidate.copy)
+      plan(candidate);
+    if (candidate.planned) {
+      if (candidate.bounded)
+        candidate.floor = floorOf(candidate.bounds);
+      if (!candidate.steps && (!candidate.floor || *candidate.floor < *ownUs))
+        candidate.steps =
+            getStepsUs(*candidate.copy, **topology, model, options.backend)
+                .first;
+      if (candidate.steps)
+        candidate.us = total(*candidate.steps);
+    }
+    if (!candidate.us || *candidate.us >= *ownUs * (1 - 1e-9))
+      candidate.copy = nullptr;
   });
+  original = nullptr;
 
   struct Result {
     std::string name;
@@ -308,7 +399,7 @@ void PlanComparisonPass::runOnOperation() {
     mlir::emitRemark(module.getLoc()) << text;
   }
   if (!bestName)
-    return;
+    return markAllAnalysesPreserved();
   if (*bestName != kAlone)
     ++numBaselineKept;
   // The baseline's planned module replaces comm's, attributes and all, and
