@@ -12,6 +12,7 @@
 #include "comm/Dialect/Comm/IR/CommDialect.h"
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "comm/Pipelines/Pipelines.h"
+#include "comm/Support/QuietThread.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/Pass.h"
@@ -184,8 +185,7 @@ private:
     if (!named)
       return success();
     FailureOr<std::shared_ptr<const Topology>> topology = [&] {
-      ScopedDiagnosticHandler quiet(module.getContext(),
-                                    [](Diagnostic &) { return success(); });
+      QuietThread quiet(module.getContext());
       return getTopologyFor(module, options.topology);
     }();
     if (failed(topology) || !(*topology)->hasProcessRanks())

@@ -19,6 +19,7 @@
 #include "comm/Dialect/Comm/Transforms/Hierarchical.h"
 #include "comm/Pipelines/Pipelines.h"
 #include "comm/Sim/Simulator.h"
+#include "comm/Support/QuietThread.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -165,8 +166,7 @@ void HierarchicalSearchPass::runOnOperation() {
   {
     // The copies' errors are the module's own, reported when the real
     // pipeline plans it.
-    ScopedDiagnosticHandler quiet(&getContext(),
-                                  [](Diagnostic &) { return success(); });
+    QuietThread quiet(&getContext());
     for (auto [index, variant] : llvm::enumerate(variants)) {
       times[index] = simulateVariant(variant, **topology, model);
       ++numVariants;

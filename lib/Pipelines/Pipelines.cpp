@@ -72,7 +72,8 @@ void mlir::comm::buildPlanningPipeline(OpPassManager &pm,
 }
 
 void mlir::comm::buildStrategyPipeline(OpPassManager &pm,
-                                       const PlanningPipelineOptions &options) {
+                                       const PlanningPipelineOptions &options,
+                                       OpPassManager *afterFuse) {
   if (options.strategy == Strategy::naive) {
     // The program as written, each transfer on the route its backend gives
     // it (on verbs without GPUDirect RDMA, through pinned host memory):
@@ -86,6 +87,7 @@ void mlir::comm::buildStrategyPipeline(OpPassManager &pm,
   }
   pm.addPass(createCommFuse(getStrategyFuseOptions(options),
                             options.fuseJointChanged));
+  OpPassManager &rest = afterFuse ? *afterFuse : pm;
   // Only comm's planner narrows wire types (the frameworks leave the wire
   // to the backend). It judges the ops the program wrote, before any is
   // cut into pieces: a tolerance bounds what the whole op does to its
@@ -98,7 +100,7 @@ void mlir::comm::buildStrategyPipeline(OpPassManager &pm,
     precision.backend = options.backend;
     precision.maxRelError = options.maxRelError;
     precision.explain = options.explain;
-    pm.addPass(createCommReducePrecision(precision));
+    rest.addPass(createCommReducePrecision(precision));
   }
   // Only comm's planner splits all_reduces across a slow cut by itself (it
   // keeps the split that simulates fastest); a baseline splits them only
@@ -106,12 +108,12 @@ void mlir::comm::buildStrategyPipeline(OpPassManager &pm,
   StringRef hierarchical = options.hierarchical;
   if (options.strategy == Strategy::comm ||
       (hierarchical != "auto" && hierarchical != "never"))
-    pm.addPass(createHierarchicalSearch(options));
-  buildPlanningTail(pm, options);
+    rest.addPass(createHierarchicalSearch(options));
+  buildPlanningTail(rest, options);
   if (options.verify) {
     CommVerifyScheduleOptions verify;
     verify.backend = options.backend;
-    pm.addPass(createCommVerifySchedule(verify));
+    rest.addPass(createCommVerifySchedule(verify));
   }
 }
 

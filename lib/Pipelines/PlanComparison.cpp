@@ -18,6 +18,7 @@
 #include "comm/Dialect/Comm/Transforms/Passes.h"
 #include "comm/Pipelines/Pipelines.h"
 #include "comm/Sim/Simulator.h"
+#include "comm/Support/QuietThread.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Threading.h"
@@ -27,7 +28,6 @@
 #include "llvm/Support/ThreadPool.h"
 
 #include <atomic>
-#include <thread>
 
 using namespace mlir;
 using namespace mlir::comm;
@@ -122,14 +122,16 @@ public:
 
 private:
   /// The pipeline of `strategy`; comm's ends with comm-verify-schedule
-  /// (where the options say so), a baseline's only once it is kept.
+  /// (where the options say so), a baseline's only once it is kept. Where
+  /// `afterFuse` is given, the passes after comm-fuse go there.
   OpPassManager getPipeline(Strategy strategy, bool explain,
-                            bool *fuseJointChanged = nullptr) const {
+                            bool *fuseJointChanged = nullptr,
+                            OpPassManager *afterFuse = nullptr) const {
     PlanningPipelineOptions planning;
     getPlanningOptions(planning, strategy, explain);
     planning.fuseJointChanged = fuseJointChanged;
     OpPassManager pm(ModuleOp::getOperationName());
-    buildStrategyPipeline(pm, planning);
+    buildStrategyPipeline(pm, planning, afterFuse);
     return pm;
   }
   /// The options getPipeline plans with (comm's without the joint cuts of
@@ -243,11 +245,11 @@ void PlanComparisonPass::runOnOperation() {
   // thread a core, and this thread takes the baselines left once comm's
   // plan is simulated. The dialects they need were loaded before any pass
   // ran: this pass's getDependentDialects names every strategy's pipeline.
-  std::thread::id here = std::this_thread::get_id();
-  std::optional<ScopedDiagnosticHandler> quietOthers, quiet;
-  quietOthers.emplace(context, [here](Diagnostic &) {
-    return success(std::this_thread::get_id() != here);
-  });
+  std::optional<QuietThread> quietOthers;
+  quietOthers.emplace(context, /*othersOnly=*/true);
+  std::optional<ScopedDiagnosticHandler> quiet;
+  // comm's plan with the runs cut alone, where it is a candidate.
+  std::optional<Candidate> alone;
   std::atomic<size_t> nextBaseline = 0;
   auto planBaselines = [&] {
     for (size_t next; (next = nextBaseline++) < candidates.size();)
@@ -265,10 +267,23 @@ void PlanComparisonPass::runOnOperation() {
   }
   // Whether comm-fuse cut runs that share the stream otherwise together
   // than alone.
+  // comm's pipeline runs in two parts, up to comm-fuse and the rest:
+  // comm-fuse says whether the runs cut alone are a candidate, which then
+  // plans on the threads too.
   bool jointMatters = false;
-  OpPassManager own =
-      getPipeline(Strategy::comm, options.explain, &jointMatters);
-  LogicalResult ownPlanned = runPipeline(own, module);
+  OpPassManager rest(ModuleOp::getOperationName());
+  OpPassManager head =
+      getPipeline(Strategy::comm, options.explain, &jointMatters, &rest);
+  LogicalResult ownPlanned = runPipeline(head, module);
+  if (succeeded(ownPlanned)) {
+    if (jointMatters) {
+      alone = make(kAlone, Strategy::comm, /*fuseJoint=*/false,
+                   /*bounded=*/false);
+      if (baselines)
+        baselines->async([&] { plan(*alone); });
+    }
+    ownPlanned = runPipeline(rest, module);
+  }
   // What the simulator rejects (a loop whose trip count only the run
   // knows) is the plan's to keep; the plans are compared on the public
   // functions it simulates, and a baseline whose plan of one of them does
@@ -320,10 +335,8 @@ void PlanComparisonPass::runOnOperation() {
     return sum;
   };
 
-  if (jointMatters)
-    candidates.insert(candidates.begin(), make(kAlone, Strategy::comm,
-                                               /*fuseJoint=*/false,
-                                               /*bounded=*/false));
+  if (alone)
+    candidates.insert(candidates.begin(), std::move(*alone));
   // Bounded ones are not simulated where their floor reaches comm's own
   // step (so at least the fastest before them, whichever that is). A copy
   // that cannot be kept (no faster than comm's plan, which is kept on a

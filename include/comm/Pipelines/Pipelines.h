@@ -142,9 +142,12 @@ createCheckPlanningOptions(const PlanningPipelineOptions &options);
 std::unique_ptr<Pass>
 createHierarchicalSearch(const PlanningPipelineOptions &options);
 /// What planning runs after comm-check-topology for `options.strategy`
-/// (for comm without the comparison with the baselines).
+/// (for comm without the comparison with the baselines). Where `afterFuse`
+/// is given, the passes after comm-fuse go there rather than into `pm`
+/// (the comparison starts a candidate once comm-fuse has run).
 void buildStrategyPipeline(OpPassManager &pm,
-                           const PlanningPipelineOptions &options);
+                           const PlanningPipelineOptions &options,
+                           OpPassManager *afterFuse = nullptr);
 /// The comm-fuse options of `options.strategy` (DDP's and XLA's byte
 /// limits, Horovod's cycle, comm's cost model).
 CommFuseOptions getStrategyFuseOptions(const PlanningPipelineOptions &options);
