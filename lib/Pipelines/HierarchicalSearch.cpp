@@ -72,12 +72,12 @@ private:
   /// Whether the rest of planning runs comm-select-algorithm (so that a
   /// split is predicted against the whole as it will be planned).
   bool isPlanned() const;
-  /// The summed step of the module's public functions once `split` is
-  /// applied and the rest of planning has run, or std::nullopt where
-  /// planning or simulation fails.
-  std::optional<double> simulateVariant(HierarchicalMode split,
-                                        const Topology &topology,
-                                        const CostModel &model);
+  /// The step of each public function of the module that simulates once
+  /// `split` is applied and the rest of planning has run, or std::nullopt
+  /// where planning fails.
+  std::optional<std::map<std::string, double>>
+  simulateVariant(HierarchicalMode split, const Topology &topology,
+                  const CostModel &model);
 
   // Shown when the pipeline is printed.
   Pass::Option<std::string> mode{*this, "mode",
@@ -99,8 +99,10 @@ bool HierarchicalSearchPass::isPlanned() const {
   return options.strategy == Strategy::comm;
 }
 
-std::optional<double> HierarchicalSearchPass::simulateVariant(
-    HierarchicalMode split, const Topology &topology, const CostModel &model) {
+std::optional<std::map<std::string, double>>
+HierarchicalSearchPass::simulateVariant(HierarchicalMode split,
+                                        const Topology &topology,
+                                        const CostModel &model) {
   ModuleOp module = getOperation();
   // The copy lives in the module while it is planned (a pass may only run
   // a pipeline on what it owns) and is erased after.
@@ -113,7 +115,7 @@ std::optional<double> HierarchicalSearchPass::simulateVariant(
   OpPassManager tail = getTail();
   if (failed(runPipeline(tail, copy)))
     return std::nullopt;
-  return getSimulatedStepUs(copy, topology, model, options.backend);
+  return getSimulatedStepsUs(copy, topology, model, options.backend);
 }
 
 void HierarchicalSearchPass::runOnOperation() {
@@ -159,7 +161,7 @@ void HierarchicalSearchPass::runOnOperation() {
   if (candidates == 0)
     return markAllAnalysesPreserved();
 
-  std::optional<double> times[3];
+  std::optional<std::map<std::string, double>> steps[3];
   const HierarchicalMode variants[] = {HierarchicalMode::never,
                                        HierarchicalMode::faster,
                                        HierarchicalMode::always};
@@ -168,9 +170,33 @@ void HierarchicalSearchPass::runOnOperation() {
     // pipeline plans it.
     QuietThread quiet(&getContext());
     for (auto [index, variant] : llvm::enumerate(variants)) {
-      times[index] = simulateVariant(variant, **topology, model);
+      steps[index] = simulateVariant(variant, **topology, model);
       ++numVariants;
     }
+  }
+  // The variants are compared on the functions every one that planned
+  // simulates: a function the simulator cannot run (a loop whose trip
+  // count only the run knows, the evaluation beside a training step)
+  // once made every variant's step fail, and nothing was split.
+  std::optional<double> times[3];
+  const std::map<std::string, double> *first = nullptr;
+  for (const auto &variant : steps)
+    if (variant && !first)
+      first = &*variant;
+  for (auto [index, variant] : llvm::enumerate(steps)) {
+    if (!variant || !first)
+      continue;
+    double sum = 0;
+    bool any = false;
+    for (const auto &[name, us] : *first)
+      if (llvm::all_of(steps, [&, &name = name](const auto &other) {
+            return !other || other->count(name);
+          })) {
+        sum += variant->at(name);
+        any = true;
+      }
+    if (any)
+      times[index] = sum;
   }
   unsigned best = 0;
   for (unsigned index = 1; index < 3; ++index)

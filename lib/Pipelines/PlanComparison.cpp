@@ -32,14 +32,10 @@
 using namespace mlir;
 using namespace mlir::comm;
 
-/// The simulated step of each public function of `module` that simulates
-/// (a loop with bounds known only at run time does not), and whether every
-/// one did.
-static std::pair<std::map<std::string, double>, bool>
-getStepsUs(ModuleOp module, const Topology &topology, const CostModel &model,
-           Backend backend) {
+std::map<std::string, double>
+mlir::comm::getSimulatedStepsUs(ModuleOp module, const Topology &topology,
+                                const CostModel &model, Backend backend) {
   std::map<std::string, double> steps;
-  bool all = true;
   for (auto function : module.getOps<func::FuncOp>()) {
     if (function.isExternal() || !function.isPublic())
       continue;
@@ -48,23 +44,8 @@ getStepsUs(ModuleOp module, const Topology &topology, const CostModel &model,
                               /*traceRanks=*/0, /*withBounds=*/false);
     if (succeeded(result))
       steps[function.getSymName().str()] = result->stepTimeUs;
-    else
-      all = false;
   }
-  return {std::move(steps), all};
-}
-
-std::optional<double> mlir::comm::getSimulatedStepUs(ModuleOp module,
-                                                     const Topology &topology,
-                                                     const CostModel &model,
-                                                     Backend backend) {
-  auto [steps, all] = getStepsUs(module, topology, model, backend);
-  if (!all)
-    return std::nullopt;
-  double total = 0;
-  for (const auto &entry : steps)
-    total += entry.second;
-  return total;
+  return steps;
 }
 
 /// Each public function of `module`, in order, with its blocking bound
@@ -230,8 +211,8 @@ void PlanComparisonPass::runOnOperation() {
     if (!candidate.bounded ||
         llvm::any_of(candidate.bounds,
                      [](const auto &entry) { return !entry.second; }))
-      candidate.steps =
-          getStepsUs(*candidate.copy, **topology, model, options.backend).first;
+      candidate.steps = getSimulatedStepsUs(*candidate.copy, **topology, model,
+                                            options.backend);
   };
   for (const StrategyInfo &info : kStrategies)
     if (info.strategy != Strategy::comm)
@@ -265,11 +246,10 @@ void PlanComparisonPass::runOnOperation() {
     for (unsigned i = 0; i < workers; ++i)
       baselines->async(planBaselines);
   }
-  // Whether comm-fuse cut runs that share the stream otherwise together
-  // than alone.
   // comm's pipeline runs in two parts, up to comm-fuse and the rest:
-  // comm-fuse says whether the runs cut alone are a candidate, which then
-  // plans on the threads too.
+  // comm-fuse says whether it cut runs that share the stream otherwise
+  // together than alone, and so whether the runs cut alone are a
+  // candidate, which then plans on the threads too.
   bool jointMatters = false;
   OpPassManager rest(ModuleOp::getOperationName());
   OpPassManager head =
@@ -293,7 +273,7 @@ void PlanComparisonPass::runOnOperation() {
   quietOthers.reset();
   std::map<std::string, double> ownSteps;
   if (succeeded(ownPlanned)) {
-    ownSteps = getStepsUs(module, **topology, model, options.backend).first;
+    ownSteps = getSimulatedStepsUs(module, **topology, model, options.backend);
     ++numPlans;
   }
   if (ownSteps.empty())
@@ -348,9 +328,8 @@ void PlanComparisonPass::runOnOperation() {
       if (candidate.bounded)
         candidate.floor = floorOf(candidate.bounds);
       if (!candidate.steps && (!candidate.floor || *candidate.floor < *ownUs))
-        candidate.steps =
-            getStepsUs(*candidate.copy, **topology, model, options.backend)
-                .first;
+        candidate.steps = getSimulatedStepsUs(*candidate.copy, **topology,
+                                              model, options.backend);
       if (candidate.steps)
         candidate.us = total(*candidate.steps);
     }

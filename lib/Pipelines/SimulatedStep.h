@@ -13,17 +13,21 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <map>
 #include <optional>
+#include <string>
 
 namespace mlir {
 namespace comm {
 
-/// The summed simulated step of `module`'s public functions (nested modules
-/// are not looked into), or std::nullopt where one fails to simulate.
-std::optional<double> getSimulatedStepUs(ModuleOp module,
-                                         const Topology &topology,
-                                         const CostModel &model,
-                                         Backend backend);
+/// The simulated step of each public function of `module` that simulates
+/// (a loop whose trip count only the run knows does not; nested modules are
+/// not looked into), by name. The searches compare plans on the functions
+/// that simulate in all of them.
+std::map<std::string, double> getSimulatedStepsUs(ModuleOp module,
+                                                  const Topology &topology,
+                                                  const CostModel &model,
+                                                  Backend backend);
 
 /// A search of comm-plan that plans copies of the module with comm-plan's
 /// own options (comm-plan-compare, comm-plan-hierarchical): it holds them,
