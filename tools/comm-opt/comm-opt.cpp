@@ -53,8 +53,9 @@ int main(int argc, char **argv) {
   // The printer verifies the module before printing it (printing what does
   // not verify in the generic form); where the module was verified after
   // parsing and after every pass that changed it, that is one verification
-  // more of the same IR (0.4 s for 100,000 ops in comm.starts), skipped
-  // unless --mlir-print-assume-verified is given. Not where IR is printed
+  // more of the same IR (0.4 s for 100,000 ops in comm.starts), skipped as
+  // --mlir-print-assume-verified skips it, unless that option is given
+  // (--mlir-print-assume-verified=false verifies). Not where IR is printed
   // between passes (--mlir-print-ir-*), before a pass's output is verified.
   auto &options = llvm::cl::getRegisteredOptions();
   bool printsBetweenPasses = llvm::any_of(options, [](const auto &entry) {
